@@ -1,0 +1,427 @@
+//! `qctl enqueue QUEUE [DATA]`: one job from an argument, a file or stdin; or a stream of
+//! jobs with --lines / --jsonl, read in constant memory and sent many per script call with
+//! several calls in flight.
+
+use std::ffi::OsString;
+use std::io::{BufRead, BufReader, IsTerminal, Read};
+use std::os::unix::ffi::OsStringExt;
+
+use anyhow::Context as _;
+use base64::Engine as _;
+use futures_util::stream::{FuturesOrdered, StreamExt};
+use serde_json::json;
+use tokio::sync::mpsc;
+
+use super::Context;
+use crate::cli::{parse_time, EnqueueArgs};
+use crate::engine::enqueue::{submit, NewJob, Prepared, MAX_JOBS_PER_CALL};
+use crate::engine::jobs::{describe_time, locate};
+use crate::engine::{self, Error, ExitCode, QueueKeys};
+
+/// Script calls in flight at once while streaming.
+const DEPTH: usize = 8;
+/// A batch stops growing at this many bytes of records.
+const MAX_BATCH_BYTES: usize = 1 << 20;
+/// Duplicates and invalid lines reported one by one before only counting them.
+const MAX_REPORTED: u64 = 20;
+
+pub async fn run(ctx: Context, args: EnqueueArgs) -> anyhow::Result<ExitCode> {
+    if args.queue.is_empty() {
+        return Err(Error::Usage("the queue name is empty".into()).into());
+    }
+    let due = match (args.delay, args.at) {
+        (Some(delay), _) => Some(engine::now() + delay.as_secs_f64()),
+        (None, at) => at,
+    }
+    .map(|t| (t * 1000.0).round() / 1000.0);
+    if args.lines || args.jsonl {
+        bulk(ctx, args, due).await
+    } else {
+        single(ctx, args, due).await
+    }
+}
+
+async fn single(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow::Result<ExitCode> {
+    let data = read_data(&args)?;
+    let keys = QueueKeys::new(&args.queue);
+    let server = ctx.server()?;
+    let job = Prepared::new(
+        NewJob {
+            id: args.id,
+            data: Some(data),
+            attempt: 0,
+            due,
+        },
+        engine::now(),
+    );
+    let mut redis = server.connect().await?;
+    let added = submit(&mut redis, &keys, std::slice::from_ref(&job))
+        .await
+        .with_context(|| format!("cannot enqueue into queue {:?}", keys.name))?;
+    let state = if job.due.is_some() { "scheduled" } else { "active" };
+    if added[0] {
+        if ctx.out.json {
+            ctx.out.json_line(&json!({
+                "id": job.id,
+                "queue": keys.name,
+                "result": "enqueued",
+                "state": state,
+                "due": job.due,
+            }))?;
+        } else {
+            ctx.out.line(&job.id)?;
+        }
+        if let Some(t) = job.due {
+            ctx.out.verbose(format_args!("scheduled for {}", describe_time(t)));
+        }
+        ctx.out.flush()?;
+        return Ok(ExitCode::Success);
+    }
+    let location = locate(&mut redis, &keys, &job.id)
+        .await
+        .with_context(|| format!("cannot tell where job {:?} is", job.id))?;
+    let msg = format!(
+        "job {:?} already exists in queue {:?} ({location}); nothing changed",
+        job.id, keys.name
+    );
+    if ctx.out.json {
+        ctx.out.json_line(&json!({
+            "id": job.id,
+            "queue": keys.name,
+            "result": "duplicate",
+            "existing": location,
+        }))?;
+        ctx.out.flush()?;
+    }
+    eprintln!("qctl: {msg}");
+    Ok(ExitCode::NothingDone)
+}
+
+/// The single job's data from DATA, --file, or standard input.
+fn read_data(args: &EnqueueArgs) -> anyhow::Result<Vec<u8>> {
+    if let Some(path) = &args.file {
+        return std::fs::read(path)
+            .map_err(|e| Error::BadInput(format!("cannot read {}: {e}", path.display())).into());
+    }
+    match &args.data {
+        Some(arg) if arg != "-" => Ok(OsString::into_vec(arg.clone())),
+        Some(_) => read_stdin(),
+        None if std::io::stdin().is_terminal() => Err(Error::Usage(
+            "no job data: give DATA, --file PATH, or pipe it to standard input".into(),
+        )
+        .into()),
+        None => read_stdin(),
+    }
+}
+
+fn read_stdin() -> anyhow::Result<Vec<u8>> {
+    let mut data = Vec::new();
+    std::io::stdin()
+        .lock()
+        .read_to_end(&mut data)
+        .map_err(|e| Error::BadInput(format!("cannot read standard input: {e}")))?;
+    Ok(data)
+}
+
+/// One input line, read and prepared by the reader thread.
+enum Item {
+    Job { line: u64, job: Prepared },
+    Invalid { line: u64, reason: String },
+}
+
+#[derive(Default, serde::Serialize)]
+struct Summary {
+    enqueued: u64,
+    duplicates: u64,
+    failed: u64,
+}
+
+async fn bulk(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow::Result<ExitCode> {
+    if args.data.as_ref().is_some_and(|d| d != "-") {
+        return Err(Error::Usage(
+            "with --lines or --jsonl the jobs come from standard input or --file, not DATA".into(),
+        )
+        .into());
+    }
+    let input: Box<dyn Read + Send> = match &args.file {
+        Some(path) => Box::new(std::fs::File::open(path).map_err(|e| {
+            Error::BadInput(format!("cannot open {}: {e}", path.display()))
+        })?),
+        None => Box::new(std::io::stdin()),
+    };
+    let keys = QueueKeys::new(&args.queue);
+    let server = ctx.server()?;
+    let redis = server.connect().await?;
+
+    let (tx, mut rx) = mpsc::channel::<Item>(4 * MAX_JOBS_PER_CALL);
+    let jsonl = args.jsonl;
+    let reader = std::thread::spawn(move || read_items(input, jsonl, due, tx));
+
+    let counter = ctx.out.counter("jobs");
+    let mut summary = Summary::default();
+    let mut inflight = FuturesOrdered::new();
+    let mut input_done = false;
+    let mut failure: Option<anyhow::Error> = None;
+    let mut reported = 0u64;
+    loop {
+        tokio::select! {
+            biased;
+            Some((batch, result)) = inflight.next(), if !inflight.is_empty() => {
+                let batch: Vec<Item> = batch;
+                match result {
+                    Ok(added) => {
+                        let added: Vec<bool> = added;
+                        let mut flags = added.into_iter();
+                        for item in batch {
+                            match item {
+                                Item::Job { line, job } => {
+                                    let new = flags.next().unwrap_or(false);
+                                    if new {
+                                        summary.enqueued += 1;
+                                    } else {
+                                        summary.duplicates += 1;
+                                    }
+                                    report_job(&mut ctx, line, &job.id, new, &mut reported)?;
+                                }
+                                Item::Invalid { line, reason } => {
+                                    summary.failed += 1;
+                                    report_invalid(&mut ctx, line, &reason, &mut reported)?;
+                                }
+                            }
+                        }
+                        counter.set_position(summary.enqueued + summary.duplicates + summary.failed);
+                    }
+                    Err(err) => {
+                        summary.failed += batch.len() as u64;
+                        failure.get_or_insert(err);
+                    }
+                }
+            }
+            first = rx.recv(), if !input_done && failure.is_none() && inflight.len() < DEPTH => {
+                let Some(first) = first else {
+                    input_done = true;
+                    continue;
+                };
+                let batch = fill_batch(first, &mut rx);
+                let mut redis = redis.clone();
+                let keys = keys.clone();
+                inflight.push_back(async move {
+                    let jobs: Vec<Prepared> = batch
+                        .iter()
+                        .filter_map(|i| match i {
+                            Item::Job { job, .. } => Some(job.clone()),
+                            Item::Invalid { .. } => None,
+                        })
+                        .collect();
+                    let result = submit(&mut redis, &keys, &jobs).await.map_err(anyhow::Error::from);
+                    (batch, result)
+                });
+            }
+            else => break,
+        }
+    }
+    counter.finish_and_clear();
+    drop(rx);
+    let read_result = reader.join().expect("input reader thread panicked");
+
+    if reported > MAX_REPORTED {
+        ctx.out.warn(format_args!(
+            "{} more duplicates or invalid lines not shown",
+            reported - MAX_REPORTED
+        ));
+    }
+    if ctx.out.json {
+        ctx.out.json_line(&json!({"result": "summary", "queue": keys.name, "enqueued": summary.enqueued, "duplicates": summary.duplicates, "failed": summary.failed}))?;
+    }
+    ctx.out.flush()?;
+    ctx.out.note(format_args!(
+        "enqueued {}, duplicates {}, failed {}",
+        summary.enqueued, summary.duplicates, summary.failed
+    ));
+    if let Some(err) = failure {
+        return Err(err.context(format!(
+            "enqueueing into queue {:?} stopped; the ids printed were enqueued",
+            keys.name
+        )));
+    }
+    read_result?;
+    Ok(if summary.failed > 0 {
+        ExitCode::BadInput
+    } else if summary.enqueued == 0 && summary.duplicates > 0 {
+        ExitCode::NothingDone
+    } else {
+        ExitCode::Success
+    })
+}
+
+/// Adds to `first` whatever is already waiting, up to a batch's limits.
+fn fill_batch(first: Item, rx: &mut mpsc::Receiver<Item>) -> Vec<Item> {
+    let mut bytes = item_bytes(&first);
+    let mut jobs = usize::from(matches!(first, Item::Job { .. }));
+    let mut batch = vec![first];
+    while jobs < MAX_JOBS_PER_CALL && bytes < MAX_BATCH_BYTES {
+        match rx.try_recv() {
+            Ok(item) => {
+                bytes += item_bytes(&item);
+                jobs += usize::from(matches!(item, Item::Job { .. }));
+                batch.push(item);
+            }
+            Err(_) => break,
+        }
+    }
+    batch
+}
+
+fn item_bytes(item: &Item) -> usize {
+    match item {
+        Item::Job { job, .. } => job.record.len() + job.id.len(),
+        Item::Invalid { .. } => 0,
+    }
+}
+
+fn report_job(ctx: &mut Context, line: u64, id: &str, new: bool, reported: &mut u64) -> anyhow::Result<()> {
+    if ctx.out.json {
+        let result = if new { "enqueued" } else { "duplicate" };
+        ctx.out.json_line(&json!({"line": line, "id": id, "result": result}))?;
+    } else if new {
+        ctx.out.line(id)?;
+    } else {
+        *reported += 1;
+        if *reported <= MAX_REPORTED {
+            ctx.out.warn(format_args!("line {line}: job {id:?} already exists; skipped"));
+        }
+    }
+    Ok(())
+}
+
+fn report_invalid(ctx: &mut Context, line: u64, reason: &str, reported: &mut u64) -> anyhow::Result<()> {
+    if ctx.out.json {
+        ctx.out.json_line(&json!({"line": line, "result": "invalid", "error": reason}))?;
+    }
+    *reported += 1;
+    if *reported <= MAX_REPORTED {
+        ctx.out.warn(format_args!("line {line}: {reason}; skipped"));
+    }
+    Ok(())
+}
+
+/// Reads the input line by line, turning each into a prepared job (or an invalid line),
+/// until the input ends or the receiver goes away.
+fn read_items(input: Box<dyn Read + Send>, jsonl: bool, due: Option<f64>, tx: mpsc::Sender<Item>) -> anyhow::Result<()> {
+    let mut reader = BufReader::with_capacity(256 * 1024, input);
+    let mut buf = Vec::with_capacity(256);
+    let mut line = 0u64;
+    let now = engine::now();
+    loop {
+        buf.clear();
+        let n = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| Error::BadInput(format!("cannot read input after line {line}: {e}")))?;
+        if n == 0 {
+            return Ok(());
+        }
+        line += 1;
+        if buf.last() == Some(&b'\n') {
+            buf.pop();
+        }
+        let item = if jsonl {
+            if buf.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            match parse_json_job(&buf, due) {
+                Ok(job) => Item::Job {
+                    line,
+                    job: Prepared::new(job, now),
+                },
+                Err(reason) => Item::Invalid { line, reason },
+            }
+        } else {
+            let job = NewJob {
+                id: None,
+                data: Some(buf.clone()),
+                attempt: 0,
+                due,
+            };
+            Item::Job {
+                line,
+                job: Prepared::new(job, now),
+            }
+        };
+        if tx.blocking_send(item).is_err() {
+            return Ok(());
+        }
+    }
+}
+
+/// One `--jsonl` line: `{"id"?, "data" | "data_b64", "at"?, "attempt"?}`. A `data` that is
+/// not a string is stored as its JSON text. Other fields are ignored.
+fn parse_json_job(line: &[u8], default_due: Option<f64>) -> Result<NewJob, String> {
+    #[derive(serde::Deserialize)]
+    struct JsonJob {
+        id: Option<String>,
+        data: Option<serde_json::Value>,
+        data_b64: Option<String>,
+        at: Option<serde_json::Value>,
+        attempt: Option<i64>,
+    }
+    let j: JsonJob = serde_json::from_slice(line).map_err(|e| format!("invalid JSON job: {e}"))?;
+    let data = match (j.data, j.data_b64) {
+        (Some(_), Some(_)) => return Err("give either \"data\" or \"data_b64\", not both".into()),
+        (Some(serde_json::Value::String(s)), None) => s.into_bytes(),
+        (Some(serde_json::Value::Null), None) => Vec::new(),
+        (Some(other), None) => other.to_string().into_bytes(),
+        (None, Some(b64)) => base64::engine::general_purpose::STANDARD
+            .decode(b64.as_bytes())
+            .map_err(|e| format!("\"data_b64\" is not valid base64: {e}"))?,
+        (None, None) => return Err("needs \"data\" or \"data_b64\"".into()),
+    };
+    let due = match j.at {
+        None | Some(serde_json::Value::Null) => default_due,
+        Some(serde_json::Value::Number(n)) => Some(n.as_f64().ok_or("\"at\" is out of range")?),
+        Some(serde_json::Value::String(s)) => Some(parse_time(&s).map_err(|e| format!("\"at\": {e}"))?),
+        Some(_) => return Err("\"at\" must be RFC 3339 text or unix seconds".into()),
+    };
+    if j.id.as_deref() == Some("") {
+        return Err("\"id\" is empty".into());
+    }
+    Ok(NewJob {
+        id: j.id,
+        data: Some(data),
+        attempt: j.attempt.unwrap_or(0),
+        due,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_jobs_parse_every_documented_form() {
+        let j = parse_json_job(br#"{"id":"a","data":"hello","attempt":2}"#, None).unwrap();
+        assert_eq!((j.id.as_deref(), j.data.as_deref(), j.attempt), (Some("a"), Some(&b"hello"[..]), 2));
+        let j = parse_json_job(br#"{"data_b64":"AP8="}"#, None).unwrap();
+        assert_eq!(j.data.as_deref(), Some(&[0u8, 255][..]));
+        let j = parse_json_job(br#"{"data":{"to":"x"},"at":1700000000}"#, None).unwrap();
+        assert_eq!(j.data.as_deref(), Some(&br#"{"to":"x"}"#[..]));
+        assert_eq!(j.due, Some(1_700_000_000.0));
+        let j = parse_json_job(br#"{"data":"x","at":"2023-11-14T22:13:20Z"}"#, Some(5.0)).unwrap();
+        assert_eq!(j.due, Some(1_700_000_000.0));
+        assert_eq!(parse_json_job(br#"{"data":"x"}"#, Some(5.0)).unwrap().due, Some(5.0));
+    }
+
+    #[test]
+    fn bad_json_jobs_say_what_is_wrong() {
+        for (line, want) in [
+            (&br#"{"id":"a"}"#[..], "needs"),
+            (br#"{"data":"x","data_b64":"eA=="}"#, "either"),
+            (br#"{"data_b64":"!!"}"#, "base64"),
+            (br#"{"data":"x","at":"soon"}"#, "\"at\""),
+            (br#"not json"#, "invalid JSON"),
+            (br#"{"id":"","data":"x"}"#, "empty"),
+        ] {
+            let err = parse_json_job(line, None).unwrap_err();
+            assert!(err.contains(want), "{err}");
+        }
+    }
+}

@@ -1,0 +1,52 @@
+//! One file per subcommand: read the flags, call the engine, render the result.
+
+mod completions;
+mod enqueue;
+
+use crate::cli::{Cli, Command, GlobalArgs};
+use crate::engine::{ExitCode, ServerSpec};
+use crate::output::Output;
+
+/// The default server when neither --redis, $QCTL_REDIS_URL nor $REDIS_URL says otherwise.
+pub const DEFAULT_URL: &str = "redis://127.0.0.1:6379";
+
+/// What every command gets: the output and where Redis is.
+pub struct Context {
+    pub out: Output,
+    pub global: GlobalArgs,
+}
+
+impl Context {
+    /// The server from --redis / $QCTL_REDIS_URL, then $REDIS_URL, then the default.
+    pub fn server(&self) -> anyhow::Result<ServerSpec> {
+        let url = self
+            .global
+            .redis
+            .clone()
+            .or_else(|| std::env::var("REDIS_URL").ok().filter(|u| !u.is_empty()))
+            .unwrap_or_else(|| DEFAULT_URL.to_string());
+        Ok(ServerSpec::parse(
+            &url,
+            self.global.connect_timeout,
+            self.global.response_timeout,
+        )?)
+    }
+}
+
+/// Runs the parsed command line; the exit code says how it went.
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()?;
+    let ctx = Context {
+        out: Output::new(&cli.global),
+        global: cli.global,
+    };
+    runtime.block_on(async move {
+        match cli.command {
+            Command::Enqueue(args) => enqueue::run(ctx, args).await,
+            Command::Completions { shell } => completions::run(ctx, shell),
+        }
+    })
+}

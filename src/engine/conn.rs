@@ -1,0 +1,169 @@
+//! Connections from a URL (`redis://`, `rediss://`, `user:password@`, `/db`) with connect and
+//! response timeouts. Every failure names the server as host:port, never with a password.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use redis::aio::{ConnectionManager, ConnectionManagerConfig};
+use redis::{ConnectionAddr, FromRedisValue, IntoConnectionInfo};
+
+use super::error::{redact, Error};
+
+/// Where and how to connect; parsed once from the URL.
+#[derive(Clone)]
+pub struct ServerSpec {
+    client: redis::Client,
+    server: Arc<str>,
+    pub connect_timeout: Duration,
+    pub response_timeout: Duration,
+    /// How many times a lost connection is re-established before a call fails.
+    pub reconnect_retries: usize,
+}
+
+impl std::fmt::Debug for ServerSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ServerSpec")
+            .field("server", &self.server)
+            .finish()
+    }
+}
+
+impl ServerSpec {
+    /// Parses a Redis URL. The error quotes the URL with its password replaced by `***`.
+    pub fn parse(url: &str, connect_timeout: Duration, response_timeout: Duration) -> Result<Self, Error> {
+        let bad = |why: &str| Error::Usage(format!("invalid Redis URL {:?}: {why}", redact(url)));
+        if !url.contains("://") {
+            return Err(bad(
+                "expected a URL such as redis://127.0.0.1:6379/0 or rediss://host:6380",
+            ));
+        }
+        let info = url
+            .into_connection_info()
+            .map_err(|e| bad(&redact(&e.to_string())))?;
+        let server = describe(info.addr(), info.redis_settings().db());
+        let client = redis::Client::open(info).map_err(|e| bad(&redact(&e.to_string())))?;
+        Ok(ServerSpec {
+            client,
+            server: server.into(),
+            connect_timeout,
+            response_timeout,
+            reconnect_retries: 1,
+        })
+    }
+
+    /// The server as shown in messages: `host:port`, `host:port/db` for db > 0.
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
+    /// Opens a connection that reconnects by itself after a failure (the failed call still
+    /// returns its error).
+    pub async fn connect(&self) -> Result<Redis, Error> {
+        let config = ConnectionManagerConfig::new()
+            .set_connection_timeout(Some(self.connect_timeout))
+            .set_response_timeout(Some(self.response_timeout))
+            .set_number_of_retries(self.reconnect_retries)
+            .set_min_delay(Duration::from_millis(100))
+            .set_max_delay(Duration::from_secs(2));
+        let conn = ConnectionManager::new_with_config(self.client.clone(), config)
+            .await
+            .map_err(|e| Error::from_redis(&self.server, "connect", e))?;
+        Ok(Redis {
+            conn,
+            server: self.server.clone(),
+        })
+    }
+}
+
+fn describe(addr: &ConnectionAddr, db: i64) -> String {
+    let base = match addr {
+        ConnectionAddr::Tcp(host, port) => format!("{host}:{port}"),
+        ConnectionAddr::TcpTls { host, port, .. } => format!("{host}:{port} (TLS)"),
+        ConnectionAddr::Unix(path) => format!("unix:{}", path.display()),
+        other => other.to_string(),
+    };
+    if db == 0 {
+        base
+    } else {
+        format!("{base}/{db}")
+    }
+}
+
+/// A connection to one server; cheap to clone (clones share the connection).
+#[derive(Clone)]
+pub struct Redis {
+    conn: ConnectionManager,
+    server: Arc<str>,
+}
+
+impl Redis {
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+
+    /// The raw connection, for calls that build their own commands.
+    pub fn conn(&mut self) -> &mut ConnectionManager {
+        &mut self.conn
+    }
+
+    /// Turns a redis-rs error during `op` into an engine error naming the server.
+    pub fn error(&self, op: impl std::fmt::Display, err: redis::RedisError) -> Error {
+        Error::from_redis(&self.server, op, err)
+    }
+
+    /// Runs one command; `op` names it in errors.
+    pub async fn query<T: FromRedisValue>(
+        &mut self,
+        cmd: &redis::Cmd,
+        op: impl std::fmt::Display,
+    ) -> Result<T, Error> {
+        match cmd.query_async(&mut self.conn).await {
+            Ok(v) => Ok(v),
+            Err(e) => Err(self.error(op, e)),
+        }
+    }
+
+    /// Runs a pipeline of plain commands (no scripts; see `Scripts::run_pipeline`).
+    pub async fn pipeline<T: FromRedisValue>(
+        &mut self,
+        pipe: &redis::Pipeline,
+        op: impl std::fmt::Display,
+    ) -> Result<T, Error> {
+        match pipe.query_async(&mut self.conn).await {
+            Ok(v) => Ok(v),
+            Err(e) => Err(self.error(op, e)),
+        }
+    }
+
+    /// The server's clock (`TIME`) in unix seconds.
+    pub async fn server_time(&mut self) -> Result<f64, Error> {
+        let (secs, micros): (u64, u64) = self.query(&redis::cmd("TIME"), "TIME").await?;
+        Ok(secs as f64 + micros as f64 / 1e6)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(url: &str) -> Result<ServerSpec, Error> {
+        ServerSpec::parse(url, Duration::from_secs(1), Duration::from_secs(1))
+    }
+
+    #[test]
+    fn parses_the_url_forms() {
+        assert_eq!(parse("redis://127.0.0.1:6390").unwrap().server(), "127.0.0.1:6390");
+        assert_eq!(parse("redis://u:pw@example:7000/3").unwrap().server(), "example:7000/3");
+        assert_eq!(parse("redis://h").unwrap().server(), "h:6379");
+        assert_eq!(parse("rediss://h:6380").unwrap().server(), "h:6380 (TLS)");
+    }
+
+    #[test]
+    fn a_bad_url_is_a_usage_error_without_the_password() {
+        for url in ["nonsense", "http://u:hunter2@h", "redis://u:hunter2@h:notaport", "redis://u:hunter2@h/notadb"] {
+            let err = parse(url).expect_err(url);
+            assert!(matches!(err, Error::Usage(_)), "{url}: {err}");
+            assert!(!err.to_string().contains("hunter2"), "{err}");
+        }
+    }
+}

@@ -1,0 +1,251 @@
+//! The job record: a msgpack map `{"ID": str, "Data": bin|nil, "Attempt": int64}` written
+//! byte for byte as CurlyQ writes it, and read as leniently as CurlyQ reads it. Anything the
+//! reference would misread or reject is a [`DecodeError`], never a panic.
+
+use rmpv::Value;
+
+/// One job as stored in `NAME:data`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Job {
+    pub id: String,
+    /// `None` is Go's nil slice (msgpack nil); `Some(vec![])` is an empty payload.
+    pub data: Option<Vec<u8>>,
+    /// How many times the job has failed so far.
+    pub attempt: i64,
+}
+
+/// Why a stored record cannot be read as a job.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct DecodeError(pub String);
+
+impl Job {
+    pub fn new(id: impl Into<String>, data: Option<Vec<u8>>) -> Self {
+        Job {
+            id: id.into(),
+            data,
+            attempt: 0,
+        }
+    }
+
+    /// The payload, with Go's nil slice read as empty.
+    pub fn data_bytes(&self) -> &[u8] {
+        self.data.as_deref().unwrap_or_default()
+    }
+
+    /// Encodes the record exactly as the reference does: a 3-entry map in the order
+    /// ID, Data, Attempt; smallest str/bin headers; Attempt always as the 9-byte int64.
+    pub fn encode(&self) -> Vec<u8> {
+        let mut buf = Vec::with_capacity(32 + self.id.len() + self.data_bytes().len());
+        self.encode_into(&mut buf);
+        buf
+    }
+
+    /// [`Job::encode`] appending to `buf`.
+    pub fn encode_into(&self, buf: &mut Vec<u8>) {
+        // Writing into a Vec cannot fail.
+        rmp::encode::write_map_len(buf, 3).expect("write to Vec");
+        rmp::encode::write_str(buf, "ID").expect("write to Vec");
+        rmp::encode::write_str(buf, &self.id).expect("write to Vec");
+        rmp::encode::write_str(buf, "Data").expect("write to Vec");
+        match &self.data {
+            Some(data) => rmp::encode::write_bin(buf, data).expect("write to Vec"),
+            None => rmp::encode::write_nil(buf).expect("write to Vec"),
+        }
+        rmp::encode::write_str(buf, "Attempt").expect("write to Vec");
+        rmp::encode::write_i64(buf, self.attempt).expect("write to Vec");
+    }
+
+    /// Decodes a record the way the reference does: keys in any order, unknown keys ignored,
+    /// compact integers, Data as str or bin, or the record as an array `[ID, Data, Attempt]`.
+    /// A record without an `ID` entry (the reference would read it as an empty id) is damaged.
+    pub fn decode(bytes: &[u8]) -> Result<Job, DecodeError> {
+        let mut rd = bytes;
+        let value = rmpv::decode::read_value(&mut rd).map_err(|e| match e {
+            rmpv::decode::Error::InvalidMarkerRead(_) | rmpv::decode::Error::InvalidDataRead(_)
+                if bytes.is_empty() || is_eof(&e) =>
+            {
+                DecodeError("truncated record (unexpected end of data)".into())
+            }
+            other => DecodeError(format!("not a msgpack record: {other}")),
+        })?;
+        match value {
+            Value::Map(entries) => {
+                let mut id = None;
+                let mut data = None;
+                let mut attempt = 0;
+                for (k, v) in entries {
+                    match k.as_str() {
+                        Some("ID") => id = Some(read_id(v)?),
+                        Some("Data") => data = read_data(v)?,
+                        Some("Attempt") => attempt = read_attempt(v)?,
+                        _ => {}
+                    }
+                }
+                let id = id.ok_or_else(|| DecodeError("record has no \"ID\" entry".into()))?;
+                Ok(Job { id, data, attempt })
+            }
+            Value::Array(items) if items.len() <= 3 => {
+                let mut items = items.into_iter();
+                let id = items.next().map(read_id).transpose()?.unwrap_or_default();
+                let data = items.next().map(read_data).transpose()?.flatten();
+                let attempt = items.next().map(read_attempt).transpose()?.unwrap_or(0);
+                Ok(Job { id, data, attempt })
+            }
+            Value::Array(items) => Err(DecodeError(format!(
+                "record is an array of {} elements, expected 3",
+                items.len()
+            ))),
+            other => Err(DecodeError(format!(
+                "record is a msgpack {}, expected a map",
+                kind(&other)
+            ))),
+        }
+    }
+}
+
+fn is_eof(e: &rmpv::decode::Error) -> bool {
+    match e {
+        rmpv::decode::Error::InvalidMarkerRead(io) | rmpv::decode::Error::InvalidDataRead(io) => {
+            io.kind() == std::io::ErrorKind::UnexpectedEof
+        }
+        _ => false,
+    }
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Nil => "nil",
+        Value::Boolean(_) => "bool",
+        Value::Integer(_) => "int",
+        Value::F32(_) | Value::F64(_) => "float",
+        Value::String(_) => "str",
+        Value::Binary(_) => "bin",
+        Value::Array(_) => "array",
+        Value::Map(_) => "map",
+        Value::Ext(..) => "ext",
+    }
+}
+
+fn read_id(v: Value) -> Result<String, DecodeError> {
+    match v {
+        Value::String(s) => s
+            .into_str()
+            .ok_or_else(|| DecodeError("ID is not valid UTF-8".into())),
+        Value::Binary(b) => {
+            String::from_utf8(b).map_err(|_| DecodeError("ID is not valid UTF-8".into()))
+        }
+        Value::Nil => Ok(String::new()),
+        other => Err(DecodeError(format!("ID is a msgpack {}", kind(&other)))),
+    }
+}
+
+fn read_data(v: Value) -> Result<Option<Vec<u8>>, DecodeError> {
+    match v {
+        Value::Binary(b) => Ok(Some(b)),
+        Value::String(s) => Ok(Some(s.into_bytes())),
+        Value::Nil => Ok(None),
+        other => Err(DecodeError(format!("Data is a msgpack {}", kind(&other)))),
+    }
+}
+
+fn read_attempt(v: Value) -> Result<i64, DecodeError> {
+    match v {
+        Value::Integer(i) => i
+            .as_i64()
+            .ok_or_else(|| DecodeError(format!("Attempt {i} does not fit in int64"))),
+        Value::Nil => Ok(0),
+        other => Err(DecodeError(format!(
+            "Attempt is a msgpack {}, expected an integer",
+            kind(&other)
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use base64::Engine as _;
+    use serde_json::Value as Json;
+
+    fn golden(name: &str) -> Vec<Json> {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/spec/golden/");
+        let text = std::fs::read_to_string(format!("{path}{name}"))
+            .unwrap_or_else(|e| panic!("cannot read golden file {path}{name}: {e}"));
+        text.lines()
+            .filter(|l| !l.trim().is_empty())
+            .map(|l| serde_json::from_str(l).expect("golden line is JSON"))
+            .collect()
+    }
+
+    fn hex(s: &str) -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    }
+
+    fn b64(v: &Json) -> Option<Vec<u8>> {
+        v.as_str().map(|s| {
+            base64::engine::general_purpose::STANDARD
+                .decode(s)
+                .expect("golden base64")
+        })
+    }
+
+    #[test]
+    fn encodes_every_golden_vector_byte_for_byte() {
+        let cases = golden("encode.jsonl");
+        assert!(cases.len() >= 10, "golden encode file has too few cases");
+        for case in cases {
+            let job = Job {
+                id: case["id"].as_str().unwrap().to_string(),
+                data: b64(&case["data_b64"]),
+                attempt: case["attempt"].as_i64().unwrap(),
+            };
+            assert_eq!(
+                job.encode(),
+                hex(case["hex"].as_str().unwrap()),
+                "record for id {:?}",
+                job.id
+            );
+            assert_eq!(Job::decode(&job.encode()).unwrap(), job, "round trip");
+        }
+    }
+
+    #[test]
+    fn decodes_golden_cases_like_the_reference_and_rejects_the_rest() {
+        let cases = golden("decode.jsonl");
+        assert!(cases.len() >= 10, "golden decode file has too few cases");
+        for case in cases {
+            let name = case["case"].as_str().unwrap();
+            let got = Job::decode(&hex(case["hex"].as_str().unwrap()));
+            let want = &case["reference_result"];
+            let reference_misreads = want.get("id") == Some(&Json::String(String::new()))
+                && want["data_b64"].is_null();
+            if want.get("error").is_some() || reference_misreads {
+                let err = got.expect_err(name);
+                assert!(!err.0.is_empty(), "{name}: reason is empty");
+            } else {
+                let job = got.unwrap_or_else(|e| panic!("{name}: {e}"));
+                assert_eq!(job.id, want["id"].as_str().unwrap(), "{name}");
+                assert_eq!(job.data, b64(&want["data_b64"]), "{name}");
+                assert_eq!(job.attempt, want["attempt"].as_i64().unwrap(), "{name}");
+            }
+        }
+    }
+
+    #[test]
+    fn damaged_records_never_panic() {
+        let good = Job::new("id", Some(b"payload".to_vec())).encode();
+        for cut in 0..good.len() {
+            let _ = Job::decode(&good[..cut]);
+        }
+        for byte in 0..=255u8 {
+            let _ = Job::decode(&[byte]);
+            let _ = Job::decode(&[0x83, byte, byte, byte]);
+        }
+        assert!(Job::decode(b"").is_err());
+        assert!(Job::decode(&[0x94, 1, 2, 3, 4]).is_err());
+    }
+}

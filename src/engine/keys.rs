@@ -1,0 +1,117 @@
+//! The Redis keys of a queue. Names are used verbatim, as CurlyQ does; qctl's own keys
+//! (`NAME:failures`, `NAME:paused`) start with `NAME:` and never match `NAME:inflight:*`.
+
+/// Every key of the queue `name`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct QueueKeys {
+    pub name: String,
+    /// list: ids ready to run, oldest at the head.
+    pub active: String,
+    /// hash: id -> job record.
+    pub data: String,
+    /// zset: id -> due time (unix seconds).
+    pub scheduled: String,
+    /// zset: id -> time of death (unix seconds).
+    pub dead: String,
+    /// zset: in-flight key of each consumer -> last heartbeat (unix seconds).
+    pub consumers: String,
+    /// list: the wake-up flag.
+    pub signal: String,
+    /// hash (qctl's own): id -> JSON of the job's last failure.
+    pub failures: String,
+    /// string (qctl's own): while it exists, qctl consumers reserve nothing.
+    pub paused: String,
+}
+
+/// The prefix of every consumer's in-flight set key.
+const INFLIGHT: &str = ":inflight:";
+
+impl QueueKeys {
+    pub fn new(name: &str) -> Self {
+        QueueKeys {
+            name: name.to_string(),
+            active: format!("{name}:active"),
+            data: format!("{name}:data"),
+            scheduled: format!("{name}:scheduled"),
+            dead: format!("{name}:dead"),
+            consumers: format!("{name}:consumers"),
+            signal: format!("{name}:signal"),
+            failures: format!("{name}:failures"),
+            paused: format!("{name}:paused"),
+        }
+    }
+
+    /// The in-flight set key of the consumer with this UUID.
+    pub fn inflight(&self, uuid: &str) -> String {
+        format!("{}{INFLIGHT}{uuid}", self.name)
+    }
+
+    /// Whether `key` is a well-formed in-flight key of this queue: `NAME:inflight:<uuid>`,
+    /// the uuid in its canonical hyphenated form.
+    pub fn is_inflight_key(&self, key: &str) -> bool {
+        key.strip_prefix(&self.name)
+            .and_then(|rest| rest.strip_prefix(INFLIGHT))
+            .is_some_and(is_canonical_uuid)
+    }
+
+    /// Every fixed key, for commands that read or remove the whole queue.
+    pub fn fixed(&self) -> [&str; 8] {
+        [
+            &self.active,
+            &self.data,
+            &self.scheduled,
+            &self.dead,
+            &self.consumers,
+            &self.signal,
+            &self.failures,
+            &self.paused,
+        ]
+    }
+}
+
+fn is_canonical_uuid(s: &str) -> bool {
+    s.len() == 36
+        && s.bytes().enumerate().all(|(i, b)| match i {
+            8 | 13 | 18 | 23 => b == b'-',
+            _ => b.is_ascii_hexdigit(),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_follow_the_curlyq_names() {
+        let k = QueueKeys::new("{mail}");
+        assert_eq!(k.active, "{mail}:active");
+        assert_eq!(k.data, "{mail}:data");
+        assert_eq!(k.scheduled, "{mail}:scheduled");
+        assert_eq!(k.dead, "{mail}:dead");
+        assert_eq!(k.consumers, "{mail}:consumers");
+        assert_eq!(k.signal, "{mail}:signal");
+        assert_eq!(
+            k.inflight("0b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff"),
+            "{mail}:inflight:0b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff"
+        );
+    }
+
+    #[test]
+    fn only_well_formed_inflight_keys_of_this_queue_are_accepted() {
+        let k = QueueKeys::new("q");
+        assert!(k.is_inflight_key("q:inflight:0b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff"));
+        assert!(!k.is_inflight_key("other:inflight:0b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff"));
+        assert!(!k.is_inflight_key("q:inflight:not-a-uuid"));
+        assert!(!k.is_inflight_key("q:data"));
+        assert!(!k.is_inflight_key("q:inflight:0b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff:x"));
+    }
+
+    #[test]
+    fn own_keys_never_look_like_inflight_keys() {
+        let k = QueueKeys::new("q");
+        for key in k.fixed() {
+            assert!(key.starts_with("q:"));
+            assert!(!key.starts_with("q:inflight:"));
+        }
+    }
+}

@@ -1,0 +1,23 @@
+//! The queue engine: keys, the job record, the Lua scripts and the operations on a CurlyQ
+//! queue. No terminal code: every function returns plain values for the caller to render.
+
+pub mod conn;
+pub mod enqueue;
+pub mod error;
+pub mod job;
+pub mod jobs;
+pub mod keys;
+pub mod scripts;
+
+pub use conn::{Redis, ServerSpec};
+pub use error::{Error, ExitCode};
+pub use job::Job;
+pub use keys::QueueKeys;
+
+/// The local clock in unix seconds.
+pub fn now() -> f64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs_f64())
+        .unwrap_or(0.0)
+}
