@@ -66,6 +66,16 @@ pub enum Command {
     /// Prints the id of every job enqueued.
     Enqueue(EnqueueArgs),
 
+    /// Run a command for every job of a queue: a CurlyQ-compatible consumer.
+    ///
+    /// CMD runs once per job with the job's data on its standard input; exit 0 acks the job,
+    /// anything else fails it (retried with backoff, then moved to the dead set).
+    Consume(ConsumeArgs),
+
+    /// Look at and repair dead jobs (jobs that ran out of retries).
+    #[command(subcommand)]
+    Dead(DeadCommand),
+
     /// Print a shell completion script to standard output.
     Completions {
         /// The shell to complete for.
@@ -108,6 +118,89 @@ pub struct EnqueueArgs {
     /// Every input line is a JSON object {"id"?, "data" | "data_b64", "at"?, "attempt"?}.
     #[arg(long)]
     pub jsonl: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ConsumeArgs {
+    /// The queue's name.
+    pub queue: String,
+
+    /// How many handlers run at once [default: the number of CPUs].
+    #[arg(short = 'c', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub concurrency: Option<u32>,
+
+    /// How many reserved jobs may wait locally for a free handler [default: --concurrency].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=1000))]
+    pub buffer: Option<u32>,
+
+    /// Stop a handler that runs longer than this (SIGTERM to its process group, then SIGKILL
+    /// after --kill-after); the run counts as failed with reason "timeout".
+    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+    pub timeout: Option<Duration>,
+
+    /// Time between SIGTERM and SIGKILL when a handler is stopped.
+    #[arg(long, value_name = "DUR", default_value = "5s", value_parser = parse_duration)]
+    pub kill_after: Duration,
+
+    /// Retries after the first failure; a job runs at most this + 1 times, then goes dead.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub max_retries: i64,
+
+    /// The longest wait before a retry (the wait doubles with each failure).
+    #[arg(long, value_name = "DUR", default_value = "7d", value_parser = parse_duration)]
+    pub max_backoff: Duration,
+
+    /// How often this consumer renews its heartbeat.
+    #[arg(long, value_name = "DUR", default_value = "15s", value_parser = parse_duration)]
+    pub heartbeat: Duration,
+
+    /// Another consumer whose heartbeat is older than this is dead and its jobs are
+    /// recovered. Keep it at 2m or more beside Go CurlyQ consumers (they beat every 60s).
+    #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_duration)]
+    pub orphan_after: Duration,
+
+    /// The longest an idle consumer waits for a wake-up before it looks again.
+    #[arg(long, value_name = "DUR", default_value = "5s", value_parser = parse_duration)]
+    pub poll_interval: Duration,
+
+    /// On SIGINT/SIGTERM, how long running handlers may finish before they are stopped
+    /// and their jobs returned to the queue.
+    #[arg(long, value_name = "DUR", default_value = "30s", value_parser = parse_duration)]
+    pub shutdown_grace: Duration,
+
+    /// Exit when nothing is ready and nothing is running; exit code 7 if any job failed.
+    #[arg(long)]
+    pub drain: bool,
+
+    /// Exit after this many jobs; exit code 7 if any job failed.
+    #[arg(long, value_name = "N")]
+    pub max_jobs: Option<u64>,
+
+    /// Replace STR in ARGS by the job's data (like xargs -I); no shell is involved.
+    #[arg(long, value_name = "STR")]
+    pub replace: Option<String>,
+
+    /// Put "[<job id>] " before every line a handler prints.
+    #[arg(long)]
+    pub prefix: bool,
+
+    /// The command to run for each job, and its arguments (after --).
+    #[arg(required = true, last = true, value_name = "CMD")]
+    pub command: Vec<std::ffi::OsString>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DeadCommand {
+    /// Show one dead job: its record and why it failed.
+    Show {
+        /// The queue's name.
+        queue: String,
+        /// The job's id.
+        id: String,
+        /// Write only the job's data bytes to standard output.
+        #[arg(long)]
+        raw: bool,
+    },
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]

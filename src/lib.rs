@@ -6,5 +6,5 @@
 pub mod cli;
 pub mod commands;
 pub mod engine;
-
+pub mod handler;
 pub mod output;

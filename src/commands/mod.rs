@@ -1,6 +1,8 @@
 //! One file per subcommand: read the flags, call the engine, render the result.
 
 mod completions;
+mod consume;
+mod dead;
 mod enqueue;
 
 use crate::cli::{Cli, Command, GlobalArgs};
@@ -46,6 +48,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     runtime.block_on(async move {
         match cli.command {
             Command::Enqueue(args) => enqueue::run(ctx, args).await,
+            Command::Consume(args) => consume::run(ctx, args).await,
+            Command::Dead(cmd) => dead::run(ctx, cmd).await,
             Command::Completions { shell } => completions::run(ctx, shell),
         }
     })

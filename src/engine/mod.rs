@@ -2,11 +2,17 @@
 //! queue. No terminal code: every function returns plain values for the caller to render.
 
 pub mod conn;
+pub mod consumer;
+pub mod consumers;
+pub mod dead;
 pub mod enqueue;
 pub mod error;
+pub mod failure;
+pub mod inflight;
 pub mod job;
 pub mod jobs;
 pub mod keys;
+pub mod scheduled;
 pub mod scripts;
 
 pub use conn::{Redis, ServerSpec};

@@ -44,6 +44,14 @@ macro_rules! scripts {
 scripts! {
     PUSH => "push",
     SCHEDULE => "schedule",
+    PROMOTE => "promote",
+    RESERVE => "reserve",
+    ACK => "ack",
+    RETRY => "retry",
+    KILL => "kill",
+    REQUEUE => "requeue",
+    RECOVER => "recover",
+    DEREGISTER => "deregister",
 }
 
 impl Lua {
@@ -69,7 +77,7 @@ impl Lua {
         let mut cmd = redis::cmd("SCRIPT");
         cmd.arg("LOAD").arg(self.source());
         let _: String = redis
-            .query(&cmd, format_args!("SCRIPT LOAD {}", self.name))
+            .query(&cmd, format!("SCRIPT LOAD {}", self.name))
             .await?;
         Ok(())
     }

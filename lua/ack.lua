@@ -1,0 +1,30 @@
+-- ack: settle jobs that succeeded: remove each from this consumer's in-flight set and, only
+-- if it was there, delete its record and its recorded failure.
+--
+-- KEYS[1]  NAME:inflight:<uuid>  set
+-- KEYS[2]  NAME:data             hash
+-- KEYS[3]  NAME:failures         hash
+-- ARGV     id1, id2, ...  (at most 1000)
+--
+-- Returns  an array with one integer per id: 1 if acked, 0 if it was not in the set (the
+--          reservation was lost; nothing changed for that id).
+-- Errors   "WRONGTYPE ..." naming the key, before any write.
+local function check(key, want)
+  local t = redis.call('TYPE', key)['ok']
+  if t ~= 'none' and t ~= want then
+    return redis.error_reply('WRONGTYPE ' .. key .. ' holds a ' .. t .. ', expected a ' .. want)
+  end
+end
+local err = check(KEYS[1], 'set') or check(KEYS[2], 'hash') or check(KEYS[3], 'hash')
+if err then return err end
+
+local out = {}
+for i = 1, #ARGV do
+  local was = redis.call('SREM', KEYS[1], ARGV[i])
+  if was == 1 then
+    redis.call('HDEL', KEYS[2], ARGV[i])
+    redis.call('HDEL', KEYS[3], ARGV[i])
+  end
+  out[i] = was
+end
+return out

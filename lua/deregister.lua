@@ -1,0 +1,13 @@
+-- deregister: a consumer that stops cleanly leaves NAME:consumers, but only when it holds no
+-- reservations any more (otherwise it stays, for orphan recovery to find).
+--
+-- KEYS[1]  NAME:consumers        zset
+-- KEYS[2]  NAME:inflight:<uuid>  set
+-- ARGV     none
+--
+-- Returns  1 if removed, 0 if reservations remain.
+local t = redis.call('TYPE', KEYS[2])['ok']
+if t == 'set' and redis.call('SCARD', KEYS[2]) > 0 then return 0 end
+if t == 'none' or t == 'set' then redis.call('DEL', KEYS[2]) end
+redis.call('ZREM', KEYS[1], KEYS[2])
+return 1

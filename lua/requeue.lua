@@ -1,0 +1,30 @@
+-- requeue: give reserved jobs back unchanged (shutdown, lease trouble): remove each from
+-- this consumer's in-flight set and, only if it was there, append it to NAME:active with its
+-- record untouched (Attempt unchanged); raise the signal.
+--
+-- KEYS[1]  NAME:inflight:<uuid>  set
+-- KEYS[2]  NAME:active           list
+-- KEYS[3]  NAME:signal           list
+-- ARGV     id1, id2, ...  (at most 1000)
+--
+-- Returns  how many ids were given back.
+-- Errors   "WRONGTYPE ..." naming the key, before any write.
+local function check(key, want)
+  local t = redis.call('TYPE', key)['ok']
+  if t ~= 'none' and t ~= want then
+    return redis.error_reply('WRONGTYPE ' .. key .. ' holds a ' .. t .. ', expected a ' .. want)
+  end
+end
+local err = check(KEYS[1], 'set') or check(KEYS[2], 'list')
+if err then return err end
+
+local back = {}
+for i = 1, #ARGV do
+  if redis.call('SREM', KEYS[1], ARGV[i]) == 1 then back[#back + 1] = ARGV[i] end
+end
+if #back > 0 then
+  redis.call('RPUSH', KEYS[2], unpack(back))
+  redis.call('DEL', KEYS[3])
+  redis.call('LPUSH', KEYS[3], 1)
+end
+return #back

@@ -1,0 +1,30 @@
+-- retry: settle a failed job that has retries left: remove it from this consumer's in-flight
+-- set and, only if it was there, schedule it for its retry time with the new record
+-- (Attempt + 1) and record why it failed.
+--
+-- KEYS[1]  NAME:inflight:<uuid>  set
+-- KEYS[2]  NAME:scheduled        zset
+-- KEYS[3]  NAME:data             hash
+-- KEYS[4]  NAME:failures         hash
+-- ARGV[1]  id
+-- ARGV[2]  retry time (unix seconds)
+-- ARGV[3]  the new record
+-- ARGV[4]  the failure (JSON)
+--
+-- Returns  1 if retried, 0 if the id was not in the set (nothing changed).
+-- Errors   "WRONGTYPE ..." naming the key, before any write.
+local function check(key, want)
+  local t = redis.call('TYPE', key)['ok']
+  if t ~= 'none' and t ~= want then
+    return redis.error_reply('WRONGTYPE ' .. key .. ' holds a ' .. t .. ', expected a ' .. want)
+  end
+end
+local err = check(KEYS[1], 'set') or check(KEYS[2], 'zset') or check(KEYS[3], 'hash')
+  or check(KEYS[4], 'hash')
+if err then return err end
+
+if redis.call('SREM', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
+redis.call('HSET', KEYS[4], ARGV[1], ARGV[4])
+return 1

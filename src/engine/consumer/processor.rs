@@ -1,0 +1,278 @@
+//! Runs up to `concurrency` handlers at once and settles each job: ack on success, retry
+//! with backoff or kill on failure, bury a damaged record, give back what shutdown interrupts.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{mpsc, Semaphore};
+use tokio::task::JoinSet;
+
+use super::poller::Work;
+use super::status::LoopState;
+use super::{Event, Shared};
+use crate::engine::error::Error;
+use crate::engine::failure::Failure;
+use crate::engine::inflight::{self, Reserved};
+use crate::engine::job::Job;
+use crate::handler::{self, JobInput, Outcome};
+
+const NAME: &str = "processor";
+
+pub async fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Work>) -> Result<(), Error> {
+    shared.status.set(NAME, LoopState::Running);
+    let running = Arc::new(Semaphore::new(shared.cfg.concurrency));
+    let mut tasks = JoinSet::new();
+    let mut unstarted: Vec<Work> = Vec::new();
+    loop {
+        tokio::select! {
+            biased;
+            _ = shared.stop.cancelled() => break,
+            Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
+            work = rx.recv() => {
+                let Some(work) = work else { break };
+                let slot = tokio::select! {
+                    biased;
+                    _ = shared.stop.cancelled() => { unstarted.push(work); break }
+                    p = running.clone().acquire_owned() => p.expect("never closed"),
+                };
+                let shared = shared.clone();
+                tasks.spawn(async move {
+                    let (reserved, held) = work;
+                    process(&shared, reserved).await;
+                    drop(slot);
+                    drop(held);
+                    shared.finished.notify_waiters();
+                });
+            }
+        }
+    }
+    shared.status.set(NAME, LoopState::Stopping);
+    // Reserved but not started: back to the queue unchanged.
+    rx.close();
+    while let Some(work) = rx.recv().await {
+        unstarted.push(work);
+    }
+    if !unstarted.is_empty() && !shared.lease_lost.is_cancelled() {
+        let ids: Vec<&str> = unstarted.iter().map(|(r, _)| r.id.as_str()).collect();
+        let mut redis = shared.redis.clone();
+        if let Ok(n) = inflight::requeue(&mut redis, &shared.keys, &shared.inflight, &ids).await {
+            shared.counters.returned.fetch_add(n, Ordering::Relaxed);
+        }
+        for (r, _) in &unstarted {
+            let attempt = r.job.as_ref().map(|j| j.attempt).unwrap_or(0);
+            shared.emit(Event::Returned { id: r.id.clone(), attempt });
+        }
+    }
+    drop(unstarted);
+    // Running handlers get the grace period, then are terminated (their jobs go back).
+    if !tasks.is_empty() && shared.stop.is_cancelled() {
+        tokio::select! {
+            _ = async { while tasks.join_next().await.is_some() {} } => {}
+            _ = tokio::time::sleep(shared.cfg.shutdown_grace) => shared.kill.cancel(),
+            _ = shared.kill.cancelled() => {}
+        }
+    }
+    while tasks.join_next().await.is_some() {}
+    shared.status.set(NAME, LoopState::Stopped);
+    Ok(())
+}
+
+/// Runs one reserved job and settles it.
+async fn process(shared: &Shared, reserved: Reserved) {
+    let id = reserved.id;
+    let job = match reserved.job {
+        Ok(job) => job,
+        Err(damage) => {
+            let failure = Failure {
+                reason: format!("damaged: {damage}"),
+                time: shared.now(),
+                consumer: shared.inflight.clone(),
+                ..Failure::default()
+            };
+            shared.counters.damaged.fetch_add(1, Ordering::Relaxed);
+            shared.emit(Event::Damaged { id: id.clone(), reason: damage.0.clone() });
+            let now = shared.now();
+            settle(shared, &id, |mut r| {
+                let (keys, inflight, id, failure) = (&shared.keys, &shared.inflight, &id, &failure);
+                async move { inflight::kill(&mut r, keys, inflight, id, None, now, failure).await }
+            })
+            .await;
+            return;
+        }
+    };
+    shared.emit(Event::Started { id: id.clone(), attempt: job.attempt });
+    shared.status.started(&id, job.attempt);
+    // Shutdown past its grace, or a lost lease, stops the handler.
+    let cancel = tokio_util::sync::CancellationToken::new();
+    let watcher = {
+        let (cancel, kill, lost) = (cancel.clone(), shared.kill.clone(), shared.lease_lost.clone());
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = kill.cancelled() => {}
+                _ = lost.cancelled() => {}
+                _ = cancel.cancelled() => {}
+            }
+            cancel.cancel();
+        })
+    };
+    let input = JobInput {
+        queue: &shared.keys.name,
+        id: &id,
+        attempt: job.attempt,
+        consumer_id: &shared.id,
+        data: job.data_bytes(),
+    };
+    let report = handler::run(&shared.cfg.handler, &shared.cfg.program, &input, &shared.sink, &cancel).await;
+    cancel.cancel();
+    let _ = watcher.await;
+    shared.status.finished(&id);
+    let duration_ms = report.duration.as_millis() as u64;
+
+    match report.outcome {
+        Outcome::Cancelled => {
+            if shared.lease_lost.is_cancelled() {
+                // Others may have recovered it already: leave it for them.
+                shared.emit(Event::Lost { id });
+                return;
+            }
+            let ids = [id.as_str()];
+            if settle(shared, &id, |mut r| async move {
+                inflight::requeue(&mut r, &shared.keys, &shared.inflight, &ids).await
+            })
+            .await
+            .is_some()
+            {
+                shared.counters.returned.fetch_add(1, Ordering::Relaxed);
+                shared.emit(Event::Returned { id, attempt: job.attempt });
+            }
+        }
+        Outcome::Succeeded => {
+            shared.counters.ran.fetch_add(1, Ordering::Relaxed);
+            shared.counters.succeeded.fetch_add(1, Ordering::Relaxed);
+            shared.emit(Event::Succeeded { id: id.clone(), attempt: job.attempt, duration_ms });
+            let ids = [id.as_str()];
+            let acked = settle(shared, &id, |mut r| async move {
+                inflight::ack(&mut r, &shared.keys, &shared.inflight, &ids).await
+            })
+            .await;
+            if acked.is_some_and(|flags| flags.first() == Some(&false)) {
+                shared.emit(Event::Lost { id });
+            }
+        }
+        Outcome::Failed { exit_code, signal, timed_out } => {
+            shared.counters.ran.fetch_add(1, Ordering::Relaxed);
+            let reason = if timed_out {
+                "timeout".to_string()
+            } else if let Some(spawn) = &report.spawn_error {
+                format!("spawn: {spawn}")
+            } else if let Some(sig) = signal {
+                format!("signal {sig}")
+            } else {
+                format!("exit {}", exit_code.unwrap_or(-1))
+            };
+            let now = shared.now();
+            let failure = Failure {
+                reason: reason.clone(),
+                exit_code,
+                signal,
+                timed_out,
+                stderr: String::from_utf8_lossy(&report.stderr_tail).into_owned(),
+                duration_ms,
+                attempt: job.attempt,
+                time: now,
+                consumer: shared.inflight.clone(),
+            };
+            shared.emit(Event::Failed { id: id.clone(), attempt: job.attempt, duration_ms, reason, exit_code, signal });
+            settle_failure(shared, &job, now, &failure).await;
+        }
+    }
+}
+
+async fn settle_failure(shared: &Shared, job: &Job, now: f64, failure: &Failure) {
+    let id = &job.id;
+    if job.attempt < shared.cfg.max_retries {
+        let at = now + retry_delay(job.attempt, shared.cfg.max_backoff).as_secs_f64();
+        let done = settle(shared, id, |mut r| async move {
+            inflight::retry(&mut r, &shared.keys, &shared.inflight, job, at, failure).await
+        })
+        .await;
+        match done {
+            Some(true) => {
+                shared.counters.retried.fetch_add(1, Ordering::Relaxed);
+                shared.emit(Event::Retried { id: id.clone(), attempt: job.attempt + 1, retry_at: at });
+            }
+            Some(false) => shared.emit(Event::Lost { id: id.clone() }),
+            None => {}
+        }
+    } else {
+        let done = settle(shared, id, |mut r| async move {
+            inflight::kill(&mut r, &shared.keys, &shared.inflight, id, Some(job), now, failure).await
+        })
+        .await;
+        match done {
+            Some(true) => {
+                shared.counters.killed.fetch_add(1, Ordering::Relaxed);
+                shared.emit(Event::Killed { id: id.clone(), attempt: job.attempt + 1 });
+            }
+            Some(false) => shared.emit(Event::Lost { id: id.clone() }),
+            None => {}
+        }
+    }
+}
+
+/// The reference's retry delay for a job that failed `attempt` times before:
+/// (1 + U[0,1)) * 2^attempt / 2 seconds, capped.
+pub fn retry_delay(attempt: i64, cap: Duration) -> Duration {
+    let secs = (1.0 + fastrand::f64()) * 2f64.powi(attempt.clamp(0, 1000) as i32) / 2.0;
+    if secs.is_finite() && secs < cap.as_secs_f64() {
+        Duration::from_secs_f64(secs)
+    } else {
+        cap
+    }
+}
+
+/// Runs a settle call, retrying transient errors with backoff until the reservation would
+/// expire. None when it could not be done (reported as a warning).
+async fn settle<T, F, Fut>(shared: &Shared, id: &str, call: F) -> Option<T>
+where
+    F: Fn(crate::engine::conn::Redis) -> Fut,
+    Fut: std::future::Future<Output = Result<T, Error>>,
+{
+    let mut failures = 0u32;
+    loop {
+        match call(shared.redis.clone()).await {
+            Ok(v) => return Some(v),
+            Err(err) if err.is_transient() && !shared.lease_lost.is_cancelled() && shared.now() < shared.lease_deadline() => {
+                failures += 1;
+                let wait = super::supervisor::backoff(failures, true);
+                shared.emit(Event::Warning {
+                    message: format!("settling job {id:?}: {err}; retrying in {}ms", wait.as_millis()),
+                });
+                tokio::time::sleep(wait).await;
+            }
+            Err(err) => {
+                shared.emit(Event::Warning {
+                    message: format!("could not settle job {id:?}: {err}; it stays reserved for recovery"),
+                });
+                return None;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_delay_follows_the_reference_formula_and_cap() {
+        for attempt in 0..10 {
+            let d = retry_delay(attempt, Duration::from_secs(7 * 86400)).as_secs_f64();
+            let base = 2f64.powi(attempt as i32) / 2.0;
+            assert!(d >= base && d < 2.0 * base, "attempt {attempt}: {d}");
+        }
+        assert_eq!(retry_delay(100, Duration::from_secs(60)), Duration::from_secs(60));
+        assert_eq!(retry_delay(i64::MAX, Duration::from_secs(60)), Duration::from_secs(60));
+    }
+}

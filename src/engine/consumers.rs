@@ -1,0 +1,95 @@
+//! Consumers: registration and heartbeats in `NAME:consumers`, and recovery of the
+//! reservations of consumers whose heartbeat expired (orphans).
+
+use super::conn::Redis;
+use super::error::Error;
+use super::keys::QueueKeys;
+use super::scripts;
+
+/// Registers the consumer or renews its heartbeat (score = now).
+pub async fn heartbeat(redis: &mut Redis, keys: &QueueKeys, inflight: &str, now: f64) -> Result<(), Error> {
+    let _: i64 = redis
+        .query(
+            redis::cmd("ZADD").arg(&keys.consumers).arg(now).arg(inflight),
+            format!("heartbeat in {}", keys.consumers),
+        )
+        .await?;
+    Ok(())
+}
+
+/// Leaves `NAME:consumers` if no reservations remain; true if it left.
+pub async fn deregister(redis: &mut Redis, keys: &QueueKeys, inflight: &str) -> Result<bool, Error> {
+    let done: i64 = scripts::DEREGISTER
+        .call(&[&keys.consumers, inflight])
+        .invoke(redis)
+        .await?;
+    Ok(done == 1)
+}
+
+/// What one pass of orphan recovery did.
+#[derive(Debug, Default, Clone, serde::Serialize)]
+pub struct Recovery {
+    /// (consumer key, ids moved back to `NAME:active`).
+    pub recovered: Vec<(String, u64)>,
+    /// (member, why it was left alone).
+    pub skipped: Vec<(String, String)>,
+}
+
+impl Recovery {
+    pub fn moved(&self) -> u64 {
+        self.recovered.iter().map(|(_, n)| n).sum()
+    }
+}
+
+/// Expired consumers: members of `NAME:consumers` whose heartbeat is at or before `cutoff`.
+pub async fn expired(redis: &mut Redis, keys: &QueueKeys, cutoff: f64) -> Result<Vec<String>, Error> {
+    redis
+        .query(
+            redis::cmd("ZRANGEBYSCORE")
+                .arg(&keys.consumers)
+                .arg("-inf")
+                .arg(cutoff)
+                .arg("LIMIT")
+                .arg(0)
+                .arg(1000),
+            format!("reading {}", keys.consumers),
+        )
+        .await
+}
+
+/// Moves the reservations of every consumer whose heartbeat is at or before `cutoff` back
+/// to `NAME:active`, at most 1000 ids a call. Members that are not this queue's in-flight
+/// keys, or not sets, are skipped and reported, never touched.
+pub async fn recover_orphans(redis: &mut Redis, keys: &QueueKeys, cutoff: f64) -> Result<Recovery, Error> {
+    let mut report = Recovery::default();
+    for member in expired(redis, keys, cutoff).await? {
+        if !keys.is_inflight_key(&member) {
+            report.skipped.push((member, format!("not of the form {}:inflight:<uuid>", keys.name)));
+            continue;
+        }
+        let mut moved = 0u64;
+        loop {
+            let (n, left): (i64, i64) = scripts::RECOVER
+                .call(&[&keys.consumers, &keys.active, &keys.signal, &member])
+                .arg(cutoff)
+                .arg(1000)
+                .invoke(redis)
+                .await?;
+            match n {
+                -1 => break,
+                -2 => {
+                    report.skipped.push((member.clone(), "its in-flight key is not a set".into()));
+                    break;
+                }
+                n => moved += n as u64,
+            }
+            if left == 0 {
+                break;
+            }
+        }
+        if moved > 0 || report.skipped.last().map(|s| &s.0) != Some(&member) {
+            report.recovered.push((member, moved));
+        }
+    }
+    Ok(report)
+}

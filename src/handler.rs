@@ -1,0 +1,360 @@
+//! Running one command for one job: spawn it directly (no shell) in its own process group,
+//! feed the job data to its stdin, pass its output on in whole lines, enforce the timeout,
+//! and make sure nothing it started outlives it.
+
+use std::ffi::{OsStr, OsString};
+use std::io::Write;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader};
+use tokio::process::Command;
+use tokio_util::sync::CancellationToken;
+
+/// How much of a handler's stderr is kept for the failure record.
+pub const STDERR_TAIL: usize = 4096;
+/// How long output is still read after the process group was killed.
+const DRAIN_LIMIT: Duration = Duration::from_secs(1);
+
+/// The command to run per job.
+#[derive(Clone, Debug)]
+pub struct HandlerSpec {
+    pub program: OsString,
+    pub args: Vec<OsString>,
+    /// Every occurrence in ARGS is replaced by the job data.
+    pub replace: Option<String>,
+    pub timeout: Option<Duration>,
+    /// Grace between SIGTERM and SIGKILL.
+    pub kill_after: Duration,
+    /// Put "[<job id>] " before every output line.
+    pub prefix: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum HandlerError {
+    #[error("command not found in PATH: {0}")]
+    NotFound(String),
+    #[error("not an executable file: {0}")]
+    NotExecutable(String),
+}
+
+/// Finds CMD as the shell would (a name with a '/' is a path, else PATH is searched) and
+/// checks that it is an executable file.
+pub fn resolve_program(program: &OsStr) -> Result<PathBuf, HandlerError> {
+    let shown = program.to_string_lossy().into_owned();
+    let executable = |p: &Path| {
+        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if program.as_bytes().contains(&b'/') {
+        let path = PathBuf::from(program);
+        if !path.exists() {
+            return Err(HandlerError::NotFound(shown));
+        }
+        return if executable(&path) {
+            Ok(path)
+        } else {
+            Err(HandlerError::NotExecutable(shown))
+        };
+    }
+    if program.is_empty() {
+        return Err(HandlerError::NotFound(shown));
+    }
+    let mut found_non_exec = None;
+    for dir in std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()) {
+        let candidate = dir.join(program);
+        if executable(&candidate) {
+            return Ok(candidate);
+        }
+        if candidate.exists() {
+            found_non_exec.get_or_insert(candidate);
+        }
+    }
+    match found_non_exec {
+        Some(p) => Err(HandlerError::NotExecutable(p.display().to_string())),
+        None => Err(HandlerError::NotFound(shown)),
+    }
+}
+
+/// One job, as the handler sees it.
+pub struct JobInput<'a> {
+    pub queue: &'a str,
+    pub id: &'a str,
+    pub attempt: i64,
+    pub consumer_id: &'a str,
+    pub data: &'a [u8],
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    Succeeded,
+    Failed {
+        exit_code: Option<i32>,
+        signal: Option<i32>,
+        timed_out: bool,
+    },
+    /// Stopped through the cancel token (shutdown, lost lease): not a failure of the job.
+    Cancelled,
+}
+
+#[derive(Debug)]
+pub struct RunReport {
+    pub outcome: Outcome,
+    pub duration: Duration,
+    /// The last 4 KiB of the handler's stderr.
+    pub stderr_tail: Vec<u8>,
+    pub spawn_error: Option<String>,
+}
+
+#[derive(Clone)]
+enum Target {
+    Stdout,
+    Stderr,
+    Memory(Arc<Mutex<Vec<u8>>>),
+}
+
+impl Target {
+    fn write_line(&self, line: &[u8]) {
+        // A closed stdout or stderr must not fail the job: the line is dropped.
+        match self {
+            Target::Stdout => {
+                let mut out = std::io::stdout().lock();
+                let _ = out.write_all(line).and_then(|_| out.flush());
+            }
+            Target::Stderr => {
+                let _ = std::io::stderr().lock().write_all(line);
+            }
+            Target::Memory(buf) => buf.lock().expect("sink lock").extend_from_slice(line),
+        }
+    }
+}
+
+/// Where handler output lines go; every line is written whole, under one lock.
+#[derive(Clone)]
+pub struct LineSink {
+    out: Target,
+    err: Target,
+}
+
+impl LineSink {
+    /// Handler stdout to our stdout (or to our stderr when `stdout_to_stderr`, for --json),
+    /// handler stderr to our stderr.
+    pub fn new(stdout_to_stderr: bool) -> Self {
+        LineSink {
+            out: if stdout_to_stderr {
+                Target::Stderr
+            } else {
+                Target::Stdout
+            },
+            err: Target::Stderr,
+        }
+    }
+
+    /// Both streams into one buffer (for tests).
+    pub fn memory() -> (Self, Arc<Mutex<Vec<u8>>>) {
+        let buf = Arc::new(Mutex::new(Vec::new()));
+        let t = Target::Memory(buf.clone());
+        (
+            LineSink {
+                out: t.clone(),
+                err: t,
+            },
+            buf,
+        )
+    }
+}
+
+/// The arguments with every occurrence of `replace` substituted by the job data.
+fn build_args(spec: &HandlerSpec, data: &[u8]) -> Vec<OsString> {
+    let Some(pattern) = spec.replace.as_deref().filter(|p| !p.is_empty()) else {
+        return spec.args.clone();
+    };
+    let pattern = pattern.as_bytes();
+    spec.args
+        .iter()
+        .map(|arg| {
+            let bytes = arg.as_bytes();
+            let mut out = Vec::with_capacity(bytes.len());
+            let mut i = 0;
+            while i < bytes.len() {
+                if bytes[i..].starts_with(pattern) {
+                    out.extend_from_slice(data);
+                    i += pattern.len();
+                } else {
+                    out.push(bytes[i]);
+                    i += 1;
+                }
+            }
+            OsString::from_vec(out)
+        })
+        .collect()
+}
+
+/// Runs the handler for one job and reports how it ended. Always returns within the
+/// timeout (or cancellation) plus `kill_after` plus about a second.
+pub async fn run(spec: &HandlerSpec, program: &Path, job: &JobInput<'_>, sink: &LineSink, cancel: &CancellationToken) -> RunReport {
+    let started = Instant::now();
+    let mut cmd = Command::new(program);
+    cmd.arg0(&spec.program)
+        .args(build_args(spec, job.data))
+        .env("QCTL_QUEUE", job.queue)
+        .env("QCTL_JOB_ID", job.id)
+        .env("QCTL_JOB_ATTEMPT", job.attempt.to_string())
+        .env("QCTL_CONSUMER_ID", job.consumer_id)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    let mut child = match cmd.spawn() {
+        Ok(child) => child,
+        Err(e) => {
+            return RunReport {
+                outcome: Outcome::Failed {
+                    exit_code: None,
+                    signal: None,
+                    timed_out: false,
+                },
+                duration: started.elapsed(),
+                stderr_tail: Vec::new(),
+                spawn_error: Some(format!("{}: {e}", program.display())),
+            }
+        }
+    };
+    let pgid = child.id().map(|id| Pid::from_raw(id as i32));
+
+    // Feed stdin in its own task: a handler that never reads it must not block us.
+    let stdin_task = child.stdin.take().map(|mut stdin| {
+        let data = job.data.to_vec();
+        tokio::spawn(async move {
+            let _ = stdin.write_all(&data).await;
+            let _ = stdin.shutdown().await;
+        })
+    });
+    let prefix = spec.prefix.then(|| format!("[{}] ", job.id).into_bytes());
+    let out_task = child
+        .stdout
+        .take()
+        .map(|s| tokio::spawn(pump(s, sink.out.clone(), prefix.clone(), false)));
+    let err_task = child
+        .stderr
+        .take()
+        .map(|s| tokio::spawn(pump(s, sink.err.clone(), prefix, true)));
+
+    let deadline = async {
+        match spec.timeout {
+            Some(t) => tokio::time::sleep(t).await,
+            None => std::future::pending().await,
+        }
+    };
+    let mut timed_out = false;
+    let mut cancelled = false;
+    let status = tokio::select! {
+        s = child.wait() => s.ok(),
+        _ = deadline => { timed_out = true; None }
+        _ = cancel.cancelled() => { cancelled = true; None }
+    };
+    let status = match status {
+        Some(s) => Some(s),
+        None => {
+            // SIGTERM the group, then SIGKILL it if the child has not exited in time.
+            if let Some(pgid) = pgid {
+                let _ = killpg(pgid, Signal::SIGTERM);
+            }
+            match tokio::time::timeout(spec.kill_after, child.wait()).await {
+                Ok(s) => s.ok(),
+                Err(_) => {
+                    if let Some(pgid) = pgid {
+                        let _ = killpg(pgid, Signal::SIGKILL);
+                    }
+                    child.wait().await.ok()
+                }
+            }
+        }
+    };
+    // Nothing the handler started outlives the job.
+    if let Some(pgid) = pgid {
+        let _ = killpg(pgid, Signal::SIGKILL);
+    }
+    if let Some(t) = stdin_task {
+        t.abort();
+    }
+    let mut stderr_tail = Vec::new();
+    if let Some(t) = out_task {
+        let _ = tokio::time::timeout(DRAIN_LIMIT, t).await;
+    }
+    if let Some(t) = err_task {
+        if let Ok(Ok(tail)) = tokio::time::timeout(DRAIN_LIMIT, t).await {
+            stderr_tail = tail;
+        }
+    }
+
+    let outcome = if cancelled {
+        Outcome::Cancelled
+    } else if timed_out {
+        Outcome::Failed {
+            exit_code: status.and_then(|s| s.code()),
+            signal: status.and_then(|s| std::os::unix::process::ExitStatusExt::signal(&s)),
+            timed_out: true,
+        }
+    } else {
+        match status {
+            Some(s) if s.success() => Outcome::Succeeded,
+            Some(s) => Outcome::Failed {
+                exit_code: s.code(),
+                signal: std::os::unix::process::ExitStatusExt::signal(&s),
+                timed_out: false,
+            },
+            None => Outcome::Failed {
+                exit_code: None,
+                signal: None,
+                timed_out: false,
+            },
+        }
+    };
+    RunReport {
+        outcome,
+        duration: started.elapsed(),
+        stderr_tail,
+        spawn_error: None,
+    }
+}
+
+/// Copies a stream to the sink line by line; returns the last 4 KiB when `keep_tail`.
+async fn pump(stream: impl AsyncRead + Unpin, target: Target, prefix: Option<Vec<u8>>, keep_tail: bool) -> Vec<u8> {
+    let mut reader = BufReader::new(stream);
+    let mut line = Vec::new();
+    let mut tail = Vec::new();
+    let mut out = Vec::new();
+    loop {
+        line.clear();
+        match reader.read_until(b'\n', &mut line).await {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        if keep_tail {
+            tail.extend_from_slice(&line);
+            if tail.len() > 2 * STDERR_TAIL {
+                tail.drain(..tail.len() - STDERR_TAIL);
+            }
+        }
+        out.clear();
+        if let Some(p) = &prefix {
+            out.extend_from_slice(p);
+        }
+        out.extend_from_slice(&line);
+        if out.last() != Some(&b'\n') {
+            out.push(b'\n');
+        }
+        target.write_line(&out);
+    }
+    if tail.len() > STDERR_TAIL {
+        tail.drain(..tail.len() - STDERR_TAIL);
+    }
+    tail
+}
