@@ -246,11 +246,17 @@ mod tests {
     #[test]
     fn durations_and_times_parse() {
         assert_eq!(parse_duration("90s").unwrap(), Duration::from_secs(90));
-        assert_eq!(parse_duration("3d").unwrap(), Duration::from_secs(3 * 86400));
+        assert_eq!(
+            parse_duration("3d").unwrap(),
+            Duration::from_secs(3 * 86400)
+        );
         assert!(parse_duration("soon").is_err());
         assert_eq!(parse_time("1700000000").unwrap(), 1_700_000_000.0);
         assert_eq!(parse_time("2023-11-14T22:13:20Z").unwrap(), 1_700_000_000.0);
-        assert_eq!(parse_time("2023-11-14T23:13:20+01:00").unwrap(), 1_700_000_000.0);
+        assert_eq!(
+            parse_time("2023-11-14T23:13:20+01:00").unwrap(),
+            1_700_000_000.0
+        );
         assert!(parse_time("tomorrow").is_err());
     }
 }

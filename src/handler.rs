@@ -197,7 +197,13 @@ fn build_args(spec: &HandlerSpec, data: &[u8]) -> Vec<OsString> {
 
 /// Runs the handler for one job and reports how it ended. Always returns within the
 /// timeout (or cancellation) plus `kill_after` plus about a second.
-pub async fn run(spec: &HandlerSpec, program: &Path, job: &JobInput<'_>, sink: &LineSink, cancel: &CancellationToken) -> RunReport {
+pub async fn run(
+    spec: &HandlerSpec,
+    program: &Path,
+    job: &JobInput<'_>,
+    sink: &LineSink,
+    cancel: &CancellationToken,
+) -> RunReport {
     let started = Instant::now();
     let mut cmd = Command::new(program);
     cmd.arg0(&spec.program)
@@ -326,7 +332,12 @@ pub async fn run(spec: &HandlerSpec, program: &Path, job: &JobInput<'_>, sink: &
 }
 
 /// Copies a stream to the sink line by line; returns the last 4 KiB when `keep_tail`.
-async fn pump(stream: impl AsyncRead + Unpin, target: Target, prefix: Option<Vec<u8>>, keep_tail: bool) -> Vec<u8> {
+async fn pump(
+    stream: impl AsyncRead + Unpin,
+    target: Target,
+    prefix: Option<Vec<u8>>,
+    keep_tail: bool,
+) -> Vec<u8> {
     let mut reader = BufReader::new(stream);
     let mut line = Vec::new();
     let mut tail = Vec::new();

@@ -59,13 +59,17 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
     }
     print_summary(&mut ctx, &summary)?;
     if let Some(err) = failure {
-        return Err(anyhow::Error::from(err).context(format!("consumer of queue {:?} stopped", args.queue)));
+        return Err(
+            anyhow::Error::from(err).context(format!("consumer of queue {:?} stopped", args.queue))
+        );
     }
-    Ok(if (args.drain || args.max_jobs.is_some()) && summary.any_failed() {
-        ExitCode::Partial
-    } else {
-        ExitCode::Success
-    })
+    Ok(
+        if (args.drain || args.max_jobs.is_some()) && summary.any_failed() {
+            ExitCode::Partial
+        } else {
+            ExitCode::Success
+        },
+    )
 }
 
 fn config(args: &ConsumeArgs) -> anyhow::Result<Config> {
@@ -74,9 +78,10 @@ fn config(args: &ConsumeArgs) -> anyhow::Result<Config> {
         .split_first()
         .ok_or_else(|| Error::Usage("no command given after --".into()))?;
     let resolved = resolve_program(program).map_err(|e| Error::Usage(e.to_string()))?;
-    let concurrency = args.concurrency.map(|c| c as usize).unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    });
+    let concurrency = args
+        .concurrency
+        .map(|c| c as usize)
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
     if args.max_retries < 0 {
         return Err(Error::Usage("--max-retries must be 0 or more".into()).into());
     }
@@ -97,7 +102,8 @@ fn config(args: &ConsumeArgs) -> anyhow::Result<Config> {
         max_retries: args.max_retries,
         max_backoff: args.max_backoff,
         poll_interval: args.poll_interval,
-        scheduler_interval: Duration::from_secs(5).min(args.poll_interval.max(Duration::from_secs(1))),
+        scheduler_interval: Duration::from_secs(5)
+            .min(args.poll_interval.max(Duration::from_secs(1))),
         shutdown_grace: args.shutdown_grace,
         drain: args.drain,
         max_jobs: args.max_jobs,
@@ -116,10 +122,13 @@ fn config(args: &ConsumeArgs) -> anyhow::Result<Config> {
 fn stop(ctx: &Context, handle: &crate::engine::consumer::Handle, signals: &mut u32) {
     *signals += 1;
     if *signals == 1 {
-        ctx.out.note("stopping: no new jobs; waiting for running jobs (signal again to stop them now)");
+        ctx.out.note(
+            "stopping: no new jobs; waiting for running jobs (signal again to stop them now)",
+        );
         handle.stop.cancel();
     } else {
-        ctx.out.note("stopping running jobs; their jobs go back to the queue");
+        ctx.out
+            .note("stopping running jobs; their jobs go back to the queue");
         handle.stop.cancel();
         handle.kill.cancel();
     }
@@ -138,30 +147,43 @@ fn render(ctx: &mut Context, event: &Event) -> anyhow::Result<()> {
     }
     match event {
         Event::Warning { message } => ctx.out.warn(message),
-        Event::Failed { id, attempt, reason, duration_ms, .. } => ctx.out.note(format_args!(
+        Event::Failed {
+            id,
+            attempt,
+            reason,
+            duration_ms,
+            ..
+        } => ctx.out.note(format_args!(
             "job {id} failed ({reason}) after {duration_ms} ms, attempt {}",
             attempt + 1
         )),
-        Event::Retried { id, retry_at, .. } => {
-            ctx.out.note(format_args!("job {id} will be retried at {}", describe_time(*retry_at)))
-        }
-        Event::Killed { id, attempt } => {
-            ctx.out.note(format_args!("job {id} is dead after {attempt} failures"))
-        }
-        Event::Damaged { id, reason } => {
-            ctx.out.warn(format_args!("job {id} has a damaged record ({reason}); moved to the dead set"))
-        }
+        Event::Retried { id, retry_at, .. } => ctx.out.note(format_args!(
+            "job {id} will be retried at {}",
+            describe_time(*retry_at)
+        )),
+        Event::Killed { id, attempt } => ctx
+            .out
+            .note(format_args!("job {id} is dead after {attempt} failures")),
+        Event::Damaged { id, reason } => ctx.out.warn(format_args!(
+            "job {id} has a damaged record ({reason}); moved to the dead set"
+        )),
         Event::Recovered { consumer, jobs } => ctx.out.note(format_args!(
             "recovered {jobs} jobs of expired consumer {consumer}"
         )),
         Event::Lost { id } => ctx.out.warn(format_args!(
             "job {id} was no longer reserved by this consumer; it was not settled here"
         )),
-        Event::Returned { id, .. } => ctx.out.verbose(format_args!("job {id} returned to the queue")),
-        Event::Started { id, attempt } => ctx.out.verbose(format_args!("job {id} started (attempt {})", attempt + 1)),
-        Event::Succeeded { id, duration_ms, .. } => {
-            ctx.out.verbose(format_args!("job {id} succeeded in {duration_ms} ms"))
-        }
+        Event::Returned { id, .. } => ctx
+            .out
+            .verbose(format_args!("job {id} returned to the queue")),
+        Event::Started { id, attempt } => ctx
+            .out
+            .verbose(format_args!("job {id} started (attempt {})", attempt + 1)),
+        Event::Succeeded {
+            id, duration_ms, ..
+        } => ctx
+            .out
+            .verbose(format_args!("job {id} succeeded in {duration_ms} ms")),
         Event::Reserved { .. } => {}
     }
     Ok(())

@@ -25,14 +25,19 @@ async fn show(mut ctx: Context, queue: &str, id: &str, raw: bool) -> anyhow::Res
         return Err(Error::NothingDone(format!("no job {id:?} in queue {queue:?}")).into());
     }
     if job.died.is_none() {
-        ctx.out.warn(format_args!("job {id:?} is not in {} (it is not dead)", keys.dead));
+        ctx.out.warn(format_args!(
+            "job {id:?} is not in {} (it is not dead)",
+            keys.dead
+        ));
     }
     let decoded = job.job.as_ref().and_then(|r| r.as_ref().ok());
     if raw {
         let data = match (&job.job, decoded) {
             (_, Some(j)) => j.data_bytes().to_vec(),
             (Some(Err(e)), None) => {
-                return Err(Error::BadInput(format!("the record of job {id:?} is damaged: {e}")).into())
+                return Err(
+                    Error::BadInput(format!("the record of job {id:?} is damaged: {e}")).into(),
+                )
             }
             _ => Vec::new(),
         };
@@ -51,7 +56,10 @@ async fn show(mut ctx: Context, queue: &str, id: &str, raw: bool) -> anyhow::Res
         let data = decoded.map(|j| j.data_bytes());
         let (text, b64) = match data.map(std::str::from_utf8) {
             Some(Ok(s)) => (Some(s.to_string()), None),
-            Some(Err(_)) => (None, data.map(|d| base64::engine::general_purpose::STANDARD.encode(d))),
+            Some(Err(_)) => (
+                None,
+                data.map(|d| base64::engine::general_purpose::STANDARD.encode(d)),
+            ),
             None => (None, None),
         };
         ctx.out.json_line(&json!({
@@ -77,7 +85,13 @@ async fn show(mut ctx: Context, queue: &str, id: &str, raw: bool) -> anyhow::Res
             lines.push(format!("damaged:  {d}"));
         }
         if let Some(f) = &job.failure {
-            lines.push(format!("failure:  {} (attempt {}, {} ms, {})", f.reason, f.attempt, f.duration_ms, describe_time(f.time)));
+            lines.push(format!(
+                "failure:  {} (attempt {}, {} ms, {})",
+                f.reason,
+                f.attempt,
+                f.duration_ms,
+                describe_time(f.time)
+            ));
             if !f.stderr.is_empty() {
                 lines.push("stderr (last 4 KiB):".to_string());
                 for l in f.stderr.lines() {

@@ -58,7 +58,11 @@ async fn single(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow
     let added = submit(&mut redis, &keys, std::slice::from_ref(&job))
         .await
         .with_context(|| format!("cannot enqueue into queue {:?}", keys.name))?;
-    let state = if job.due.is_some() { "scheduled" } else { "active" };
+    let state = if job.due.is_some() {
+        "scheduled"
+    } else {
+        "active"
+    };
     if added[0] {
         if ctx.out.json {
             ctx.out.json_line(&json!({
@@ -72,7 +76,8 @@ async fn single(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow
             ctx.out.line(&job.id)?;
         }
         if let Some(t) = job.due {
-            ctx.out.verbose(format_args!("scheduled for {}", describe_time(t)));
+            ctx.out
+                .verbose(format_args!("scheduled for {}", describe_time(t)));
         }
         ctx.out.flush()?;
         return Ok(ExitCode::Success);
@@ -144,9 +149,10 @@ async fn bulk(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow::
         .into());
     }
     let input: Box<dyn Read + Send> = match &args.file {
-        Some(path) => Box::new(std::fs::File::open(path).map_err(|e| {
-            Error::BadInput(format!("cannot open {}: {e}", path.display()))
-        })?),
+        Some(path) => Box::new(
+            std::fs::File::open(path)
+                .map_err(|e| Error::BadInput(format!("cannot open {}: {e}", path.display())))?,
+        ),
         None => Box::new(std::io::stdin()),
     };
     let keys = QueueKeys::new(&args.queue);
@@ -279,24 +285,39 @@ fn item_bytes(item: &Item) -> usize {
     }
 }
 
-fn report_job(ctx: &mut Context, line: u64, id: &str, new: bool, reported: &mut u64) -> anyhow::Result<()> {
+fn report_job(
+    ctx: &mut Context,
+    line: u64,
+    id: &str,
+    new: bool,
+    reported: &mut u64,
+) -> anyhow::Result<()> {
     if ctx.out.json {
         let result = if new { "enqueued" } else { "duplicate" };
-        ctx.out.json_line(&json!({"line": line, "id": id, "result": result}))?;
+        ctx.out
+            .json_line(&json!({"line": line, "id": id, "result": result}))?;
     } else if new {
         ctx.out.line(id)?;
     } else {
         *reported += 1;
         if *reported <= MAX_REPORTED {
-            ctx.out.warn(format_args!("line {line}: job {id:?} already exists; skipped"));
+            ctx.out.warn(format_args!(
+                "line {line}: job {id:?} already exists; skipped"
+            ));
         }
     }
     Ok(())
 }
 
-fn report_invalid(ctx: &mut Context, line: u64, reason: &str, reported: &mut u64) -> anyhow::Result<()> {
+fn report_invalid(
+    ctx: &mut Context,
+    line: u64,
+    reason: &str,
+    reported: &mut u64,
+) -> anyhow::Result<()> {
     if ctx.out.json {
-        ctx.out.json_line(&json!({"line": line, "result": "invalid", "error": reason}))?;
+        ctx.out
+            .json_line(&json!({"line": line, "result": "invalid", "error": reason}))?;
     }
     *reported += 1;
     if *reported <= MAX_REPORTED {
@@ -307,7 +328,12 @@ fn report_invalid(ctx: &mut Context, line: u64, reason: &str, reported: &mut u64
 
 /// Reads the input line by line, turning each into a prepared job (or an invalid line),
 /// until the input ends or the receiver goes away.
-fn read_items(input: Box<dyn Read + Send>, jsonl: bool, due: Option<f64>, tx: mpsc::Sender<Item>) -> anyhow::Result<()> {
+fn read_items(
+    input: Box<dyn Read + Send>,
+    jsonl: bool,
+    due: Option<f64>,
+    tx: mpsc::Sender<Item>,
+) -> anyhow::Result<()> {
     let mut reader = BufReader::with_capacity(256 * 1024, input);
     let mut buf = Vec::with_capacity(256);
     let mut line = 0u64;
@@ -378,7 +404,9 @@ fn parse_json_job(line: &[u8], default_due: Option<f64>) -> Result<NewJob, Strin
     let due = match j.at {
         None | Some(serde_json::Value::Null) => default_due,
         Some(serde_json::Value::Number(n)) => Some(n.as_f64().ok_or("\"at\" is out of range")?),
-        Some(serde_json::Value::String(s)) => Some(parse_time(&s).map_err(|e| format!("\"at\": {e}"))?),
+        Some(serde_json::Value::String(s)) => {
+            Some(parse_time(&s).map_err(|e| format!("\"at\": {e}"))?)
+        }
         Some(_) => return Err("\"at\" must be RFC 3339 text or unix seconds".into()),
     };
     if j.id.as_deref() == Some("") {
@@ -399,7 +427,10 @@ mod tests {
     #[test]
     fn json_jobs_parse_every_documented_form() {
         let j = parse_json_job(br#"{"id":"a","data":"hello","attempt":2}"#, None).unwrap();
-        assert_eq!((j.id.as_deref(), j.data.as_deref(), j.attempt), (Some("a"), Some(&b"hello"[..]), 2));
+        assert_eq!(
+            (j.id.as_deref(), j.data.as_deref(), j.attempt),
+            (Some("a"), Some(&b"hello"[..]), 2)
+        );
         let j = parse_json_job(br#"{"data_b64":"AP8="}"#, None).unwrap();
         assert_eq!(j.data.as_deref(), Some(&[0u8, 255][..]));
         let j = parse_json_job(br#"{"data":{"to":"x"},"at":1700000000}"#, None).unwrap();
@@ -407,7 +438,10 @@ mod tests {
         assert_eq!(j.due, Some(1_700_000_000.0));
         let j = parse_json_job(br#"{"data":"x","at":"2023-11-14T22:13:20Z"}"#, Some(5.0)).unwrap();
         assert_eq!(j.due, Some(1_700_000_000.0));
-        assert_eq!(parse_json_job(br#"{"data":"x"}"#, Some(5.0)).unwrap().due, Some(5.0));
+        assert_eq!(
+            parse_json_job(br#"{"data":"x"}"#, Some(5.0)).unwrap().due,
+            Some(5.0)
+        );
     }
 
     #[test]

@@ -30,7 +30,11 @@ impl std::fmt::Debug for ServerSpec {
 
 impl ServerSpec {
     /// Parses a Redis URL. The error quotes the URL with its password replaced by `***`.
-    pub fn parse(url: &str, connect_timeout: Duration, response_timeout: Duration) -> Result<Self, Error> {
+    pub fn parse(
+        url: &str,
+        connect_timeout: Duration,
+        response_timeout: Duration,
+    ) -> Result<Self, Error> {
         let bad = |why: &str| Error::Usage(format!("invalid Redis URL {:?}: {why}", redact(url)));
         if !url.contains("://") {
             return Err(bad(
@@ -152,15 +156,26 @@ mod tests {
 
     #[test]
     fn parses_the_url_forms() {
-        assert_eq!(parse("redis://127.0.0.1:6390").unwrap().server(), "127.0.0.1:6390");
-        assert_eq!(parse("redis://u:pw@example:7000/3").unwrap().server(), "example:7000/3");
+        assert_eq!(
+            parse("redis://127.0.0.1:6390").unwrap().server(),
+            "127.0.0.1:6390"
+        );
+        assert_eq!(
+            parse("redis://u:pw@example:7000/3").unwrap().server(),
+            "example:7000/3"
+        );
         assert_eq!(parse("redis://h").unwrap().server(), "h:6379");
         assert_eq!(parse("rediss://h:6380").unwrap().server(), "h:6380 (TLS)");
     }
 
     #[test]
     fn a_bad_url_is_a_usage_error_without_the_password() {
-        for url in ["nonsense", "http://u:hunter2@h", "redis://u:hunter2@h:notaport", "redis://u:hunter2@h/notadb"] {
+        for url in [
+            "nonsense",
+            "http://u:hunter2@h",
+            "redis://u:hunter2@h:notaport",
+            "redis://u:hunter2@h/notadb",
+        ] {
             let err = parse(url).expect_err(url);
             assert!(matches!(err, Error::Usage(_)), "{url}: {err}");
             assert!(!err.to_string().contains("hunter2"), "{err}");

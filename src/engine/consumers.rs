@@ -7,10 +7,18 @@ use super::keys::QueueKeys;
 use super::scripts;
 
 /// Registers the consumer or renews its heartbeat (score = now).
-pub async fn heartbeat(redis: &mut Redis, keys: &QueueKeys, inflight: &str, now: f64) -> Result<(), Error> {
+pub async fn heartbeat(
+    redis: &mut Redis,
+    keys: &QueueKeys,
+    inflight: &str,
+    now: f64,
+) -> Result<(), Error> {
     let _: i64 = redis
         .query(
-            redis::cmd("ZADD").arg(&keys.consumers).arg(now).arg(inflight),
+            redis::cmd("ZADD")
+                .arg(&keys.consumers)
+                .arg(now)
+                .arg(inflight),
             format!("heartbeat in {}", keys.consumers),
         )
         .await?;
@@ -18,7 +26,11 @@ pub async fn heartbeat(redis: &mut Redis, keys: &QueueKeys, inflight: &str, now:
 }
 
 /// Leaves `NAME:consumers` if no reservations remain; true if it left.
-pub async fn deregister(redis: &mut Redis, keys: &QueueKeys, inflight: &str) -> Result<bool, Error> {
+pub async fn deregister(
+    redis: &mut Redis,
+    keys: &QueueKeys,
+    inflight: &str,
+) -> Result<bool, Error> {
     let done: i64 = scripts::DEREGISTER
         .call(&[&keys.consumers, inflight])
         .invoke(redis)
@@ -42,7 +54,11 @@ impl Recovery {
 }
 
 /// Expired consumers: members of `NAME:consumers` whose heartbeat is at or before `cutoff`.
-pub async fn expired(redis: &mut Redis, keys: &QueueKeys, cutoff: f64) -> Result<Vec<String>, Error> {
+pub async fn expired(
+    redis: &mut Redis,
+    keys: &QueueKeys,
+    cutoff: f64,
+) -> Result<Vec<String>, Error> {
     redis
         .query(
             redis::cmd("ZRANGEBYSCORE")
@@ -60,11 +76,18 @@ pub async fn expired(redis: &mut Redis, keys: &QueueKeys, cutoff: f64) -> Result
 /// Moves the reservations of every consumer whose heartbeat is at or before `cutoff` back
 /// to `NAME:active`, at most 1000 ids a call. Members that are not this queue's in-flight
 /// keys, or not sets, are skipped and reported, never touched.
-pub async fn recover_orphans(redis: &mut Redis, keys: &QueueKeys, cutoff: f64) -> Result<Recovery, Error> {
+pub async fn recover_orphans(
+    redis: &mut Redis,
+    keys: &QueueKeys,
+    cutoff: f64,
+) -> Result<Recovery, Error> {
     let mut report = Recovery::default();
     for member in expired(redis, keys, cutoff).await? {
         if !keys.is_inflight_key(&member) {
-            report.skipped.push((member, format!("not of the form {}:inflight:<uuid>", keys.name)));
+            report.skipped.push((
+                member,
+                format!("not of the form {}:inflight:<uuid>", keys.name),
+            ));
             continue;
         }
         let mut moved = 0u64;
@@ -78,7 +101,9 @@ pub async fn recover_orphans(redis: &mut Redis, keys: &QueueKeys, cutoff: f64) -
             match n {
                 -1 => break,
                 -2 => {
-                    report.skipped.push((member.clone(), "its in-flight key is not a set".into()));
+                    report
+                        .skipped
+                        .push((member.clone(), "its in-flight key is not a set".into()));
                     break;
                 }
                 n => moved += n as u64,

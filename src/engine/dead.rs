@@ -24,8 +24,9 @@ pub async fn show(redis: &mut Redis, keys: &QueueKeys, id: &str) -> Result<DeadJ
     pipe.zscore(&keys.dead, id)
         .hget(&keys.data, id)
         .hget(&keys.failures, id);
-    let (died, raw, failure): (Option<f64>, Option<Vec<u8>>, Option<Vec<u8>>) =
-        redis.pipeline(&pipe, format!("reading dead job {id:?}")).await?;
+    let (died, raw, failure): (Option<f64>, Option<Vec<u8>>, Option<Vec<u8>>) = redis
+        .pipeline(&pipe, format!("reading dead job {id:?}"))
+        .await?;
     Ok(DeadJob {
         id: id.to_string(),
         died,

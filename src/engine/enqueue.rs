@@ -52,7 +52,11 @@ impl Prepared {
 
 /// Sends a batch; returns, in batch order, whether each job was added (false: id taken).
 /// Jobs ready now and scheduled jobs go in separate calls sent in one round trip.
-pub async fn submit(redis: &mut Redis, keys: &QueueKeys, batch: &[Prepared]) -> Result<Vec<bool>, Error> {
+pub async fn submit(
+    redis: &mut Redis,
+    keys: &QueueKeys,
+    batch: &[Prepared],
+) -> Result<Vec<bool>, Error> {
     let mut calls: Vec<Call> = Vec::new();
     // For each call, the batch positions of its jobs.
     let mut positions: Vec<Vec<usize>> = Vec::new();
@@ -72,7 +76,9 @@ pub async fn submit(redis: &mut Redis, keys: &QueueKeys, batch: &[Prepared]) -> 
                 }
                 Some(due) => {
                     schedule
-                        .get_or_insert_with(|| scripts::SCHEDULE.call(&[&keys.data, &keys.scheduled]))
+                        .get_or_insert_with(|| {
+                            scripts::SCHEDULE.call(&[&keys.data, &keys.scheduled])
+                        })
                         .arg(&job.id)
                         .arg(&job.record)
                         .arg(due);
@@ -94,8 +100,9 @@ pub async fn submit(redis: &mut Redis, keys: &QueueKeys, batch: &[Prepared]) -> 
         _ => scripts::invoke_all(redis, &calls).await?,
     };
     for (result, pos) in results.into_iter().zip(positions) {
-        let flags: Vec<i64> = redis::from_redis_value(result?)
-            .map_err(|e| Error::from_redis(redis.server(), "reading the enqueue reply", e.into()))?;
+        let flags: Vec<i64> = redis::from_redis_value(result?).map_err(|e| {
+            Error::from_redis(redis.server(), "reading the enqueue reply", e.into())
+        })?;
         for (p, flag) in pos.into_iter().zip(flags) {
             added[p] = flag == 1;
         }

@@ -21,9 +21,21 @@ pub struct Reserved {
 /// Reserves up to `n` jobs (n <= 1000) for the consumer whose in-flight key is `inflight`.
 /// A missing or unreadable record, or one whose ID differs from the id it is stored under,
 /// comes back as `Err` so that the caller buries it.
-pub async fn reserve(redis: &mut Redis, keys: &QueueKeys, inflight: &str, n: usize) -> Result<Vec<Reserved>, Error> {
+pub async fn reserve(
+    redis: &mut Redis,
+    keys: &QueueKeys,
+    inflight: &str,
+    n: usize,
+) -> Result<Vec<Reserved>, Error> {
     let reply: Vec<Value> = scripts::RESERVE
-        .call(&[&keys.consumers, &keys.active, &keys.data, &keys.signal, inflight, &keys.paused])
+        .call(&[
+            &keys.consumers,
+            &keys.active,
+            &keys.data,
+            &keys.signal,
+            inflight,
+            &keys.paused,
+        ])
         .arg(n.min(1000))
         .invoke(redis)
         .await?;
@@ -54,7 +66,12 @@ pub async fn reserve(redis: &mut Redis, keys: &QueueKeys, inflight: &str, n: usi
 }
 
 /// Acks jobs that succeeded; returns, per id, whether it was still reserved.
-pub async fn ack(redis: &mut Redis, keys: &QueueKeys, inflight: &str, ids: &[&str]) -> Result<Vec<bool>, Error> {
+pub async fn ack(
+    redis: &mut Redis,
+    keys: &QueueKeys,
+    inflight: &str,
+    ids: &[&str],
+) -> Result<Vec<bool>, Error> {
     let flags: Vec<i64> = scripts::ACK
         .call(&[inflight, &keys.data, &keys.failures])
         .arg(ids)
@@ -64,7 +81,14 @@ pub async fn ack(redis: &mut Redis, keys: &QueueKeys, inflight: &str, ids: &[&st
 }
 
 /// Schedules a failed job's retry at `at` with Attempt + 1; false if no longer reserved.
-pub async fn retry(redis: &mut Redis, keys: &QueueKeys, inflight: &str, job: &Job, at: f64, failure: &Failure) -> Result<bool, Error> {
+pub async fn retry(
+    redis: &mut Redis,
+    keys: &QueueKeys,
+    inflight: &str,
+    job: &Job,
+    at: f64,
+    failure: &Failure,
+) -> Result<bool, Error> {
     let next = Job {
         attempt: job.attempt.saturating_add(1),
         ..job.clone()
@@ -82,7 +106,15 @@ pub async fn retry(redis: &mut Redis, keys: &QueueKeys, inflight: &str, job: &Jo
 
 /// Moves a job to the dead set. With `job`, its record is rewritten with Attempt + 1; without
 /// (a damaged record), the stored bytes are kept for inspection. False if no longer reserved.
-pub async fn kill(redis: &mut Redis, keys: &QueueKeys, inflight: &str, id: &str, job: Option<&Job>, now: f64, failure: &Failure) -> Result<bool, Error> {
+pub async fn kill(
+    redis: &mut Redis,
+    keys: &QueueKeys,
+    inflight: &str,
+    id: &str,
+    job: Option<&Job>,
+    now: f64,
+    failure: &Failure,
+) -> Result<bool, Error> {
     let record = job
         .map(|j| {
             Job {
@@ -104,7 +136,12 @@ pub async fn kill(redis: &mut Redis, keys: &QueueKeys, inflight: &str, id: &str,
 }
 
 /// Gives reserved jobs back to the tail of `NAME:active` unchanged; returns how many.
-pub async fn requeue(redis: &mut Redis, keys: &QueueKeys, inflight: &str, ids: &[&str]) -> Result<u64, Error> {
+pub async fn requeue(
+    redis: &mut Redis,
+    keys: &QueueKeys,
+    inflight: &str,
+    ids: &[&str],
+) -> Result<u64, Error> {
     let mut total = 0;
     for chunk in ids.chunks(1000) {
         let n: u64 = scripts::REQUEUE
@@ -120,6 +157,9 @@ pub async fn requeue(redis: &mut Redis, keys: &QueueKeys, inflight: &str, ids: &
 /// Every id still in the in-flight set `inflight`.
 pub async fn members(redis: &mut Redis, inflight: &str) -> Result<Vec<String>, Error> {
     redis
-        .query(redis::cmd("SMEMBERS").arg(inflight), format!("SMEMBERS {inflight}"))
+        .query(
+            redis::cmd("SMEMBERS").arg(inflight),
+            format!("SMEMBERS {inflight}"),
+        )
         .await
 }

@@ -221,8 +221,8 @@ mod tests {
             let name = case["case"].as_str().unwrap();
             let got = Job::decode(&hex(case["hex"].as_str().unwrap()));
             let want = &case["reference_result"];
-            let reference_misreads = want.get("id") == Some(&Json::String(String::new()))
-                && want["data_b64"].is_null();
+            let reference_misreads =
+                want.get("id") == Some(&Json::String(String::new())) && want["data_b64"].is_null();
             if want.get("error").is_some() || reference_misreads {
                 let err = got.expect_err(name);
                 assert!(!err.0.is_empty(), "{name}: reason is empty");

@@ -6,7 +6,12 @@ use super::keys::QueueKeys;
 use super::scripts;
 
 /// Moves at most `limit` (<= 1000) due jobs to `NAME:active`; returns how many moved.
-pub async fn promote_due(redis: &mut Redis, keys: &QueueKeys, now: f64, limit: usize) -> Result<u64, Error> {
+pub async fn promote_due(
+    redis: &mut Redis,
+    keys: &QueueKeys,
+    now: f64,
+    limit: usize,
+) -> Result<u64, Error> {
     scripts::PROMOTE
         .call(&[&keys.scheduled, &keys.active, &keys.signal])
         .arg(now)

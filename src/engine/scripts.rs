@@ -118,7 +118,10 @@ impl Call<'_> {
 /// Sends several calls in one round trip. Each call's own result comes back; a call that
 /// met NOSCRIPT is run again alone after loading its script (the others are not repeated).
 /// An error of the link fails the whole batch.
-pub async fn invoke_all(redis: &mut Redis, calls: &[Call<'_>]) -> Result<Vec<Result<Value, Error>>, Error> {
+pub async fn invoke_all(
+    redis: &mut Redis,
+    calls: &[Call<'_>],
+) -> Result<Vec<Result<Value, Error>>, Error> {
     let mut pipe = redis::pipe();
     pipe.ignore_errors();
     for call in calls {
@@ -158,7 +161,11 @@ mod tests {
                 .collect::<Vec<_>>()
                 .join("\n");
             for word in ["KEYS", "ARGV", "Returns"] {
-                assert!(header.contains(word), "lua/{}.lua header lacks {word}", lua.name);
+                assert!(
+                    header.contains(word),
+                    "lua/{}.lua header lacks {word}",
+                    lua.name
+                );
             }
         }
     }

@@ -55,18 +55,55 @@ pub struct Config {
 #[derive(Clone, Debug, Serialize)]
 #[serde(tag = "event", rename_all = "snake_case")]
 pub enum Event {
-    Reserved { id: String, attempt: i64 },
-    Started { id: String, attempt: i64 },
-    Succeeded { id: String, attempt: i64, duration_ms: u64 },
-    Failed { id: String, attempt: i64, duration_ms: u64, reason: String, exit_code: Option<i32>, signal: Option<i32> },
-    Retried { id: String, attempt: i64, retry_at: f64 },
-    Killed { id: String, attempt: i64 },
-    Damaged { id: String, reason: String },
-    Recovered { consumer: String, jobs: u64 },
-    Returned { id: String, attempt: i64 },
+    Reserved {
+        id: String,
+        attempt: i64,
+    },
+    Started {
+        id: String,
+        attempt: i64,
+    },
+    Succeeded {
+        id: String,
+        attempt: i64,
+        duration_ms: u64,
+    },
+    Failed {
+        id: String,
+        attempt: i64,
+        duration_ms: u64,
+        reason: String,
+        exit_code: Option<i32>,
+        signal: Option<i32>,
+    },
+    Retried {
+        id: String,
+        attempt: i64,
+        retry_at: f64,
+    },
+    Killed {
+        id: String,
+        attempt: i64,
+    },
+    Damaged {
+        id: String,
+        reason: String,
+    },
+    Recovered {
+        consumer: String,
+        jobs: u64,
+    },
+    Returned {
+        id: String,
+        attempt: i64,
+    },
     /// A reservation was lost before the job was settled (another consumer may run it).
-    Lost { id: String },
-    Warning { message: String },
+    Lost {
+        id: String,
+    },
+    Warning {
+        message: String,
+    },
 }
 
 /// Counts for the closing summary.
@@ -190,7 +227,12 @@ pub struct Consumer {
 }
 
 impl Consumer {
-    pub async fn connect(server: ServerSpec, cfg: Config, sink: LineSink, events: mpsc::UnboundedSender<Event>) -> Result<Consumer, Error> {
+    pub async fn connect(
+        server: ServerSpec,
+        cfg: Config,
+        sink: LineSink,
+        events: mpsc::UnboundedSender<Event>,
+    ) -> Result<Consumer, Error> {
         let mut server = server;
         // Keep the connection through restarts and failovers; calls are retried above it.
         server.reconnect_retries = 6;
@@ -257,9 +299,24 @@ impl Consumer {
         let (jobs_tx, jobs_rx) = mpsc::channel(shared.capacity().max(1));
         let background = CancellationToken::new();
         let mut loops = tokio::task::JoinSet::new();
-        loops.spawn(supervisor::supervise(shared.clone(), "heartbeat", background.clone(), heartbeat::run));
-        loops.spawn(supervisor::supervise(shared.clone(), "scheduler", background.clone(), scheduler::run));
-        loops.spawn(supervisor::supervise(shared.clone(), "custodian", background.clone(), custodian::run));
+        loops.spawn(supervisor::supervise(
+            shared.clone(),
+            "heartbeat",
+            background.clone(),
+            heartbeat::run,
+        ));
+        loops.spawn(supervisor::supervise(
+            shared.clone(),
+            "scheduler",
+            background.clone(),
+            scheduler::run,
+        ));
+        loops.spawn(supervisor::supervise(
+            shared.clone(),
+            "custodian",
+            background.clone(),
+            custodian::run,
+        ));
         let poller = tokio::spawn(poller::run(shared.clone(), jobs_tx));
         let processor = tokio::spawn(processor::run(shared.clone(), jobs_rx));
 
@@ -288,7 +345,10 @@ impl Consumer {
         if !shared.lease_lost.is_cancelled() {
             if let Ok(ids) = super::inflight::members(&mut redis, &shared.inflight).await {
                 let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-                if let Ok(n) = super::inflight::requeue(&mut redis, &shared.keys, &shared.inflight, &refs).await {
+                if let Ok(n) =
+                    super::inflight::requeue(&mut redis, &shared.keys, &shared.inflight, &refs)
+                        .await
+                {
                     shared.counters.returned.fetch_add(n, Ordering::Relaxed);
                 }
             }

@@ -27,10 +27,14 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
         if shared.stop.is_cancelled() {
             break;
         }
-        let remaining = shared
-            .cfg
-            .max_jobs
-            .map(|max| max.saturating_sub(shared.counters.reserved.load(std::sync::atomic::Ordering::Relaxed)));
+        let remaining = shared.cfg.max_jobs.map(|max| {
+            max.saturating_sub(
+                shared
+                    .counters
+                    .reserved
+                    .load(std::sync::atomic::Ordering::Relaxed),
+            )
+        });
         if remaining == Some(0) {
             break;
         }
@@ -61,7 +65,10 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
                 for job in jobs {
                     let permit = permits.pop().expect("one permit per reserved job");
                     if let Ok(attempt) = &job.job.as_ref().map(|j| j.attempt) {
-                        shared.emit(Event::Reserved { id: job.id.clone(), attempt: *attempt });
+                        shared.emit(Event::Reserved {
+                            id: job.id.clone(),
+                            attempt: *attempt,
+                        });
                     }
                     if tx.send((job, permit)).await.is_err() {
                         return Ok(());
@@ -104,7 +111,10 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
                 });
                 shared.status.set(
                     NAME,
-                    LoopState::BackingOff { error: err.to_string(), retry_in_ms: wait.as_millis() as u64 },
+                    LoopState::BackingOff {
+                        error: err.to_string(),
+                        retry_in_ms: wait.as_millis() as u64,
+                    },
                 );
                 tokio::select! {
                     _ = tokio::time::sleep(wait) => {}
@@ -145,7 +155,10 @@ async fn drained(shared: &Shared) -> Result<bool, Error> {
 async fn paused(shared: &Shared) -> Result<bool, Error> {
     let mut redis = shared.redis.clone();
     redis
-        .query(redis::cmd("EXISTS").arg(&shared.keys.paused), "EXISTS pause key")
+        .query(
+            redis::cmd("EXISTS").arg(&shared.keys.paused),
+            "EXISTS pause key",
+        )
         .await
 }
 

@@ -61,7 +61,10 @@ pub async fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Work>) -> Result<()
         }
         for (r, _) in &unstarted {
             let attempt = r.job.as_ref().map(|j| j.attempt).unwrap_or(0);
-            shared.emit(Event::Returned { id: r.id.clone(), attempt });
+            shared.emit(Event::Returned {
+                id: r.id.clone(),
+                attempt,
+            });
         }
     }
     drop(unstarted);
@@ -91,7 +94,10 @@ async fn process(shared: &Shared, reserved: Reserved) {
                 ..Failure::default()
             };
             shared.counters.damaged.fetch_add(1, Ordering::Relaxed);
-            shared.emit(Event::Damaged { id: id.clone(), reason: damage.0.clone() });
+            shared.emit(Event::Damaged {
+                id: id.clone(),
+                reason: damage.0.clone(),
+            });
             let now = shared.now();
             settle(shared, &id, |mut r| {
                 let (keys, inflight, id, failure) = (&shared.keys, &shared.inflight, &id, &failure);
@@ -101,12 +107,19 @@ async fn process(shared: &Shared, reserved: Reserved) {
             return;
         }
     };
-    shared.emit(Event::Started { id: id.clone(), attempt: job.attempt });
+    shared.emit(Event::Started {
+        id: id.clone(),
+        attempt: job.attempt,
+    });
     shared.status.started(&id, job.attempt);
     // Shutdown past its grace, or a lost lease, stops the handler.
     let cancel = tokio_util::sync::CancellationToken::new();
     let watcher = {
-        let (cancel, kill, lost) = (cancel.clone(), shared.kill.clone(), shared.lease_lost.clone());
+        let (cancel, kill, lost) = (
+            cancel.clone(),
+            shared.kill.clone(),
+            shared.lease_lost.clone(),
+        );
         tokio::spawn(async move {
             tokio::select! {
                 _ = kill.cancelled() => {}
@@ -123,7 +136,14 @@ async fn process(shared: &Shared, reserved: Reserved) {
         consumer_id: &shared.id,
         data: job.data_bytes(),
     };
-    let report = handler::run(&shared.cfg.handler, &shared.cfg.program, &input, &shared.sink, &cancel).await;
+    let report = handler::run(
+        &shared.cfg.handler,
+        &shared.cfg.program,
+        &input,
+        &shared.sink,
+        &cancel,
+    )
+    .await;
     cancel.cancel();
     let _ = watcher.await;
     shared.status.finished(&id);
@@ -144,13 +164,20 @@ async fn process(shared: &Shared, reserved: Reserved) {
             .is_some()
             {
                 shared.counters.returned.fetch_add(1, Ordering::Relaxed);
-                shared.emit(Event::Returned { id, attempt: job.attempt });
+                shared.emit(Event::Returned {
+                    id,
+                    attempt: job.attempt,
+                });
             }
         }
         Outcome::Succeeded => {
             shared.counters.ran.fetch_add(1, Ordering::Relaxed);
             shared.counters.succeeded.fetch_add(1, Ordering::Relaxed);
-            shared.emit(Event::Succeeded { id: id.clone(), attempt: job.attempt, duration_ms });
+            shared.emit(Event::Succeeded {
+                id: id.clone(),
+                attempt: job.attempt,
+                duration_ms,
+            });
             let ids = [id.as_str()];
             let acked = settle(shared, &id, |mut r| async move {
                 inflight::ack(&mut r, &shared.keys, &shared.inflight, &ids).await
@@ -160,7 +187,11 @@ async fn process(shared: &Shared, reserved: Reserved) {
                 shared.emit(Event::Lost { id });
             }
         }
-        Outcome::Failed { exit_code, signal, timed_out } => {
+        Outcome::Failed {
+            exit_code,
+            signal,
+            timed_out,
+        } => {
             shared.counters.ran.fetch_add(1, Ordering::Relaxed);
             let reason = if timed_out {
                 "timeout".to_string()
@@ -183,7 +214,14 @@ async fn process(shared: &Shared, reserved: Reserved) {
                 time: now,
                 consumer: shared.inflight.clone(),
             };
-            shared.emit(Event::Failed { id: id.clone(), attempt: job.attempt, duration_ms, reason, exit_code, signal });
+            shared.emit(Event::Failed {
+                id: id.clone(),
+                attempt: job.attempt,
+                duration_ms,
+                reason,
+                exit_code,
+                signal,
+            });
             settle_failure(shared, &job, now, &failure).await;
         }
     }
@@ -200,20 +238,36 @@ async fn settle_failure(shared: &Shared, job: &Job, now: f64, failure: &Failure)
         match done {
             Some(true) => {
                 shared.counters.retried.fetch_add(1, Ordering::Relaxed);
-                shared.emit(Event::Retried { id: id.clone(), attempt: job.attempt + 1, retry_at: at });
+                shared.emit(Event::Retried {
+                    id: id.clone(),
+                    attempt: job.attempt + 1,
+                    retry_at: at,
+                });
             }
             Some(false) => shared.emit(Event::Lost { id: id.clone() }),
             None => {}
         }
     } else {
         let done = settle(shared, id, |mut r| async move {
-            inflight::kill(&mut r, &shared.keys, &shared.inflight, id, Some(job), now, failure).await
+            inflight::kill(
+                &mut r,
+                &shared.keys,
+                &shared.inflight,
+                id,
+                Some(job),
+                now,
+                failure,
+            )
+            .await
         })
         .await;
         match done {
             Some(true) => {
                 shared.counters.killed.fetch_add(1, Ordering::Relaxed);
-                shared.emit(Event::Killed { id: id.clone(), attempt: job.attempt + 1 });
+                shared.emit(Event::Killed {
+                    id: id.clone(),
+                    attempt: job.attempt + 1,
+                });
             }
             Some(false) => shared.emit(Event::Lost { id: id.clone() }),
             None => {}
@@ -243,17 +297,26 @@ where
     loop {
         match call(shared.redis.clone()).await {
             Ok(v) => return Some(v),
-            Err(err) if err.is_transient() && !shared.lease_lost.is_cancelled() && shared.now() < shared.lease_deadline() => {
+            Err(err)
+                if err.is_transient()
+                    && !shared.lease_lost.is_cancelled()
+                    && shared.now() < shared.lease_deadline() =>
+            {
                 failures += 1;
                 let wait = super::supervisor::backoff(failures, true);
                 shared.emit(Event::Warning {
-                    message: format!("settling job {id:?}: {err}; retrying in {}ms", wait.as_millis()),
+                    message: format!(
+                        "settling job {id:?}: {err}; retrying in {}ms",
+                        wait.as_millis()
+                    ),
                 });
                 tokio::time::sleep(wait).await;
             }
             Err(err) => {
                 shared.emit(Event::Warning {
-                    message: format!("could not settle job {id:?}: {err}; it stays reserved for recovery"),
+                    message: format!(
+                        "could not settle job {id:?}: {err}; it stays reserved for recovery"
+                    ),
                 });
                 return None;
             }
@@ -272,7 +335,13 @@ mod tests {
             let base = 2f64.powi(attempt as i32) / 2.0;
             assert!(d >= base && d < 2.0 * base, "attempt {attempt}: {d}");
         }
-        assert_eq!(retry_delay(100, Duration::from_secs(60)), Duration::from_secs(60));
-        assert_eq!(retry_delay(i64::MAX, Duration::from_secs(60)), Duration::from_secs(60));
+        assert_eq!(
+            retry_delay(100, Duration::from_secs(60)),
+            Duration::from_secs(60)
+        );
+        assert_eq!(
+            retry_delay(i64::MAX, Duration::from_secs(60)),
+            Duration::from_secs(60)
+        );
     }
 }

@@ -37,7 +37,11 @@ pub struct Snapshot {
 
 impl Status {
     pub fn set(&self, name: &'static str, state: LoopState) {
-        self.0.lock().expect("status lock").loops.insert(name, state);
+        self.0
+            .lock()
+            .expect("status lock")
+            .loops
+            .insert(name, state);
     }
 
     pub fn started(&self, id: &str, attempt: i64) {

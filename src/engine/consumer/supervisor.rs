@@ -19,13 +19,24 @@ const CAP: Duration = Duration::from_secs(10);
 
 /// The delay before retry number `failures` (1-based), with jitter.
 pub fn backoff(failures: u32, transient: bool) -> Duration {
-    let base = if transient { TRANSIENT_BASE } else { OTHER_BASE };
-    let exp = base.saturating_mul(1 << failures.saturating_sub(1).min(16)).min(CAP);
+    let base = if transient {
+        TRANSIENT_BASE
+    } else {
+        OTHER_BASE
+    };
+    let exp = base
+        .saturating_mul(1 << failures.saturating_sub(1).min(16))
+        .min(CAP);
     exp.mul_f64(0.5 + fastrand::f64() / 2.0)
 }
 
 /// Runs `step` until `stop`; each Ok(wait) is followed by a pause of `wait`.
-pub async fn supervise<F, Fut>(shared: Arc<Shared>, name: &'static str, stop: CancellationToken, step: F) -> Result<(), Error>
+pub async fn supervise<F, Fut>(
+    shared: Arc<Shared>,
+    name: &'static str,
+    stop: CancellationToken,
+    step: F,
+) -> Result<(), Error>
 where
     F: Fn(Arc<Shared>) -> Fut,
     Fut: Future<Output = Result<Duration, Error>> + Send + 'static,

@@ -1,0 +1,528 @@
+//! `qctl consume` against real redis-servers and real handler processes.
+
+mod support;
+
+use std::process::{Child, Stdio};
+use std::time::Duration;
+
+use qctl::engine::failure::Failure;
+use qctl::engine::Job;
+use support::{qctl, qctl_process, wait_until, RedisServer};
+
+/// Fast settings so the tests do not wait on production defaults.
+const FAST: &[&str] = &[
+    "--poll-interval",
+    "200ms",
+    "--heartbeat",
+    "1s",
+    "--orphan-after",
+    "3s",
+    "--max-backoff",
+    "0s",
+];
+
+fn enqueue(server: &RedisServer, queue: &str, id: &str, data: &[u8]) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("data");
+    std::fs::write(&file, data).unwrap();
+    qctl(server)
+        .args(["enqueue", queue, "--id", id, "--file"])
+        .arg(&file)
+        .assert()
+        .success();
+}
+
+fn record(server: &RedisServer, queue: &str, id: &str) -> Option<Job> {
+    server
+        .hget_bytes(&format!("{queue}:data"), id)
+        .map(|b| Job::decode(&b).expect("a readable record"))
+}
+
+fn failure(server: &RedisServer, queue: &str, id: &str) -> Option<Failure> {
+    server
+        .hget_bytes(&format!("{queue}:failures"), id)
+        .and_then(|b| Failure::from_json(&b))
+}
+
+fn spawn_consumer(server: &RedisServer, args: &[&str]) -> Child {
+    qctl_process(server)
+        .arg("consume")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start qctl consume")
+}
+
+fn signal(child: &Child, sig: nix::sys::signal::Signal) {
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), sig).unwrap();
+}
+
+fn alive(pid: i32) -> bool {
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok()
+}
+
+#[test]
+fn a_successful_job_is_acked_and_its_record_deleted() {
+    let server = RedisServer::start();
+    enqueue(&server, "q", "j1", b"hello");
+    qctl(&server)
+        .args(["consume", "q", "--drain", "-c", "1"])
+        .args(FAST)
+        .args(["--", "cat"])
+        .assert()
+        .success()
+        .stdout("hello\n");
+    assert_eq!(server.hget_bytes("q:data", "j1"), None);
+    assert!(server.lrange("q:active").is_empty());
+    assert_eq!(
+        server.key_type("q:consumers"),
+        "none",
+        "a clean exit deregisters"
+    );
+}
+
+#[test]
+fn a_failing_job_is_retried_with_attempt_plus_one_then_killed_after_max_retries() {
+    let server = RedisServer::start();
+    enqueue(&server, "q", "bad", b"x");
+    let out = qctl(&server)
+        .args(["consume", "q", "--drain", "-c", "1", "--max-retries", "2"])
+        .args(FAST)
+        .args([
+            "--",
+            "sh",
+            "-c",
+            "echo attempt $QCTL_JOB_ATTEMPT; echo oops >&2; exit 3",
+        ])
+        .assert()
+        .code(7)
+        .get_output()
+        .clone();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        stdout, "attempt 0\nattempt 1\nattempt 2\n",
+        "runs max-retries + 1 times"
+    );
+    let dead = server.zrange_withscores("q:dead");
+    assert_eq!(dead.len(), 1);
+    assert_eq!(dead[0].0, "bad");
+    assert_eq!(record(&server, "q", "bad").unwrap().attempt, 3);
+    let f = failure(&server, "q", "bad").expect("the failure is recorded");
+    assert_eq!(f.reason, "exit 3");
+    assert_eq!(f.exit_code, Some(3));
+    assert_eq!(f.attempt, 2);
+    assert!(f.stderr.contains("oops"));
+    assert!(server.zrange_withscores("q:scheduled").is_empty());
+}
+
+#[test]
+fn a_failure_schedules_the_retry_with_the_record_rewritten() {
+    let server = RedisServer::start();
+    enqueue(&server, "q", "r", b"x");
+    qctl(&server)
+        .args([
+            "consume",
+            "q",
+            "--max-jobs",
+            "1",
+            "-c",
+            "1",
+            "--poll-interval",
+            "200ms",
+        ])
+        .args(["--", "false"])
+        .assert()
+        .code(7);
+    let scheduled = server.zrange_withscores("q:scheduled");
+    assert_eq!(scheduled.len(), 1);
+    let now = qctl::engine::now();
+    assert!(
+        scheduled[0].1 > now - 5.0 && scheduled[0].1 <= now + 1.0,
+        "attempt 0 retries within 1 s"
+    );
+    assert_eq!(record(&server, "q", "r").unwrap().attempt, 1);
+    assert_eq!(failure(&server, "q", "r").unwrap().exit_code, Some(1));
+}
+
+#[test]
+fn a_timeout_kills_the_whole_process_group() {
+    let server = RedisServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("pid");
+    enqueue(&server, "q", "slow", b"");
+    let script = format!("sleep 1000 & echo $! > {}; sleep 1000", pidfile.display());
+    qctl(&server)
+        .args([
+            "consume",
+            "q",
+            "--drain",
+            "--max-retries",
+            "0",
+            "--timeout",
+            "500ms",
+            "--kill-after",
+            "500ms",
+        ])
+        .args(FAST)
+        .args(["--", "sh", "-c", &script])
+        .timeout(Duration::from_secs(30))
+        .assert()
+        .code(7);
+    let f = failure(&server, "q", "slow").expect("failure recorded");
+    assert_eq!(f.reason, "timeout");
+    assert!(f.timed_out);
+    let pid: i32 = std::fs::read_to_string(&pidfile)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(
+        wait_until(Duration::from_secs(3), || !alive(pid)),
+        "the background sleep {pid} outlived its job"
+    );
+}
+
+#[test]
+fn sigterm_mid_job_returns_the_job_with_attempt_unchanged() {
+    let server = RedisServer::start();
+    enqueue(&server, "q", "long", b"");
+    let mut child = spawn_consumer(
+        &server,
+        &[
+            "q",
+            "--shutdown-grace",
+            "300ms",
+            "--poll-interval",
+            "200ms",
+            "--",
+            "sleep",
+            "30",
+        ],
+    );
+    assert!(
+        wait_until(Duration::from_secs(10), || server
+            .hget_bytes("q:data", "long")
+            .is_some()
+            && server.lrange("q:active").is_empty()),
+        "the job was reserved"
+    );
+    std::thread::sleep(Duration::from_millis(300));
+    signal(&child, nix::sys::signal::Signal::SIGTERM);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "a signalled consumer exits cleanly");
+    assert_eq!(server.lrange("q:active"), vec!["long".to_string()]);
+    assert_eq!(record(&server, "q", "long").unwrap().attempt, 0);
+    assert_eq!(failure(&server, "q", "long"), None);
+    assert_eq!(server.key_type("q:consumers"), "none");
+}
+
+#[test]
+fn jobs_of_a_consumer_killed_with_sigkill_are_recovered_by_another_after_the_cutoff() {
+    let server = RedisServer::start();
+    enqueue(&server, "q", "orphan", b"");
+    let mut first = spawn_consumer(
+        &server,
+        &[
+            "q",
+            "--heartbeat",
+            "1s",
+            "--orphan-after",
+            "3s",
+            "--poll-interval",
+            "200ms",
+            "--",
+            "sleep",
+            "30",
+        ],
+    );
+    assert!(wait_until(Duration::from_secs(10), || server
+        .lrange("q:active")
+        .is_empty()));
+    signal(&first, nix::sys::signal::Signal::SIGKILL);
+    let _ = first.wait();
+    assert_eq!(
+        server.zrange_withscores("q:consumers").len(),
+        1,
+        "a killed consumer stays registered"
+    );
+    // A second consumer right away must not steal from a consumer that may be alive.
+    qctl(&server)
+        .args(["consume", "q", "--max-jobs", "1", "--drain"])
+        .args(FAST)
+        .args(["--", "true"])
+        .assert()
+        .success();
+    assert!(
+        server.hget_bytes("q:data", "orphan").is_some(),
+        "recovered too early"
+    );
+    std::thread::sleep(Duration::from_millis(3500));
+    qctl(&server)
+        .args(["consume", "q", "--drain"])
+        .args(FAST)
+        .args(["--", "true"])
+        .assert()
+        .success();
+    assert_eq!(
+        server.hget_bytes("q:data", "orphan"),
+        None,
+        "the orphan ran and was acked"
+    );
+    assert_eq!(server.key_type("q:consumers"), "none");
+}
+
+#[test]
+fn a_damaged_record_goes_dead_with_its_reason_while_the_rest_of_the_batch_runs() {
+    let server = RedisServer::start();
+    enqueue(&server, "q", "good1", b"a");
+    let _: () = server.cmd(&[b"HSET", b"q:data", b"broken", b"not msgpack at all"]);
+    let _: () = server.cmd(&[b"RPUSH", b"q:active", b"broken", b"missing"]);
+    enqueue(&server, "q", "good2", b"b");
+    qctl(&server)
+        .args(["consume", "q", "--drain", "-c", "2"])
+        .args(FAST)
+        .args(["--", "cat"])
+        .assert()
+        .code(7);
+    assert_eq!(server.hget_bytes("q:data", "good1"), None);
+    assert_eq!(server.hget_bytes("q:data", "good2"), None);
+    let dead: Vec<String> = server
+        .zrange_withscores("q:dead")
+        .into_iter()
+        .map(|(id, _)| id)
+        .collect();
+    assert_eq!(dead.len(), 2);
+    assert!(dead.contains(&"broken".to_string()) && dead.contains(&"missing".to_string()));
+    assert!(failure(&server, "q", "broken")
+        .unwrap()
+        .reason
+        .starts_with("damaged"));
+    assert!(failure(&server, "q", "missing")
+        .unwrap()
+        .reason
+        .contains("no record"));
+    assert_eq!(
+        server.hget_bytes("q:data", "broken").unwrap(),
+        b"not msgpack at all",
+        "kept for inspection"
+    );
+    let inflight: Vec<String> = server.cmd(&[b"KEYS", b"q:inflight:*"]);
+    assert!(inflight.is_empty(), "nothing stays in flight");
+}
+
+#[test]
+fn a_job_in_active_without_a_signal_still_runs() {
+    let server = RedisServer::start();
+    let mut child = spawn_consumer(&server, &["q", "--poll-interval", "300ms", "--", "true"]);
+    assert!(wait_until(Duration::from_secs(10), || server
+        .zrange_withscores("q:consumers")
+        .len()
+        == 1));
+    std::thread::sleep(Duration::from_millis(500));
+    let record = Job::new("quiet", Some(b"x".to_vec())).encode();
+    let mut con = server.conn();
+    let _: () = redis::cmd("HSET")
+        .arg("q:data")
+        .arg("quiet")
+        .arg(record)
+        .query(&mut con)
+        .unwrap();
+    let _: () = redis::cmd("RPUSH")
+        .arg("q:active")
+        .arg("quiet")
+        .query(&mut con)
+        .unwrap();
+    assert_eq!(server.key_type("q:signal"), "none");
+    let ran = wait_until(Duration::from_secs(5), || {
+        server.hget_bytes("q:data", "quiet").is_none()
+    });
+    signal(&child, nix::sys::signal::Signal::SIGTERM);
+    let _ = child.wait();
+    assert!(ran, "a job without a wake-up signal was not picked up");
+}
+
+#[test]
+fn every_job_is_acked_across_a_redis_restart() {
+    let mut server = RedisServer::start_with(&["--appendonly", "yes", "--appendfsync", "always"]);
+    let input: String = (0..40).map(|i| format!("job-{i}\n")).collect();
+    qctl(&server)
+        .args(["enqueue", "q", "--lines"])
+        .write_stdin(input)
+        .assert()
+        .success();
+    let mut child = spawn_consumer(
+        &server,
+        &[
+            "q",
+            "-c",
+            "2",
+            "--poll-interval",
+            "200ms",
+            "--heartbeat",
+            "1s",
+            "--orphan-after",
+            "20s",
+            "--",
+            "sleep",
+            "0.1",
+        ],
+    );
+    assert!(wait_until(Duration::from_secs(10), || {
+        let left: i64 = server.cmd(&[b"HLEN", b"q:data"]);
+        left < 35
+    }));
+    server.restart();
+    let done = wait_until(Duration::from_secs(30), || {
+        let left: i64 = server.cmd(&[b"HLEN", b"q:data"]);
+        left == 0
+    });
+    signal(&child, nix::sys::signal::Signal::SIGTERM);
+    let status = child.wait().unwrap();
+    assert!(
+        done,
+        "jobs were left after the restart: {:?}",
+        server.dump_all()
+    );
+    assert_eq!(status.code(), Some(0));
+    assert!(server.lrange("q:active").is_empty());
+}
+
+#[test]
+fn data_with_all_256_byte_values_reaches_the_handler_intact() {
+    let server = RedisServer::start();
+    let data: Vec<u8> = (0..=255u8).collect();
+    enqueue(&server, "q", "bin", &data);
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out");
+    qctl(&server)
+        .args(["consume", "q", "--drain"])
+        .args(FAST)
+        .args(["--", "sh", "-c", &format!("cat > {}", out.display())])
+        .assert()
+        .success();
+    assert_eq!(std::fs::read(&out).unwrap(), data);
+}
+
+#[test]
+fn shell_syntax_in_data_id_or_args_never_executes() {
+    let server = RedisServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let marker = dir.path().join("x");
+    let payload = format!("$(touch {})", marker.display());
+    enqueue(
+        &server,
+        "q",
+        &format!("`touch {}`", marker.display()),
+        payload.as_bytes(),
+    );
+    let out = qctl(&server)
+        .args(["consume", "q", "--drain", "--replace", "{}"])
+        .args(FAST)
+        .args([
+            "--",
+            "echo",
+            "{}",
+            &format!("$(touch {})", marker.display()),
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    assert!(String::from_utf8_lossy(&out.stdout).contains(&payload));
+    assert!(!marker.exists(), "something ran a shell");
+}
+
+#[test]
+fn a_paused_queue_reserves_nothing_until_resumed() {
+    let server = RedisServer::start();
+    enqueue(&server, "q", "p", b"");
+    let _: () = server.cmd(&[b"SET", b"q:paused", b"1"]);
+    let mut child = spawn_consumer(&server, &["q", "--poll-interval", "200ms", "--", "true"]);
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(
+        server.lrange("q:active"),
+        vec!["p".to_string()],
+        "a paused queue gave out a job"
+    );
+    let _: () = server.cmd(&[b"DEL", b"q:paused"]);
+    let ran = wait_until(Duration::from_secs(5), || {
+        server.hget_bytes("q:data", "p").is_none()
+    });
+    signal(&child, nix::sys::signal::Signal::SIGTERM);
+    let _ = child.wait();
+    assert!(ran, "the job did not run after resume");
+}
+
+#[test]
+fn drain_exits_zero_when_all_pass_and_seven_when_any_fails() {
+    let server = RedisServer::start();
+    for i in 0..3 {
+        enqueue(&server, "ok", &format!("j{i}"), b"0");
+    }
+    qctl(&server)
+        .args(["consume", "ok", "--drain"])
+        .args(FAST)
+        .args(["--", "true"])
+        .assert()
+        .success();
+    enqueue(&server, "mixed", "pass", b"0");
+    enqueue(&server, "mixed", "fail", b"1");
+    qctl(&server)
+        .args(["consume", "mixed", "--drain", "--max-retries", "0"])
+        .args(FAST)
+        .args(["--", "sh", "-c", "read x; exit $x"])
+        .assert()
+        .code(7)
+        .stderr(predicates::str::contains("succeeded 1"));
+    // An empty queue drains at once.
+    qctl(&server)
+        .args(["consume", "empty", "--drain"])
+        .args(FAST)
+        .args(["--", "true"])
+        .assert()
+        .success();
+}
+
+#[test]
+fn a_missing_command_is_refused_before_any_job_is_reserved() {
+    let server = RedisServer::start();
+    enqueue(&server, "q", "j", b"");
+    let before = server.dump_all();
+    qctl(&server)
+        .args(["consume", "q", "--drain", "--", "no-such-command-qctl"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("no-such-command-qctl"));
+    assert_eq!(server.dump_all(), before);
+}
+
+#[test]
+fn json_mode_prints_one_event_per_line_and_a_summary() {
+    let server = RedisServer::start();
+    enqueue(&server, "q", "j", b"hi");
+    let out = qctl(&server)
+        .args(["--json", "consume", "q", "--drain"])
+        .args(FAST)
+        .args(["--", "cat"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let events: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every stdout line is JSON"))
+        .collect();
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["reserved", "started", "succeeded", "summary"]);
+    assert_eq!(events[2]["id"], "j");
+    assert_eq!(events[3]["succeeded"], 1);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("hi"),
+        "handler stdout goes to stderr with --json"
+    );
+}
