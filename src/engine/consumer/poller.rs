@@ -44,6 +44,19 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
             p = shared.slots.clone().acquire_owned() => p.expect("slots are never closed"),
             _ = shared.stop.cancelled() => break,
         };
+        // While jobs still wait locally, reserve only once half the slots are free, so
+        // that a busy consumer reserves in batches rather than one job per request.
+        let waiting = tx.max_capacity() - tx.capacity();
+        if waiting > 0 && shared.slots.available_permits() + 1 < shared.capacity().div_ceil(2) {
+            drop(first);
+            let finished = shared.finished.notified();
+            tokio::select! {
+                _ = finished => {}
+                _ = tokio::time::sleep(Duration::from_millis(50)) => {}
+                _ = shared.stop.cancelled() => break,
+            }
+            continue;
+        }
         let mut permits = vec![first];
         let want = remaining.map_or(shared.capacity(), |r| (r as usize).min(shared.capacity()));
         while permits.len() < want {
