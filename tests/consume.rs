@@ -526,3 +526,37 @@ fn json_mode_prints_one_event_per_line_and_a_summary() {
         "handler stdout goes to stderr with --json"
     );
 }
+
+#[test]
+fn sigusr1_prints_each_loop_state_the_running_jobs_and_the_counts() {
+    let server = RedisServer::start();
+    enqueue(&server, "q", "busy", b"");
+    let mut child = spawn_consumer(
+        &server,
+        &[
+            "q",
+            "--shutdown-grace",
+            "200ms",
+            "--poll-interval",
+            "200ms",
+            "--",
+            "sleep",
+            "30",
+        ],
+    );
+    assert!(wait_until(Duration::from_secs(10), || server
+        .lrange("q:active")
+        .is_empty()));
+    std::thread::sleep(Duration::from_millis(300));
+    signal(&child, nix::sys::signal::Signal::SIGUSR1);
+    std::thread::sleep(Duration::from_millis(300));
+    signal(&child, nix::sys::signal::Signal::SIGTERM);
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("status:"), "{stderr}");
+    for name in ["heartbeat", "scheduler", "custodian", "poller", "processor"] {
+        assert!(stderr.contains(name), "no state for {name}: {stderr}");
+    }
+    assert!(stderr.contains("running busy (attempt 0)"), "{stderr}");
+    assert!(stderr.contains("so far: ran 0"), "{stderr}");
+}

@@ -50,6 +50,11 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
                 for (id, attempt, secs) in &snap.running {
                     text.push_str(&format!("\n  running {id} (attempt {attempt}) for {secs:.1}s"));
                 }
+                let s = handle.summary();
+                text.push_str(&format!(
+                    "\n  so far: ran {}, succeeded {}, retried {}, killed {}, damaged {}, returned {}",
+                    s.ran, s.succeeded, s.retried, s.killed, s.damaged, s.returned
+                ));
                 eprintln!("{text}");
             }
         }

@@ -219,6 +219,14 @@ pub struct Handle {
     pub stop: CancellationToken,
     pub kill: CancellationToken,
     pub status: Status,
+    shared: Arc<Shared>,
+}
+
+impl Handle {
+    /// The counts so far.
+    pub fn summary(&self) -> Summary {
+        self.shared.counters.summary()
+    }
 }
 
 /// Prepares a consumer: connects, measures clock skew, registers. Then [`run`] runs it.
@@ -282,6 +290,7 @@ impl Consumer {
             stop: self.shared.stop.clone(),
             kill: self.shared.kill.clone(),
             status: self.shared.status.clone(),
+            shared: self.shared.clone(),
         }
     }
 
