@@ -4,6 +4,7 @@
 -- KEYS[1]  NAME:inflight:<uuid>  set
 -- KEYS[2]  NAME:data             hash
 -- KEYS[3]  NAME:failures         hash
+-- KEYS[4]  NAME:stats            hash  qctl's counters: "completed" grows by the acked count
 -- ARGV     id1, id2, ...  (at most 1000)
 --
 -- Returns  an array with one integer per id: 1 if acked, 0 if it was not in the set (the
@@ -16,15 +17,18 @@ local function check(key, want)
   end
 end
 local err = check(KEYS[1], 'set') or check(KEYS[2], 'hash') or check(KEYS[3], 'hash')
+  or check(KEYS[4], 'hash')
 if err then return err end
 
-local out = {}
+local out, acked = {}, 0
 for i = 1, #ARGV do
   local was = redis.call('SREM', KEYS[1], ARGV[i])
   if was == 1 then
     redis.call('HDEL', KEYS[2], ARGV[i])
     redis.call('HDEL', KEYS[3], ARGV[i])
+    acked = acked + 1
   end
   out[i] = was
 end
+if acked > 0 then redis.call('HINCRBY', KEYS[4], 'completed', acked) end
 return out

@@ -6,6 +6,7 @@
 -- KEYS[2]  NAME:scheduled        zset
 -- KEYS[3]  NAME:data             hash
 -- KEYS[4]  NAME:failures         hash
+-- KEYS[5]  NAME:stats            hash  qctl's counters: "failed" grows by 1
 -- ARGV[1]  id
 -- ARGV[2]  retry time (unix seconds)
 -- ARGV[3]  the new record
@@ -20,11 +21,12 @@ local function check(key, want)
   end
 end
 local err = check(KEYS[1], 'set') or check(KEYS[2], 'zset') or check(KEYS[3], 'hash')
-  or check(KEYS[4], 'hash')
+  or check(KEYS[4], 'hash') or check(KEYS[5], 'hash')
 if err then return err end
 
 if redis.call('SREM', KEYS[1], ARGV[1]) == 0 then return 0 end
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
 redis.call('HSET', KEYS[4], ARGV[1], ARGV[4])
+redis.call('HINCRBY', KEYS[5], 'failed', 1)
 return 1

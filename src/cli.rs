@@ -72,9 +72,63 @@ pub enum Command {
     /// anything else fails it (retried with backoff, then moved to the dead set).
     Consume(ConsumeArgs),
 
+    /// Count what each queue holds: active, scheduled, in flight, dead, consumers, paused.
+    ///
+    /// Without names, finds the queues by scanning key names (SCAN, never KEYS).
+    Stats(StatsArgs),
+
     /// Look at and repair dead jobs (jobs that ran out of retries).
     #[command(subcommand)]
     Dead(DeadCommand),
+
+    /// Look at and change scheduled jobs (delayed jobs and retries).
+    #[command(subcommand)]
+    Scheduled(ScheduledCommand),
+
+    /// Look at and delete jobs that are ready to run.
+    #[command(subcommand)]
+    Active(ActiveCommand),
+
+    /// List the consumers of a queue with their heartbeat age and jobs in flight.
+    Consumers {
+        /// The queue's name.
+        queue: String,
+        /// A consumer whose heartbeat is older than this counts as expired.
+        #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_duration)]
+        orphan_after: Duration,
+    },
+
+    /// Return the in-flight jobs of expired consumers to the queue.
+    Orphans {
+        /// The queue's name.
+        queue: String,
+        /// A consumer whose heartbeat is older than this is expired.
+        #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_duration)]
+        orphan_after: Duration,
+        /// Show what would be recovered; change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+
+    /// Stop qctl consumers from reserving new jobs of a queue (running jobs finish).
+    Pause {
+        /// The queue's name.
+        queue: String,
+    },
+
+    /// Let qctl consumers reserve jobs of a paused queue again.
+    Resume {
+        /// The queue's name.
+        queue: String,
+    },
+
+    /// Delete every key of a queue: jobs in every state, consumers, and qctl's own keys.
+    Purge {
+        /// The queue's name.
+        queue: String,
+        #[command(flatten)]
+        confirm: ConfirmArgs,
+    },
 
     /// Print a shell completion script to standard output.
     Completions {
@@ -189,17 +243,148 @@ pub struct ConsumeArgs {
     pub command: Vec<std::ffi::OsString>,
 }
 
+#[derive(Debug, Args)]
+pub struct StatsArgs {
+    /// Queues to count [default: every queue found].
+    pub queues: Vec<String>,
+    /// Redraw every DUR (default 2s) with rates, until Ctrl-C.
+    #[arg(long, value_name = "DUR", num_args = 0..=1, default_missing_value = "2s", value_parser = parse_duration)]
+    pub watch: Option<Duration>,
+    /// A consumer whose heartbeat is older than this counts as expired.
+    #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_duration)]
+    pub orphan_after: Duration,
+    /// Stop discovering queues after scanning this many keys.
+    #[arg(long, value_name = "N", default_value_t = 10_000_000)]
+    pub max_keys: u64,
+}
+
+/// Which jobs of a listing to show or touch.
+#[derive(Debug, Args, Clone, Default)]
+pub struct FilterArgs {
+    /// Only jobs whose data contains TEXT.
+    #[arg(long, value_name = "TEXT")]
+    pub grep: Option<String>,
+    /// Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h).
+    #[arg(long, value_name = "TIME", value_parser = parse_time_or_age)]
+    pub since: Option<f64>,
+    /// Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h).
+    #[arg(long, value_name = "TIME", value_parser = parse_time_or_age)]
+    pub until: Option<f64>,
+    /// Only jobs that failed at least N times.
+    #[arg(long, value_name = "N")]
+    pub min_attempts: Option<i64>,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// The queue's name.
+    pub queue: String,
+    /// How many jobs to show.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub limit: usize,
+    /// Skip this many jobs (the next page's offset is printed).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub offset: u64,
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    /// One JSON object per line, with full data.
+    #[arg(long)]
+    pub jsonl: bool,
+}
+
+#[derive(Debug, Args, Clone)]
+pub struct ConfirmArgs {
+    /// Do it without asking.
+    #[arg(short = 'y', long)]
+    pub yes: bool,
+    /// Show what would be done; change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct BulkArgs {
+    /// The queue's name.
+    pub queue: String,
+    /// The jobs' ids.
+    #[arg(value_name = "ID")]
+    pub ids: Vec<String>,
+    /// Every job (narrowed by the filters, if any).
+    #[arg(long, conflicts_with = "ids")]
+    pub all: bool,
+    #[command(flatten)]
+    pub filter: FilterArgs,
+    #[command(flatten)]
+    pub confirm: ConfirmArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ShowArgs {
+    /// The queue's name.
+    pub queue: String,
+    /// The job's id.
+    pub id: String,
+    /// Write only the job's data bytes to standard output.
+    #[arg(long)]
+    pub raw: bool,
+}
+
 #[derive(Debug, Subcommand)]
 pub enum DeadCommand {
+    /// List dead jobs, newest first.
+    List(ListArgs),
     /// Show one dead job: its record and why it failed.
-    Show {
+    Show(ShowArgs),
+    /// Move dead jobs back to the queue (Attempt reset to 0, failure cleared).
+    Requeue {
+        #[command(flatten)]
+        bulk: BulkArgs,
+        /// Keep each job's Attempt instead of resetting it.
+        #[arg(long)]
+        keep_attempts: bool,
+    },
+    /// Delete dead jobs with their records.
+    Delete {
+        #[command(flatten)]
+        bulk: BulkArgs,
+        /// Only jobs that died longer ago than this (e.g. 30d).
+        #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+        older_than: Option<Duration>,
+    },
+    /// Write dead jobs as JSON lines that `qctl enqueue --jsonl` reads back.
+    Export {
         /// The queue's name.
         queue: String,
-        /// The job's id.
-        id: String,
-        /// Write only the job's data bytes to standard output.
-        #[arg(long)]
-        raw: bool,
+        #[command(flatten)]
+        filter: FilterArgs,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ScheduledCommand {
+    /// List scheduled jobs, soonest first.
+    List(ListArgs),
+    /// Show one scheduled job.
+    Show(ShowArgs),
+    /// Make scheduled jobs ready now.
+    RunNow(BulkArgs),
+    /// Delete scheduled jobs with their records.
+    Delete(BulkArgs),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ActiveCommand {
+    /// Show the jobs at the head of the queue (next to run first); reserves nothing.
+    List(ListArgs),
+    /// Delete ready jobs with their records.
+    Delete {
+        /// The queue's name.
+        queue: String,
+        /// The jobs' ids.
+        #[arg(value_name = "ID", required = true)]
+        ids: Vec<String>,
+        #[command(flatten)]
+        confirm: ConfirmArgs,
     },
 }
 
@@ -231,6 +416,14 @@ pub fn parse_time(s: &str) -> Result<f64, String> {
         .map_err(|e| {
             format!("{e} (expected RFC 3339 such as 2026-01-02T15:04:05Z, or unix seconds)")
         })
+}
+
+/// A point in time, or an age (`2h`: two hours ago). Returns unix seconds.
+pub fn parse_time_or_age(s: &str) -> Result<f64, String> {
+    if let Ok(age) = humantime::parse_duration(s.trim()) {
+        return Ok(crate::engine::now() - age.as_secs_f64());
+    }
+    parse_time(s)
 }
 
 #[cfg(test)]

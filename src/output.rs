@@ -104,3 +104,151 @@ pub fn print_error(err: &anyhow::Error) {
     }
     eprintln!("{}", crate::engine::error::redact(&text));
 }
+
+impl Output {
+    /// A table for people: no borders, header, wraps to the terminal.
+    pub fn table(&self, header: &[&str]) -> comfy_table::Table {
+        let mut table = comfy_table::Table::new();
+        table
+            .load_style(comfy_table::presets::NOTHING)
+            .set_content_arrangement(comfy_table::ContentArrangement::Disabled)
+            .set_header(header.to_vec());
+        table
+    }
+
+    /// Prints a table (trailing spaces trimmed).
+    pub fn print_table(&mut self, table: &comfy_table::Table) -> io::Result<()> {
+        for line in table.lines() {
+            self.line(line.trim_end())?;
+        }
+        Ok(())
+    }
+
+    /// Asks before a destructive or bulk change. `--yes` answers for the user; without a
+    /// terminal and without `--yes` the command is refused with the exact line to re-run.
+    pub fn confirm(&self, question: &str, yes: bool) -> Result<bool, crate::engine::Error> {
+        if yes {
+            return Ok(true);
+        }
+        if !io::stdin().is_terminal() || !io::stderr().is_terminal() {
+            return Err(crate::engine::Error::Usage(format!(
+                "{question} needs confirmation and there is no terminal to ask; to go ahead, run:\n  {}",
+                rerun_with_yes()
+            )));
+        }
+        dialoguer::Confirm::new()
+            .with_prompt(question)
+            .default(false)
+            .interact()
+            .map_err(|e| crate::engine::Error::Usage(format!("cannot ask for confirmation: {e}")))
+    }
+}
+
+/// This command line with `--yes` added, quoted for a POSIX shell.
+pub fn rerun_with_yes() -> String {
+    let mut words: Vec<String> = std::env::args().map(|a| shell_quote(&a)).collect();
+    if let Some(first) = words.first_mut() {
+        *first = "qctl".into();
+    }
+    words.push("--yes".into());
+    crate::engine::error::redact(&words.join(" "))
+}
+
+fn shell_quote(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./:=@%+,{}".contains(&b))
+    {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
+}
+
+/// `3m ago`, `in 5m`, rounded to the largest sensible unit.
+pub fn relative(t: f64, now: f64) -> String {
+    let d = (t - now).abs().round();
+    let text = if d < 60.0 {
+        format!("{d}s")
+    } else if d < 3570.0 {
+        format!("{}m", (d / 60.0).round())
+    } else if d < 86400.0 * 2.0 {
+        format!("{}h", (d / 3600.0).round())
+    } else {
+        format!("{}d", (d / 86400.0).round())
+    };
+    if t >= now {
+        format!("in {text}")
+    } else {
+        format!("{text} ago")
+    }
+}
+
+/// Data for a table cell: UTF-8 text cut at `max` characters on one line, or a binary mark.
+pub fn preview(data: &[u8], max: usize) -> String {
+    match std::str::from_utf8(data) {
+        Ok(s) => {
+            let one_line: String = s
+                .chars()
+                .map(|c| if c.is_control() { ' ' } else { c })
+                .collect();
+            if one_line.chars().count() > max {
+                format!("{}…", one_line.chars().take(max).collect::<String>())
+            } else {
+                one_line
+            }
+        }
+        Err(_) => format!("<binary, {} bytes>", data.len()),
+    }
+}
+
+/// The stable JSON form of a listed job: `id`, `score` (unix seconds; death or due time),
+/// `time` (the same as RFC 3339), `attempt`, `data` (UTF-8) or `data_b64`, `damaged` (why the
+/// record cannot be read, else null), `failure` (the recorded failure, else null).
+pub fn entry_json(e: &crate::engine::listing::Entry, score_name: &str) -> serde_json::Value {
+    use base64::Engine as _;
+    let data = e.data();
+    let (text, b64) = match data.map(std::str::from_utf8) {
+        Some(Ok(s)) => (Some(s.to_string()), None),
+        Some(Err(_)) => (
+            None,
+            data.map(|d| base64::engine::general_purpose::STANDARD.encode(d)),
+        ),
+        None => (None, None),
+    };
+    let mut v = serde_json::json!({
+        "id": e.id,
+        "attempt": e.attempt(),
+        "damaged": e.damage(),
+        "failure": e.failure,
+    });
+    if let Some(t) = text {
+        v["data"] = t.into();
+    }
+    if let Some(b) = b64 {
+        v["data_b64"] = b.into();
+    }
+    if let Some(s) = e.score {
+        v[score_name] = s.into();
+        v[format!("{score_name}_at")] = crate::engine::jobs::describe_time(s).into();
+    }
+    v
+}
+
+impl Output {
+    /// A bar counting to `total` on stderr; hidden when stderr is no terminal or with --quiet.
+    pub fn progress(&self, total: u64, what: &str) -> ProgressBar {
+        if self.quiet || !io::stderr().is_terminal() {
+            return ProgressBar::hidden();
+        }
+        let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template(&format!(
+                "{what} {{bar:30}} {{human_pos}}/{{human_len}} ({{per_sec}}, eta {{eta}})"
+            ))
+            .expect("valid progress template"),
+        );
+        bar
+    }
+}

@@ -531,7 +531,7 @@ fn json_mode_prints_one_event_per_line_and_a_summary() {
 fn sigusr1_prints_each_loop_state_the_running_jobs_and_the_counts() {
     let server = RedisServer::start();
     enqueue(&server, "q", "busy", b"");
-    let mut child = spawn_consumer(
+    let child = spawn_consumer(
         &server,
         &[
             "q",

@@ -1,9 +1,17 @@
 //! One file per subcommand: read the flags, call the engine, render the result.
 
+mod active;
 mod completions;
 mod consume;
+mod consumers;
 mod dead;
 mod enqueue;
+mod listing;
+mod orphans;
+mod pause;
+mod purge;
+mod scheduled;
+mod stats;
 
 use crate::cli::{Cli, Command, GlobalArgs};
 use crate::engine::{ExitCode, ServerSpec};
@@ -50,6 +58,21 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Command::Enqueue(args) => enqueue::run(ctx, args).await,
             Command::Consume(args) => consume::run(ctx, args).await,
             Command::Dead(cmd) => dead::run(ctx, cmd).await,
+            Command::Stats(args) => stats::run(ctx, args).await,
+            Command::Scheduled(cmd) => scheduled::run(ctx, cmd).await,
+            Command::Active(cmd) => active::run(ctx, cmd).await,
+            Command::Consumers {
+                queue,
+                orphan_after,
+            } => consumers::run(ctx, &queue, orphan_after).await,
+            Command::Orphans {
+                queue,
+                orphan_after,
+                dry_run,
+            } => orphans::run(ctx, &queue, orphan_after, dry_run).await,
+            Command::Pause { queue } => pause::run(ctx, &queue, true).await,
+            Command::Resume { queue } => pause::run(ctx, &queue, false).await,
+            Command::Purge { queue, confirm } => purge::run(ctx, &queue, confirm).await,
             Command::Completions { shell } => completions::run(ctx, shell),
         }
     })

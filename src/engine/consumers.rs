@@ -118,3 +118,69 @@ pub async fn recover_orphans(
     }
     Ok(report)
 }
+
+/// One member of `NAME:consumers`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct ConsumerInfo {
+    /// The member: normally the consumer's in-flight key.
+    pub key: String,
+    /// Last heartbeat (unix seconds).
+    pub heartbeat: f64,
+    /// Ids in its in-flight set; None when the member is not a valid in-flight key of this
+    /// queue or its key is not a set.
+    pub in_flight: Option<u64>,
+    /// Why the member is not a usable in-flight key, if it is not.
+    pub problem: Option<String>,
+}
+
+/// Every consumer (at most 10,000), with its jobs in flight; reads only, two round trips.
+pub async fn list(redis: &mut Redis, keys: &QueueKeys) -> Result<Vec<ConsumerInfo>, Error> {
+    let members: Vec<(String, f64)> = redis
+        .query(
+            redis::cmd("ZRANGE")
+                .arg(&keys.consumers)
+                .arg(0)
+                .arg(9999)
+                .arg("WITHSCORES"),
+            format!("reading {}", keys.consumers),
+        )
+        .await?;
+    let valid: Vec<&str> = members
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .filter(|k| keys.is_inflight_key(k))
+        .collect();
+    let mut pipe = redis::pipe();
+    pipe.ignore_errors();
+    for key in &valid {
+        pipe.cmd("SCARD").arg(*key);
+    }
+    let counts: Vec<redis::RedisResult<u64>> = if valid.is_empty() {
+        Vec::new()
+    } else {
+        redis.pipeline(&pipe, "counting jobs in flight").await?
+    };
+    let mut counts = counts.into_iter();
+    Ok(members
+        .into_iter()
+        .map(|(key, heartbeat)| {
+            let (in_flight, problem) = if keys.is_inflight_key(&key) {
+                match counts.next() {
+                    Some(Ok(n)) => (Some(n), None),
+                    _ => (None, Some("its in-flight key is not a set".to_string())),
+                }
+            } else {
+                (
+                    None,
+                    Some(format!("not of the form {}:inflight:<uuid>", keys.name)),
+                )
+            };
+            ConsumerInfo {
+                key,
+                heartbeat,
+                in_flight,
+                problem,
+            }
+        })
+        .collect())
+}

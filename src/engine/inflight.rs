@@ -73,7 +73,7 @@ pub async fn ack(
     ids: &[&str],
 ) -> Result<Vec<bool>, Error> {
     let flags: Vec<i64> = scripts::ACK
-        .call(&[inflight, &keys.data, &keys.failures])
+        .call(&[inflight, &keys.data, &keys.failures, &keys.stats])
         .arg(ids)
         .invoke(redis)
         .await?;
@@ -94,7 +94,13 @@ pub async fn retry(
         ..job.clone()
     };
     let done: i64 = scripts::RETRY
-        .call(&[inflight, &keys.scheduled, &keys.data, &keys.failures])
+        .call(&[
+            inflight,
+            &keys.scheduled,
+            &keys.data,
+            &keys.failures,
+            &keys.stats,
+        ])
         .arg(&job.id)
         .arg(at)
         .arg(next.encode())
@@ -125,7 +131,13 @@ pub async fn kill(
         })
         .unwrap_or_default();
     let done: i64 = scripts::KILL
-        .call(&[inflight, &keys.dead, &keys.data, &keys.failures])
+        .call(&[
+            inflight,
+            &keys.dead,
+            &keys.data,
+            &keys.failures,
+            &keys.stats,
+        ])
         .arg(id)
         .arg(now)
         .arg(record)

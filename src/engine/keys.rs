@@ -21,6 +21,8 @@ pub struct QueueKeys {
     pub failures: String,
     /// string (qctl's own): while it exists, qctl consumers reserve nothing.
     pub paused: String,
+    /// hash (qctl's own): counters `completed` and `failed` kept by qctl consumers.
+    pub stats: String,
 }
 
 /// The prefix of every consumer's in-flight set key.
@@ -38,6 +40,7 @@ impl QueueKeys {
             signal: format!("{name}:signal"),
             failures: format!("{name}:failures"),
             paused: format!("{name}:paused"),
+            stats: format!("{name}:stats"),
         }
     }
 
@@ -55,7 +58,7 @@ impl QueueKeys {
     }
 
     /// Every fixed key, for commands that read or remove the whole queue.
-    pub fn fixed(&self) -> [&str; 8] {
+    pub fn fixed(&self) -> [&str; 9] {
         [
             &self.active,
             &self.data,
@@ -65,6 +68,7 @@ impl QueueKeys {
             &self.signal,
             &self.failures,
             &self.paused,
+            &self.stats,
         ]
     }
 }

@@ -1,10 +1,10 @@
 //! The queue engine: keys, the job record, the Lua scripts and the operations on a CurlyQ
 //! queue. No terminal code: every function returns plain values for the caller to render.
 
+pub mod bulk;
 pub mod conn;
 pub mod consumer;
 pub mod consumers;
-pub mod dead;
 pub mod enqueue;
 pub mod error;
 pub mod failure;
@@ -12,6 +12,8 @@ pub mod inflight;
 pub mod job;
 pub mod jobs;
 pub mod keys;
+pub mod listing;
+pub mod queues;
 pub mod scheduled;
 pub mod scripts;
 

@@ -52,6 +52,10 @@ scripts! {
     REQUEUE => "requeue",
     RECOVER => "recover",
     DEREGISTER => "deregister",
+    REQUEUE_DEAD => "requeue_dead",
+    DELETE => "delete",
+    DELETE_ACTIVE => "delete_active",
+    RUN_NOW => "run_now",
 }
 
 impl Lua {

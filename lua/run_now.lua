@@ -1,0 +1,30 @@
+-- run_now: move scheduled jobs to the tail of NAME:active now, records unchanged, and wake
+-- consumers.
+--
+-- KEYS[1]  NAME:scheduled  zset
+-- KEYS[2]  NAME:active     list
+-- KEYS[3]  NAME:signal     list
+-- ARGV     id1, id2, ...  (at most 1000)
+--
+-- Returns  an array with one integer per id: 1 moved, 0 not in the scheduled set.
+-- Errors   "WRONGTYPE ..." naming the key, before any write.
+local function check(key, want)
+  local t = redis.call('TYPE', key)['ok']
+  if t ~= 'none' and t ~= want then
+    return redis.error_reply('WRONGTYPE ' .. key .. ' holds a ' .. t .. ', expected a ' .. want)
+  end
+end
+local err = check(KEYS[1], 'zset') or check(KEYS[2], 'list')
+if err then return err end
+
+local out, moved = {}, {}
+for i = 1, #ARGV do
+  out[i] = redis.call('ZREM', KEYS[1], ARGV[i])
+  if out[i] == 1 then moved[#moved + 1] = ARGV[i] end
+end
+if #moved > 0 then
+  redis.call('RPUSH', KEYS[2], unpack(moved))
+  redis.call('DEL', KEYS[3])
+  redis.call('LPUSH', KEYS[3], 1)
+end
+return out

@@ -1,0 +1,477 @@
+//! What `dead`, `scheduled` and `active` share: listing a page of jobs, showing one job,
+//! and bulk changes with a preview, a confirmation, chunks and a progress bar.
+
+use anyhow::Context as _;
+use serde_json::json;
+
+use super::Context;
+use crate::cli::{BulkArgs, FilterArgs, ListArgs, ShowArgs};
+use crate::engine::bulk::{self, Fate, Selection, Walk};
+use crate::engine::jobs::describe_time;
+use crate::engine::listing::{self, Entry, Filter};
+use crate::engine::{self, Error, ExitCode, QueueKeys};
+use crate::output::{entry_json, preview, relative};
+
+/// The three places a job can wait.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Place {
+    Dead,
+    Scheduled,
+    Active,
+}
+
+impl Place {
+    fn key(self, keys: &QueueKeys) -> &str {
+        match self {
+            Place::Dead => &keys.dead,
+            Place::Scheduled => &keys.scheduled,
+            Place::Active => &keys.active,
+        }
+    }
+
+    fn score_name(self) -> &'static str {
+        match self {
+            Place::Dead => "died",
+            _ => "due",
+        }
+    }
+}
+
+/// What a bulk command does to each selected job.
+#[derive(Clone, Copy, Debug)]
+pub enum Action {
+    Requeue { keep_attempts: bool },
+    Delete,
+    RunNow,
+}
+
+impl Action {
+    fn verb(self) -> &'static str {
+        match self {
+            Action::Requeue { .. } => "requeue",
+            Action::Delete => "delete",
+            Action::RunNow => "run now",
+        }
+    }
+}
+
+pub fn filter(args: &FilterArgs) -> Filter {
+    Filter {
+        grep: args.grep.clone(),
+        since: args.since,
+        until: args.until,
+        min_attempts: args.min_attempts,
+    }
+}
+
+pub async fn list(mut ctx: Context, args: ListArgs, place: Place) -> anyhow::Result<ExitCode> {
+    let keys = QueueKeys::new(&args.queue);
+    let mut redis = ctx.server()?.connect().await?;
+    let filter = filter(&args.filter);
+    let page = match place {
+        Place::Active => {
+            listing::page_active(&mut redis, &keys, &filter, args.offset, args.limit).await
+        }
+        Place::Dead => {
+            listing::page_zset(
+                &mut redis,
+                &keys,
+                &keys.dead,
+                true,
+                &filter,
+                args.offset,
+                args.limit,
+            )
+            .await
+        }
+        Place::Scheduled => {
+            listing::page_zset(
+                &mut redis,
+                &keys,
+                &keys.scheduled,
+                false,
+                &filter,
+                args.offset,
+                args.limit,
+            )
+            .await
+        }
+    }
+    .with_context(|| format!("cannot list {}", place.key(&keys)))?;
+    let now = engine::now();
+    if args.jsonl {
+        for e in &page.entries {
+            ctx.out.json_line(&entry_json(e, place.score_name()))?;
+        }
+    } else if ctx.out.json {
+        let all: Vec<_> = page
+            .entries
+            .iter()
+            .map(|e| entry_json(e, place.score_name()))
+            .collect();
+        ctx.out.json_line(&all)?;
+    } else {
+        let header: &[&str] = match place {
+            Place::Dead => &["ID", "ATTEMPTS", "DIED", "REASON", "DATA"],
+            Place::Scheduled => &["ID", "KIND", "DUE", "ATTEMPTS", "DATA"],
+            Place::Active => &["#", "ID", "ATTEMPTS", "DATA"],
+        };
+        let mut table = ctx.out.table(header);
+        for (i, e) in page.entries.iter().enumerate() {
+            let attempts = e.attempt().map_or("-".to_string(), |a| a.to_string());
+            let data = match e.damage() {
+                Some(why) => format!("<damaged: {why}>"),
+                None => preview(e.data().unwrap_or_default(), 60),
+            };
+            let when = e
+                .score
+                .map(|s| format!("{} ({})", due_text(place, s, now), describe_time(s)));
+            let row = match place {
+                Place::Dead => vec![
+                    e.id.clone(),
+                    attempts,
+                    when.unwrap_or_default(),
+                    reason(e),
+                    data,
+                ],
+                Place::Scheduled => {
+                    let kind = if e.attempt().unwrap_or(0) > 0 {
+                        "retry"
+                    } else {
+                        "delayed"
+                    };
+                    vec![
+                        e.id.clone(),
+                        kind.into(),
+                        when.unwrap_or_default(),
+                        attempts,
+                        data,
+                    ]
+                }
+                Place::Active => vec![
+                    (args.offset + i as u64).to_string(),
+                    e.id.clone(),
+                    attempts,
+                    data,
+                ],
+            };
+            table.add_row(row);
+        }
+        if page.entries.is_empty() {
+            ctx.out
+                .note(format_args!("no jobs in {}", place.key(&keys)));
+        } else {
+            ctx.out.print_table(&table)?;
+        }
+    }
+    ctx.out.flush()?;
+    let shown = page.entries.len() as u64;
+    if shown > 0 && !ctx.out.json && !args.jsonl {
+        let more = page
+            .next_offset
+            .map(|o| format!("; next page: --offset {o}"))
+            .unwrap_or_default();
+        ctx.out.note(format_args!(
+            "{shown} shown of {} in {}{more}",
+            page.total,
+            place.key(&keys)
+        ));
+    }
+    Ok(ExitCode::Success)
+}
+
+fn due_text(place: Place, t: f64, now: f64) -> String {
+    match place {
+        Place::Scheduled if t <= now => {
+            format!("overdue {}", relative(t, now).trim_end_matches(" ago"))
+        }
+        _ => relative(t, now),
+    }
+}
+
+/// The first line of the recorded reason and stderr.
+fn reason(e: &Entry) -> String {
+    match (&e.failure, e.damage()) {
+        (_, Some(why)) => format!("damaged: {why}"),
+        (Some(f), None) => {
+            let first = f
+                .stderr
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("");
+            if first.is_empty() {
+                f.reason.clone()
+            } else {
+                format!("{}: {}", f.reason, preview(first.as_bytes(), 40))
+            }
+        }
+        (None, None) => "-".into(),
+    }
+}
+
+pub async fn show(mut ctx: Context, args: ShowArgs, place: Place) -> anyhow::Result<ExitCode> {
+    let keys = QueueKeys::new(&args.queue);
+    let mut redis = ctx.server()?.connect().await?;
+    let (queue, id) = (&args.queue, &args.id);
+    let mut entries = listing::fill(&mut redis, &keys, vec![(id.clone(), None)])
+        .await
+        .with_context(|| format!("cannot read job {id:?} of queue {queue:?}"))?;
+    let mut entry = entries.pop().expect("one entry per id");
+    let location = engine::jobs::locate(&mut redis, &keys, id).await?;
+    entry.score = match (&location, place) {
+        (engine::jobs::Location::Scheduled { due }, Place::Scheduled) => Some(*due),
+        (engine::jobs::Location::Dead { died }, Place::Dead) => Some(*died),
+        _ => None,
+    };
+    if entry.job.is_none() && matches!(location, engine::jobs::Location::Unknown) {
+        return Err(Error::NothingDone(format!("no job {id:?} in queue {queue:?}")).into());
+    }
+    let expected = match place {
+        Place::Dead => matches!(location, engine::jobs::Location::Dead { .. }),
+        Place::Scheduled => matches!(location, engine::jobs::Location::Scheduled { .. }),
+        Place::Active => matches!(location, engine::jobs::Location::Active { .. }),
+    };
+    if !expected {
+        ctx.out.warn(format_args!(
+            "job {id:?} is not in {}: it is {location}",
+            place.key(&keys)
+        ));
+    }
+    if args.raw {
+        let data = match (entry.data(), entry.damage()) {
+            (Some(d), _) => d.to_vec(),
+            (None, Some(why)) => {
+                return Err(
+                    Error::BadInput(format!("job {id:?} has no usable record: {why}")).into(),
+                )
+            }
+            (None, None) => Vec::new(),
+        };
+        use std::io::Write;
+        let mut stdout = std::io::stdout().lock();
+        stdout.write_all(&data)?;
+        stdout.flush()?;
+        return Ok(ExitCode::Success);
+    }
+    if ctx.out.json {
+        let mut v = entry_json(&entry, place.score_name());
+        v["queue"] = json!(queue);
+        v["location"] = serde_json::to_value(&location)?;
+        ctx.out.json_line(&v)?;
+    } else {
+        let now = engine::now();
+        let mut lines = vec![format!("id:        {id}"), format!("where:     {location}")];
+        if let Some(s) = entry.score {
+            lines.push(format!(
+                "{:<10} {} ({})",
+                format!("{}:", place.score_name()),
+                describe_time(s),
+                due_text(place, s, now)
+            ));
+        }
+        if let Some(a) = entry.attempt() {
+            lines.push(format!("attempts:  {a}"));
+        }
+        match entry.damage() {
+            Some(why) => lines.push(format!("damaged:   {why}")),
+            None => lines.push(format!(
+                "data:      {}",
+                preview(entry.data().unwrap_or_default(), 2000)
+            )),
+        }
+        if let Some(f) = &entry.failure {
+            lines.push(format!(
+                "failure:   {} (attempt {}, {} ms, at {})",
+                f.reason,
+                f.attempt,
+                f.duration_ms,
+                describe_time(f.time)
+            ));
+            if !f.stderr.is_empty() {
+                lines.push("stderr (last 4 KiB):".into());
+                lines.extend(f.stderr.lines().map(|l| format!("  {l}")));
+            }
+        }
+        for l in lines {
+            ctx.out.line(l)?;
+        }
+    }
+    ctx.out.flush()?;
+    Ok(ExitCode::Success)
+}
+
+/// Runs a bulk action over ids or a filtered set: preview, confirm, then chunks.
+pub async fn bulk(
+    mut ctx: Context,
+    args: BulkArgs,
+    place: Place,
+    action: Action,
+    extra_until: Option<f64>,
+) -> anyhow::Result<ExitCode> {
+    let keys = QueueKeys::new(&args.queue);
+    let mut filter = filter(&args.filter);
+    if let Some(t) = extra_until {
+        filter.until = Some(filter.until.map_or(t, |u| u.min(t)));
+    }
+    let selection = if !args.ids.is_empty() {
+        if !filter.is_empty() {
+            return Err(Error::Usage("give ids or filters, not both".into()).into());
+        }
+        Selection::Ids(args.ids.clone())
+    } else if args.all || !filter.is_empty() {
+        Selection::Matching(filter)
+    } else {
+        return Err(
+            Error::Usage("name the jobs: give ids, --all, or filters (see --help)".into()).into(),
+        );
+    };
+    let mut redis = ctx.server()?.connect().await?;
+    let set = place.key(&keys).to_string();
+
+    // Say what will be touched: a count and a sample.
+    let (count, sample) = preview_selection(&mut redis, &keys, &set, &selection).await?;
+    let what = format!("{} {count} job(s) of {set}", action.verb());
+    if count == 0 {
+        ctx.out.note(format_args!(
+            "nothing to {}: no matching jobs in {set}",
+            action.verb()
+        ));
+        return Ok(ExitCode::NothingDone);
+    }
+    if !ctx.out.json {
+        ctx.out
+            .note(format_args!("will {what}, e.g. {}", sample.join(", ")));
+    }
+    if args.confirm.dry_run {
+        if ctx.out.json {
+            ctx.out.json_line(&json!({"dry_run": true, "action": action.verb(), "queue": args.queue, "count": count, "sample": sample}))?;
+            ctx.out.flush()?;
+        }
+        return Ok(ExitCode::Success);
+    }
+    let bulky = !matches!(selection, Selection::Ids(_)) || count > 1;
+    let destructive = matches!(action, Action::Delete);
+    if (bulky || destructive) && !ctx.out.confirm(&format!("{what}?"), args.confirm.yes)? {
+        ctx.out.note("nothing changed");
+        return Ok(ExitCode::NothingDone);
+    }
+
+    let bar = ctx.out.progress(count, action.verb());
+    let mut walk = Walk::new(&set, &selection);
+    let (mut done, mut missing, mut skipped) = (0u64, Vec::new(), Vec::new());
+    while let Some(chunk) = walk
+        .next(&mut redis, &keys)
+        .await
+        .with_context(|| format!("cannot read {set}"))?
+    {
+        let ids: Vec<&str> = chunk.iter().map(|e| e.id.as_str()).collect();
+        let fates = match action {
+            Action::Requeue { keep_attempts } => {
+                bulk::requeue_dead(&mut redis, &keys, &chunk, keep_attempts).await
+            }
+            Action::Delete if place == Place::Active => {
+                bulk::delete_active(&mut redis, &keys, &ids).await
+            }
+            Action::Delete => bulk::delete_from(&mut redis, &keys, &set, &ids).await,
+            Action::RunNow => bulk::run_now(&mut redis, &keys, &ids).await,
+        }
+        .with_context(|| {
+            format!(
+                "cannot {} jobs of {set} ({done} done before the error)",
+                action.verb()
+            )
+        })?;
+        let mut removed = 0;
+        for (e, fate) in chunk.iter().zip(fates) {
+            match fate {
+                Fate::Done => {
+                    done += 1;
+                    removed += 1;
+                }
+                Fate::NotFound => missing.push(e.id.clone()),
+                Fate::Skipped(why) => skipped.push((e.id.clone(), why)),
+            }
+        }
+        walk.advance(removed);
+        bar.set_position(done + (missing.len() + skipped.len()) as u64);
+    }
+    bar.finish_and_clear();
+    for id in &missing {
+        ctx.out
+            .warn(format_args!("job {id:?} is not in {set}; skipped"));
+    }
+    for (id, why) in &skipped {
+        ctx.out.warn(format_args!("job {id:?} skipped: {why}"));
+    }
+    if ctx.out.json {
+        ctx.out.json_line(&json!({
+            "action": action.verb(),
+            "queue": args.queue,
+            "done": done,
+            "not_found": missing,
+            "skipped": skipped.iter().map(|(id, why)| json!({"id": id, "reason": why})).collect::<Vec<_>>(),
+        }))?;
+        ctx.out.flush()?;
+    }
+    let past = match action {
+        Action::Requeue { .. } => "requeued",
+        Action::Delete => "deleted",
+        Action::RunNow => "made ready",
+    };
+    ctx.out.note(format_args!(
+        "{past} {done}, not found {}, skipped {}",
+        missing.len(),
+        skipped.len()
+    ));
+    Ok(if missing.is_empty() && skipped.is_empty() {
+        ExitCode::Success
+    } else if done == 0 {
+        ExitCode::NothingDone
+    } else {
+        ExitCode::Partial
+    })
+}
+
+/// How many jobs a selection touches and up to five of their ids; reads only.
+async fn preview_selection(
+    redis: &mut engine::Redis,
+    keys: &QueueKeys,
+    set: &str,
+    selection: &Selection,
+) -> anyhow::Result<(u64, Vec<String>)> {
+    match selection {
+        Selection::Ids(ids) => Ok((ids.len() as u64, ids.iter().take(5).cloned().collect())),
+        Selection::Matching(filter) => {
+            let mut walk = Walk::new(set, selection);
+            let (mut count, mut sample) = (0u64, Vec::new());
+            if !filter.needs_records() {
+                // The score range alone decides: count it without reading records.
+                let min = filter.since.map_or("-inf".to_string(), |s| s.to_string());
+                let max = filter.until.map_or("+inf".to_string(), |s| s.to_string());
+                let n: u64 = if set.ends_with(":active") {
+                    redis.query(redis::cmd("LLEN").arg(set), "LLEN").await?
+                } else {
+                    redis
+                        .query(redis::cmd("ZCOUNT").arg(set).arg(min).arg(max), "ZCOUNT")
+                        .await?
+                };
+                if let Some(first) = walk.next(redis, keys).await? {
+                    sample = first.iter().take(5).map(|e| e.id.clone()).collect();
+                }
+                return Ok((n, sample));
+            }
+            while let Some(chunk) = walk.next(redis, keys).await? {
+                count += chunk.len() as u64;
+                sample.extend(
+                    chunk
+                        .iter()
+                        .take(5 - sample.len().min(5))
+                        .map(|e| e.id.clone()),
+                );
+                walk.advance(0);
+            }
+            Ok((count, sample))
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! `qctl purge QUEUE`: delete every key of a queue, after saying what goes.
+
+use anyhow::Context as _;
+use serde_json::json;
+
+use super::Context;
+use crate::cli::ConfirmArgs;
+use crate::engine::{consumers, ExitCode, QueueKeys};
+
+pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow::Result<ExitCode> {
+    let keys = QueueKeys::new(queue);
+    let mut redis = ctx.server()?.connect().await?;
+    let mut targets: Vec<String> = keys.fixed().iter().map(|k| k.to_string()).collect();
+    for c in consumers::list(&mut redis, &keys)
+        .await
+        .with_context(|| format!("cannot list {}", keys.consumers))?
+    {
+        if keys.is_inflight_key(&c.key) {
+            targets.push(c.key);
+        }
+    }
+    // In-flight sets whose consumer entry is gone.
+    let pattern = format!("{}:inflight:*", glob_escape(queue));
+    let mut cursor = 0u64;
+    loop {
+        let (next, found): (u64, Vec<String>) = redis
+            .query(
+                redis::cmd("SCAN")
+                    .arg(cursor)
+                    .arg("MATCH")
+                    .arg(&pattern)
+                    .arg("COUNT")
+                    .arg(10_000),
+                "SCAN",
+            )
+            .await?;
+        targets.extend(found.into_iter().filter(|k| keys.is_inflight_key(k)));
+        cursor = next;
+        if cursor == 0 {
+            break;
+        }
+    }
+    targets.sort();
+    targets.dedup();
+    let mut pipe = redis::pipe();
+    for k in &targets {
+        pipe.exists(k);
+    }
+    pipe.hlen(&keys.data);
+    let mut present: Vec<u64> = redis
+        .pipeline(&pipe, "checking the queue's keys")
+        .await
+        .unwrap_or_default();
+    let jobs = present.pop().unwrap_or(0);
+    let existing: Vec<String> = targets
+        .into_iter()
+        .zip(present)
+        .filter(|(_, e)| *e > 0)
+        .map(|(k, _)| k)
+        .collect();
+    if existing.is_empty() {
+        ctx.out.note(format_args!("queue {queue:?} has no keys"));
+        return Ok(ExitCode::NothingDone);
+    }
+    ctx.out.note(format_args!(
+        "will delete {} key(s) of queue {queue:?} holding {jobs} job record(s): {}",
+        existing.len(),
+        existing
+            .iter()
+            .take(12)
+            .cloned()
+            .collect::<Vec<_>>()
+            .join(", ")
+    ));
+    if confirm.dry_run {
+        if ctx.out.json {
+            ctx.out.json_line(
+                &json!({"dry_run": true, "queue": queue, "keys": existing, "jobs": jobs}),
+            )?;
+            ctx.out.flush()?;
+        }
+        return Ok(ExitCode::Success);
+    }
+    if !ctx.out.confirm(
+        &format!("delete queue {queue:?} with {jobs} job(s)?"),
+        confirm.yes,
+    )? {
+        ctx.out.note("nothing changed");
+        return Ok(ExitCode::NothingDone);
+    }
+    for chunk in existing.chunks(100) {
+        let _: u64 = redis
+            .query(redis::cmd("UNLINK").arg(chunk), "UNLINK the queue's keys")
+            .await?;
+    }
+    if ctx.out.json {
+        ctx.out
+            .json_line(&json!({"queue": queue, "deleted_keys": existing, "jobs": jobs}))?;
+        ctx.out.flush()?;
+    }
+    ctx.out.note(format_args!(
+        "deleted {} key(s) of queue {queue:?}",
+        existing.len()
+    ));
+    Ok(ExitCode::Success)
+}
+
+fn glob_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}

@@ -1,0 +1,146 @@
+//! `qctl stats [QUEUE...]`: what each queue holds, once or redrawn with rates (--watch).
+
+use std::collections::HashMap;
+use std::io::IsTerminal;
+use std::time::Instant;
+
+use anyhow::Context as _;
+
+use super::Context;
+use crate::cli::StatsArgs;
+use crate::engine::queues::{self, Count, QueueStats};
+use crate::engine::{self, ExitCode};
+
+pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> {
+    let mut redis = ctx.server()?.connect().await?;
+    let mut previous: Option<(Instant, HashMap<String, QueueStats>)> = None;
+    loop {
+        let mut queues = args.queues.clone();
+        let mut trips = 0;
+        if queues.is_empty() {
+            let found = queues::discover(&mut redis, args.max_keys)
+                .await
+                .context("cannot discover queues")?;
+            trips += found.round_trips;
+            if !found.complete {
+                ctx.out.warn(format_args!(
+                    "stopped discovering after {} keys (--max-keys); some queues may be missing",
+                    found.keys_scanned
+                ));
+            }
+            queues = found.queues;
+        }
+        let (stats, stat_trips) = queues::stats(
+            &mut redis,
+            &queues,
+            engine::now(),
+            args.orphan_after.as_secs_f64(),
+        )
+        .await
+        .context("cannot count the queues")?;
+        trips += stat_trips;
+        ctx.out.verbose(format_args!(
+            "{} queue(s), {trips} round trip(s)",
+            stats.len()
+        ));
+        let now = Instant::now();
+        let rates = previous
+            .as_ref()
+            .map(|(at, before)| (now.duration_since(*at).as_secs_f64(), before));
+        if args.watch.is_some() && std::io::stdout().is_terminal() && !ctx.out.json {
+            ctx.out.line("\x1b[H\x1b[2J")?;
+        }
+        if ctx.out.json {
+            let mut rows = Vec::new();
+            for s in &stats {
+                let mut v = serde_json::to_value(s)?;
+                if let Some((secs, before)) = rates {
+                    if let Some(b) = before.get(&s.queue) {
+                        v["completed_per_sec"] = rate(s.completed, b.completed, secs).into();
+                        v["failed_per_sec"] = rate(s.failed, b.failed, secs).into();
+                    }
+                }
+                rows.push(v);
+            }
+            ctx.out.json_line(&rows)?;
+        } else {
+            let mut header = vec![
+                "QUEUE",
+                "ACTIVE",
+                "DUE",
+                "LATER",
+                "IN FLIGHT",
+                "DEAD",
+                "CONSUMERS",
+                "PAUSED",
+            ];
+            if args.watch.is_some() {
+                header.extend(["DONE/S", "FAILED/S"]);
+            }
+            let mut table = ctx.out.table(&header);
+            for s in &stats {
+                let mut row = vec![
+                    s.queue.clone(),
+                    count(s.active),
+                    count(s.scheduled_due),
+                    count(s.scheduled_later),
+                    count(s.in_flight),
+                    count(s.dead),
+                    format!(
+                        "{} alive, {} expired",
+                        count(s.consumers_alive),
+                        count(s.consumers_expired)
+                    ),
+                    if s.paused { "yes".into() } else { "no".into() },
+                ];
+                if args.watch.is_some() {
+                    let b =
+                        rates.and_then(|(secs, before)| before.get(&s.queue).map(|b| (secs, b)));
+                    row.push(b.map_or("-".into(), |(secs, b)| {
+                        format!("{:.1}", rate(s.completed, b.completed, secs))
+                    }));
+                    row.push(b.map_or("-".into(), |(secs, b)| {
+                        format!("{:.1}", rate(s.failed, b.failed, secs))
+                    }));
+                }
+                table.add_row(row);
+            }
+            if stats.is_empty() {
+                ctx.out.note("no queues found");
+            } else {
+                ctx.out.print_table(&table)?;
+            }
+            for s in stats.iter().filter(|s| !s.wrong_type.is_empty()) {
+                ctx.out.warn(format_args!(
+                    "queue {:?}: wrong key type in {} (shown as ?)",
+                    s.queue,
+                    s.wrong_type.join(", ")
+                ));
+            }
+        }
+        ctx.out.flush()?;
+        let Some(every) = args.watch else {
+            return Ok(ExitCode::Success);
+        };
+        previous = Some((
+            now,
+            stats.into_iter().map(|s| (s.queue.clone(), s)).collect(),
+        ));
+        tokio::select! {
+            _ = tokio::time::sleep(every) => {}
+            _ = tokio::signal::ctrl_c() => return Ok(ExitCode::Success),
+        }
+    }
+}
+
+fn count(c: Count) -> String {
+    c.map_or("?".into(), |n| n.to_string())
+}
+
+fn rate(now: u64, before: u64, secs: f64) -> f64 {
+    if secs <= 0.0 {
+        0.0
+    } else {
+        now.saturating_sub(before) as f64 / secs
+    }
+}

@@ -1,0 +1,195 @@
+//! Finding queues (SCAN, never KEYS) and counting what each holds.
+
+use redis::Value;
+
+use super::conn::Redis;
+use super::error::Error;
+use super::keys::QueueKeys;
+
+/// Suffixes that make a key part of a CurlyQ queue.
+const SUFFIXES: [&str; 6] = [
+    ":active",
+    ":data",
+    ":scheduled",
+    ":dead",
+    ":consumers",
+    ":paused",
+];
+/// Keys asked for per SCAN call.
+const SCAN_COUNT: usize = 10_000;
+/// Queues counted per round trip.
+pub const STATS_BATCH: usize = 100;
+
+/// What discovery found; `complete` is false when it stopped at `max_keys`.
+#[derive(Debug, Default)]
+pub struct Discovery {
+    pub queues: Vec<String>,
+    pub keys_scanned: u64,
+    pub round_trips: u64,
+    pub complete: bool,
+}
+
+/// Finds queue names by scanning key names, at most `max_keys` keys.
+pub async fn discover(redis: &mut Redis, max_keys: u64) -> Result<Discovery, Error> {
+    let mut names = std::collections::BTreeSet::new();
+    let mut found = Discovery::default();
+    let mut cursor: u64 = 0;
+    loop {
+        let (next, keys): (u64, Vec<Vec<u8>>) = redis
+            .query(
+                redis::cmd("SCAN")
+                    .arg(cursor)
+                    .arg("MATCH")
+                    .arg("*:*")
+                    .arg("COUNT")
+                    .arg(SCAN_COUNT),
+                "SCAN for queues",
+            )
+            .await?;
+        found.round_trips += 1;
+        found.keys_scanned += keys.len() as u64;
+        for key in keys {
+            let Ok(key) = String::from_utf8(key) else {
+                continue;
+            };
+            if let Some(name) = queue_of(&key) {
+                names.insert(name.to_string());
+            }
+        }
+        cursor = next;
+        if cursor == 0 {
+            found.complete = true;
+            break;
+        }
+        if found.keys_scanned >= max_keys {
+            break;
+        }
+    }
+    found.queues = names.into_iter().collect();
+    Ok(found)
+}
+
+/// The queue a key belongs to, by its suffix.
+pub fn queue_of(key: &str) -> Option<&str> {
+    SUFFIXES
+        .iter()
+        .find_map(|s| key.strip_suffix(s))
+        .filter(|name| !name.is_empty() && !name.contains(":inflight:"))
+}
+
+/// A count that is unknown when its key has the wrong type.
+pub type Count = Option<u64>;
+
+/// What one queue holds.
+#[derive(Debug, Default, Clone, PartialEq, serde::Serialize)]
+pub struct QueueStats {
+    pub queue: String,
+    pub active: Count,
+    pub scheduled_due: Count,
+    pub scheduled_later: Count,
+    /// Jobs with a record that are in none of active, scheduled and dead: reserved by a
+    /// consumer (or stranded).
+    pub in_flight: Count,
+    pub dead: Count,
+    pub consumers_alive: Count,
+    pub consumers_expired: Count,
+    pub paused: bool,
+    /// Jobs acked by qctl consumers, ever (from `NAME:stats`).
+    pub completed: u64,
+    /// Failed runs in qctl consumers, ever (from `NAME:stats`).
+    pub failed: u64,
+    /// Keys of this queue holding the wrong type.
+    pub wrong_type: Vec<String>,
+}
+
+/// Counts for each queue, one round trip per batch of queues.
+pub async fn stats(
+    redis: &mut Redis,
+    queues: &[String],
+    now: f64,
+    orphan_after: f64,
+) -> Result<(Vec<QueueStats>, u64), Error> {
+    let mut out = Vec::with_capacity(queues.len());
+    let mut trips = 0;
+    for batch in queues.chunks(STATS_BATCH) {
+        let mut pipe = redis::pipe();
+        pipe.ignore_errors();
+        for name in batch {
+            let k = QueueKeys::new(name);
+            pipe.llen(&k.active)
+                .zcount(&k.scheduled, "-inf", now)
+                .zcard(&k.scheduled)
+                .zcard(&k.dead)
+                .hlen(&k.data)
+                .zcount(&k.consumers, format!("({}", now - orphan_after), "+inf")
+                .zcard(&k.consumers)
+                .exists(&k.paused)
+                .hget(&k.stats, "completed")
+                .hget(&k.stats, "failed");
+        }
+        let replies: Vec<redis::RedisResult<Value>> =
+            redis.pipeline(&pipe, "counting queues").await?;
+        trips += 1;
+        for (name, r) in batch.iter().zip(replies.chunks(10)) {
+            let k = QueueKeys::new(name);
+            let mut wrong = Vec::new();
+            let mut n = |i: usize, key: &str| -> Count {
+                match &r[i] {
+                    Ok(v) => redis::from_redis_value_ref(v).ok(),
+                    Err(_) => {
+                        if !wrong.contains(&key.to_string()) {
+                            wrong.push(key.to_string());
+                        }
+                        None
+                    }
+                }
+            };
+            let active = n(0, &k.active);
+            let due = n(1, &k.scheduled);
+            let sched = n(2, &k.scheduled);
+            let dead = n(3, &k.dead);
+            let data = n(4, &k.data);
+            let alive = n(5, &k.consumers);
+            let consumers = n(6, &k.consumers);
+            let paused = matches!(n(7, &k.paused), Some(1));
+            let completed = n(8, &k.stats).unwrap_or(0);
+            let failed = n(9, &k.stats).unwrap_or(0);
+            let in_flight = match (data, active, sched, dead) {
+                (Some(d), Some(a), Some(s), Some(x)) => Some(d.saturating_sub(a + s + x)),
+                _ => None,
+            };
+            out.push(QueueStats {
+                queue: name.clone(),
+                active,
+                scheduled_due: due,
+                scheduled_later: sched.zip(due).map(|(s, d)| s.saturating_sub(d)),
+                in_flight,
+                dead,
+                consumers_alive: alive,
+                consumers_expired: consumers.zip(alive).map(|(c, a)| c.saturating_sub(a)),
+                paused,
+                completed,
+                failed,
+                wrong_type: wrong,
+            });
+        }
+    }
+    Ok((out, trips))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn queue_names_come_from_key_suffixes() {
+        assert_eq!(queue_of("mail:active"), Some("mail"));
+        assert_eq!(queue_of("{a}:b:dead"), Some("{a}:b"));
+        assert_eq!(
+            queue_of("mail:inflight:0b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff"),
+            None
+        );
+        assert_eq!(queue_of("session:123"), None);
+        assert_eq!(queue_of(":data"), None);
+    }
+}
