@@ -12,6 +12,9 @@ use crate::engine::listing::{self, Entry, Filter};
 use crate::engine::{self, Error, ExitCode, QueueKeys};
 use crate::output::{entry_json, preview, relative};
 
+/// Ids reported one by one on stderr before only counting them.
+const MAX_REPORTED: usize = 50;
+
 /// The three places a job can wait.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Place {
@@ -397,12 +400,23 @@ pub async fn bulk(
         bar.set_position(done + (missing.len() + skipped.len()) as u64);
     }
     bar.finish_and_clear();
-    for id in &missing {
-        ctx.out
-            .warn(format_args!("job {id:?} is not in {set}; skipped"));
+    let reports = missing
+        .iter()
+        .map(|id| format!("job {id:?} is not in {set}; skipped"))
+        .chain(
+            skipped
+                .iter()
+                .map(|(id, why)| format!("job {id:?} skipped: {why}")),
+        );
+    for line in reports.take(MAX_REPORTED) {
+        ctx.out.warn(line);
     }
-    for (id, why) in &skipped {
-        ctx.out.warn(format_args!("job {id:?} skipped: {why}"));
+    let total_reports = missing.len() + skipped.len();
+    if total_reports > MAX_REPORTED {
+        ctx.out.warn(format_args!(
+            "{} more not shown (see --json)",
+            total_reports - MAX_REPORTED
+        ));
     }
     if ctx.out.json {
         ctx.out.json_line(&json!({

@@ -10,7 +10,11 @@ use super::error::Error;
 use super::job::Job;
 use super::keys::QueueKeys;
 use super::listing::{fill, Entry, Filter, CHUNK};
-use super::scripts;
+use super::scripts::{self, Call};
+
+/// Ids read per step of a walk; they are changed in script calls of at most [`CHUNK`] ids,
+/// sent together in one round trip.
+pub const WALK: usize = 4 * CHUNK;
 
 /// Which jobs a bulk command touches.
 #[derive(Debug, Clone)]
@@ -59,7 +63,7 @@ impl Walk {
             return Ok(None);
         }
         if let Some(ids) = &mut self.ids {
-            let n = ids.len().min(CHUNK);
+            let n = ids.len().min(WALK);
             if n == 0 {
                 self.done = true;
                 return Ok(None);
@@ -67,26 +71,27 @@ impl Walk {
             let chunk: Vec<(String, Option<f64>)> = ids.drain(..n).map(|id| (id, None)).collect();
             return fill(redis, keys, chunk).await.map(Some);
         }
-        let min = self
-            .filter
-            .since
-            .map_or("-inf".to_string(), |s| s.to_string());
-        let below: u64 = redis
-            .query(
-                redis::cmd("ZCOUNT")
-                    .arg(&self.zset)
-                    .arg("-inf")
-                    .arg(format!("({min}")),
-                format!("counting {}", self.zset),
-            )
-            .await?;
+        let below: u64 = match self.filter.since {
+            None => 0,
+            Some(min) => {
+                redis
+                    .query(
+                        redis::cmd("ZCOUNT")
+                            .arg(&self.zset)
+                            .arg("-inf")
+                            .arg(format!("({min}")),
+                        format!("counting {}", self.zset),
+                    )
+                    .await?
+            }
+        };
         let start = below + self.pos;
         let ids: Vec<(String, f64)> = redis
             .query(
                 redis::cmd("ZRANGE")
                     .arg(&self.zset)
                     .arg(start)
-                    .arg(start + CHUNK as u64 - 1)
+                    .arg(start + WALK as u64 - 1)
                     .arg("WITHSCORES"),
                 format!("reading {}", self.zset),
             )
@@ -97,7 +102,7 @@ impl Walk {
             .filter(|(_, s)| *s <= limit)
             .map(|(id, s)| (id.clone(), Some(*s)))
             .collect();
-        if in_range.len() < ids.len() || ids.len() < CHUNK {
+        if in_range.len() < ids.len() || ids.len() < WALK {
             self.done = true;
         }
         self.last_len = in_range.len() as u64;
@@ -138,42 +143,41 @@ pub async fn requeue_dead(
     keep_attempts: bool,
 ) -> Result<Vec<Fate>, Error> {
     let mut fates = vec![Fate::NotFound; entries.len()];
-    let mut call = scripts::REQUEUE_DEAD.call(&[
-        &keys.dead,
-        &keys.active,
-        &keys.data,
-        &keys.failures,
-        &keys.signal,
-    ]);
-    let mut sent = Vec::new();
+    let mut calls: Vec<(Call, Vec<usize>)> = Vec::new();
     for (i, e) in entries.iter().enumerate() {
         let job = match (&e.job, e.damage()) {
             (Some(Ok(job)), None) => job,
-            (None, _) => continue,
-            (_, Some(why)) => {
+            (None, _) => {
+                fates[i] = Fate::Skipped("no record (delete it instead)".into());
+                continue;
+            }
+            (Some(_), why) => {
+                let why = why.unwrap_or_default();
                 fates[i] = Fate::Skipped(format!("damaged record: {why}"));
                 continue;
             }
-            _ => continue,
         };
         let new = Job {
             attempt: if keep_attempts { job.attempt } else { 0 },
             ..job.clone()
         };
-        call.arg(&e.id).arg(job.encode()).arg(new.encode());
-        sent.push(i);
-    }
-    // Ids without a record may still be in the dead set: they cannot run again.
-    for (i, e) in entries.iter().enumerate() {
-        if e.job.is_none() {
-            fates[i] = Fate::Skipped("no record (delete it instead)".into());
+        if calls.last().is_none_or(|(_, pos)| pos.len() >= CHUNK) {
+            let call = scripts::REQUEUE_DEAD.call(&[
+                &keys.dead,
+                &keys.active,
+                &keys.data,
+                &keys.failures,
+                &keys.signal,
+            ]);
+            calls.push((call, Vec::new()));
         }
+        let (call, pos) = calls.last_mut().expect("pushed above");
+        call.arg(&e.id)
+            .arg(e.raw.as_deref().unwrap_or_default())
+            .arg(new.encode());
+        pos.push(i);
     }
-    if sent.is_empty() {
-        return Ok(fates);
-    }
-    let flags: Vec<i64> = call.invoke(redis).await?;
-    for (i, flag) in sent.into_iter().zip(flags) {
+    for (i, flag) in run_calls(redis, calls).await? {
         fates[i] = match flag {
             1 => Fate::Done,
             0 => Fate::NotFound,
@@ -183,6 +187,41 @@ pub async fn requeue_dead(
     Ok(fates)
 }
 
+/// Sends script calls together and pairs each returned flag with its entry's position.
+async fn run_calls(
+    redis: &mut Redis,
+    calls: Vec<(Call<'_>, Vec<usize>)>,
+) -> Result<Vec<(usize, i64)>, Error> {
+    if calls.is_empty() {
+        return Ok(Vec::new());
+    }
+    let (calls, positions): (Vec<Call>, Vec<Vec<usize>>) = calls.into_iter().unzip();
+    let results = if calls.len() == 1 {
+        vec![calls[0].invoke::<redis::Value>(redis).await]
+    } else {
+        scripts::invoke_all(redis, &calls).await?
+    };
+    let mut out = Vec::new();
+    for (result, pos) in results.into_iter().zip(positions) {
+        let flags: Vec<i64> = redis::from_redis_value(result?)
+            .map_err(|e| Error::from_redis(redis.server(), "reading a script reply", e.into()))?;
+        out.extend(pos.into_iter().zip(flags));
+    }
+    Ok(out)
+}
+
+/// One call per [`CHUNK`] ids, each id in ARGV.
+fn id_calls<'a>(lua: &'a scripts::Lua, keys: &[&str], ids: &[&str]) -> Vec<(Call<'a>, Vec<usize>)> {
+    ids.chunks(CHUNK)
+        .enumerate()
+        .map(|(n, chunk)| {
+            let mut call = lua.call(keys);
+            call.arg(chunk);
+            (call, (n * CHUNK..n * CHUNK + chunk.len()).collect())
+        })
+        .collect()
+}
+
 /// Removes ids from a sorted set with their records and failures.
 pub async fn delete_from(
     redis: &mut Redis,
@@ -190,15 +229,12 @@ pub async fn delete_from(
     zset: &str,
     ids: &[&str],
 ) -> Result<Vec<Fate>, Error> {
-    if ids.is_empty() {
-        return Ok(Vec::new());
+    let calls = id_calls(&scripts::DELETE, &[zset, &keys.data, &keys.failures], ids);
+    let mut fates = vec![Fate::NotFound; ids.len()];
+    for (i, flag) in run_calls(redis, calls).await? {
+        fates[i] = fate(flag);
     }
-    let flags: Vec<i64> = scripts::DELETE
-        .call(&[zset, &keys.data, &keys.failures])
-        .arg(ids)
-        .invoke(redis)
-        .await?;
-    Ok(flags.into_iter().map(fate).collect())
+    Ok(fates)
 }
 
 /// Moves scheduled ids to `NAME:active` now.
@@ -207,15 +243,16 @@ pub async fn run_now(
     keys: &QueueKeys,
     ids: &[&str],
 ) -> Result<Vec<Fate>, Error> {
-    if ids.is_empty() {
-        return Ok(Vec::new());
+    let calls = id_calls(
+        &scripts::RUN_NOW,
+        &[&keys.scheduled, &keys.active, &keys.signal],
+        ids,
+    );
+    let mut fates = vec![Fate::NotFound; ids.len()];
+    for (i, flag) in run_calls(redis, calls).await? {
+        fates[i] = fate(flag);
     }
-    let flags: Vec<i64> = scripts::RUN_NOW
-        .call(&[&keys.scheduled, &keys.active, &keys.signal])
-        .arg(ids)
-        .invoke(redis)
-        .await?;
-    Ok(flags.into_iter().map(fate).collect())
+    Ok(fates)
 }
 
 /// Removes ids from `NAME:active` with their records and failures (100 per call).

@@ -19,6 +19,8 @@ pub struct Entry {
     pub score: Option<f64>,
     /// None when the id has no record.
     pub job: Option<Result<Job, DecodeError>>,
+    /// The record's bytes as stored.
+    pub raw: Option<Vec<u8>>,
     pub failure: Option<Failure>,
 }
 
@@ -124,15 +126,19 @@ pub async fn fill(
     Ok(ids
         .into_iter()
         .enumerate()
-        .map(|(i, (id, score))| Entry {
-            job: records.get(i).cloned().flatten().map(|b| Job::decode(&b)),
-            failure: failures
-                .get(i)
-                .cloned()
-                .flatten()
-                .and_then(|b| Failure::from_json(&b)),
-            id,
-            score,
+        .map(|(i, (id, score))| {
+            let raw = records.get(i).cloned().flatten();
+            Entry {
+                job: raw.as_deref().map(Job::decode),
+                raw,
+                failure: failures
+                    .get(i)
+                    .cloned()
+                    .flatten()
+                    .and_then(|b| Failure::from_json(&b)),
+                id,
+                score,
+            }
         })
         .collect())
 }
