@@ -57,7 +57,6 @@ async fn export(
             ctx.out.json_line(&entry_json(e, "died"))?;
         }
         n += chunk.len() as u64;
-        walk.advance(0);
     }
     ctx.out.flush()?;
     ctx.out

@@ -369,34 +369,38 @@ pub async fn bulk(
         .with_context(|| format!("cannot read {set}"))?
     {
         let ids: Vec<&str> = chunk.iter().map(|e| e.id.as_str()).collect();
-        let fates = match action {
-            Action::Requeue { keep_attempts } => {
-                bulk::requeue_dead(&mut redis, &keys, &chunk, keep_attempts).await
+        let mut conn = redis.clone();
+        let acting = async {
+            let redis = &mut conn;
+            match action {
+                Action::Requeue { keep_attempts } => {
+                    bulk::requeue_dead(redis, &keys, &chunk, keep_attempts).await
+                }
+                Action::Delete if place == Place::Active => {
+                    bulk::delete_active(redis, &keys, &ids).await
+                }
+                Action::Delete => bulk::delete_from(redis, &keys, &set, &ids).await,
+                Action::RunNow => bulk::run_now(redis, &keys, &ids).await,
             }
-            Action::Delete if place == Place::Active => {
-                bulk::delete_active(&mut redis, &keys, &ids).await
-            }
-            Action::Delete => bulk::delete_from(&mut redis, &keys, &set, &ids).await,
-            Action::RunNow => bulk::run_now(&mut redis, &keys, &ids).await,
-        }
-        .with_context(|| {
-            format!(
-                "cannot {} jobs of {set} ({done} done before the error)",
-                action.verb()
-            )
-        })?;
-        let mut removed = 0;
+        };
+        let fates = walk
+            .act_and_read_ahead(&redis, &keys, acting)
+            .await
+            .with_context(|| {
+                format!(
+                    "cannot {} jobs of {set} ({done} done before the error)",
+                    action.verb()
+                )
+            })?;
         for (e, fate) in chunk.iter().zip(fates) {
             match fate {
                 Fate::Done => {
                     done += 1;
-                    removed += 1;
                 }
                 Fate::NotFound => missing.push(e.id.clone()),
                 Fate::Skipped(why) => skipped.push((e.id.clone(), why)),
             }
         }
-        walk.advance(removed);
         bar.set_position(done + (missing.len() + skipped.len()) as u64);
     }
     bar.finish_and_clear();
@@ -457,24 +461,26 @@ async fn preview_selection(
     match selection {
         Selection::Ids(ids) => Ok((ids.len() as u64, ids.iter().take(5).cloned().collect())),
         Selection::Matching(filter) => {
-            let mut walk = Walk::new(set, selection);
             let (mut count, mut sample) = (0u64, Vec::new());
             if !filter.needs_records() {
                 // The score range alone decides: count it without reading records.
                 let min = filter.since.map_or("-inf".to_string(), |s| s.to_string());
                 let max = filter.until.map_or("+inf".to_string(), |s| s.to_string());
-                let n: u64 = if set.ends_with(":active") {
-                    redis.query(redis::cmd("LLEN").arg(set), "LLEN").await?
-                } else {
-                    redis
-                        .query(redis::cmd("ZCOUNT").arg(set).arg(min).arg(max), "ZCOUNT")
-                        .await?
-                };
-                if let Some(first) = walk.next(redis, keys).await? {
-                    sample = first.iter().take(5).map(|e| e.id.clone()).collect();
-                }
+                let mut pipe = redis::pipe();
+                pipe.zcount(set, &min, &max);
+                pipe.cmd("ZRANGEBYSCORE")
+                    .arg(set)
+                    .arg(&min)
+                    .arg(&max)
+                    .arg("LIMIT")
+                    .arg(0)
+                    .arg(5);
+                let (n, first): (u64, Vec<String>) =
+                    redis.pipeline(&pipe, format!("counting {set}")).await?;
+                sample = first;
                 return Ok((n, sample));
             }
+            let mut walk = Walk::new(set, selection);
             while let Some(chunk) = walk.next(redis, keys).await? {
                 count += chunk.len() as u64;
                 sample.extend(
@@ -483,7 +489,6 @@ async fn preview_selection(
                         .take(5 - sample.len().min(5))
                         .map(|e| e.id.clone()),
                 );
-                walk.advance(0);
             }
             Ok((count, sample))
         }

@@ -3,7 +3,7 @@
 //! call blocks Redis for long, and the guarded scripts that change them. Every step is
 //! idempotent: an interrupted run can simply be run again.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
 
 use super::conn::Redis;
 use super::error::Error;
@@ -24,16 +24,18 @@ pub enum Selection {
     Matching(Filter),
 }
 
-/// Walks a selection in chunks, ascending by score. After acting on a chunk, tell it how
-/// many of the chunk left the set with [`Walk::advance`].
+/// Walks a selection in windows, ascending by score. The position is a score and the ids
+/// already seen at that score, so a window can be read while the one before it is being
+/// changed, in whatever order Redis runs the two.
 pub struct Walk {
     zset: String,
     ids: Option<VecDeque<String>>,
     filter: Filter,
-    /// Rank (from the start of the score range) of the next id to read.
-    pos: u64,
-    last_len: u64,
+    /// The score of the last window's last job, and the ids of that window with that score.
+    cursor: Option<(f64, HashSet<String>)>,
     done: bool,
+    /// The window after the last one, read ahead.
+    ahead: Option<Result<Vec<Entry>, Error>>,
 }
 
 impl Walk {
@@ -46,9 +48,9 @@ impl Walk {
             zset: zset.to_string(),
             ids,
             filter,
-            pos: 0,
-            last_len: 0,
+            cursor: None,
             done: false,
+            ahead: None,
         }
     }
 
@@ -71,58 +73,106 @@ impl Walk {
             let chunk: Vec<(String, Option<f64>)> = ids.drain(..n).map(|id| (id, None)).collect();
             return fill(redis, keys, chunk).await.map(Some);
         }
-        let below: u64 = match self.filter.since {
-            None => 0,
-            Some(min) => {
-                redis
-                    .query(
-                        redis::cmd("ZCOUNT")
-                            .arg(&self.zset)
-                            .arg("-inf")
-                            .arg(format!("({min}")),
-                        format!("counting {}", self.zset),
-                    )
-                    .await?
+        let window = match self.ahead.take() {
+            Some(window) => window?,
+            None => {
+                read_after(
+                    redis.clone(),
+                    keys,
+                    &self.zset,
+                    &self.filter,
+                    self.cursor.as_ref(),
+                )
+                .await?
             }
         };
-        let start = below + self.pos;
-        let ids: Vec<(String, f64)> = redis
-            .query(
-                redis::cmd("ZRANGE")
-                    .arg(&self.zset)
-                    .arg(start)
-                    .arg(start + WALK as u64 - 1)
-                    .arg("WITHSCORES"),
-                format!("reading {}", self.zset),
-            )
-            .await?;
-        let limit = self.filter.until.unwrap_or(f64::INFINITY);
-        let in_range: Vec<(String, Option<f64>)> = ids
-            .iter()
-            .filter(|(_, s)| *s <= limit)
-            .map(|(id, s)| (id.clone(), Some(*s)))
-            .collect();
-        if in_range.len() < ids.len() || ids.len() < WALK {
+        if window.len() < WALK {
             self.done = true;
         }
-        self.last_len = in_range.len() as u64;
-        if in_range.is_empty() {
-            self.done = true;
+        if window.is_empty() {
             return Ok(None);
         }
-        let entries = fill(redis, keys, in_range).await?;
+        // Move the cursor past this window.
+        let last = window.last().and_then(|e| e.score).unwrap_or(f64::INFINITY);
+        let mut seen = match self.cursor.take() {
+            Some((score, seen)) if score == last => seen,
+            _ => HashSet::new(),
+        };
+        seen.extend(
+            window
+                .iter()
+                .filter(|e| e.score == Some(last))
+                .map(|e| e.id.clone()),
+        );
+        self.cursor = Some((last, seen));
         Ok(Some(
-            entries
+            window
                 .into_iter()
                 .filter(|e| self.filter.matches(e))
                 .collect(),
         ))
     }
 
-    /// `removed` of the last chunk left the set; the rest stay and are stepped over.
-    pub fn advance(&mut self, removed: u64) {
-        self.pos += self.last_len.saturating_sub(removed);
+    /// Runs `act` on the last chunk while the next window is read, so Redis and qctl work
+    /// at the same time.
+    pub async fn act_and_read_ahead<T, F>(&mut self, redis: &Redis, keys: &QueueKeys, act: F) -> T
+    where
+        F: std::future::Future<Output = T>,
+    {
+        if self.ids.is_some() || self.done {
+            return act.await;
+        }
+        let read = read_after(
+            redis.clone(),
+            keys,
+            &self.zset,
+            &self.filter,
+            self.cursor.as_ref(),
+        );
+        let (out, ahead) = tokio::join!(act, read);
+        self.ahead = Some(ahead);
+        out
     }
+}
+
+/// The window of jobs after `cursor` (or from the start of the filter's score range), with
+/// records and failures.
+async fn read_after(
+    mut redis: Redis,
+    keys: &QueueKeys,
+    zset: &str,
+    filter: &Filter,
+    cursor: Option<&(f64, HashSet<String>)>,
+) -> Result<Vec<Entry>, Error> {
+    let (min, skip) = match cursor {
+        Some((score, seen)) => (format!("{score}"), Some(seen)),
+        None => (
+            filter.since.map_or("-inf".to_string(), |s| s.to_string()),
+            None,
+        ),
+    };
+    let max = filter.until.map_or("+inf".to_string(), |u| u.to_string());
+    let extra = skip.map_or(0, |s| s.len());
+    let ids: Vec<(String, f64)> = redis
+        .query(
+            redis::cmd("ZRANGEBYSCORE")
+                .arg(zset)
+                .arg(min)
+                .arg(max)
+                .arg("WITHSCORES")
+                .arg("LIMIT")
+                .arg(0)
+                .arg(WALK + extra),
+            format!("reading {zset}"),
+        )
+        .await?;
+    let ids: Vec<(String, Option<f64>)> = ids
+        .into_iter()
+        .filter(|(id, _)| skip.is_none_or(|seen| !seen.contains(id)))
+        .take(WALK)
+        .map(|(id, s)| (id, Some(s)))
+        .collect();
+    fill(&mut redis, keys, ids).await
 }
 
 /// What happened to each id of a bulk step.
