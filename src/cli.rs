@@ -143,8 +143,8 @@ pub struct EnqueueArgs {
     pub queue: String,
 
     /// The job's data; `-` reads standard input. Without DATA or --file, standard input is
-    /// read when it is not a terminal.
-    #[arg(value_name = "DATA", allow_hyphen_values = true)]
+    /// read when it is not a terminal. Data that starts with `-` goes after `--`.
+    #[arg(value_name = "DATA")]
     pub data: Option<std::ffi::OsString>,
 
     /// Read the job's data (or, with --lines/--jsonl, the jobs) from this file.

@@ -1,0 +1,394 @@
+# Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
+function __fish_qctl_global_optspecs
+    string join \n u/redis= json q/quiet v/verbose no-color connect-timeout= response-timeout= h/help V/version
+end
+
+function __fish_qctl_needs_command
+    # Figure out if the current invocation already has a command.
+    set -l cmd (commandline -opc)
+    set -e cmd[1]
+    argparse -s (__fish_qctl_global_optspecs) -- $cmd 2>/dev/null
+    or return
+    if set -q argv[1]
+        # Also print the command, so this can be used to figure out what it is.
+        echo $argv[1]
+        return 1
+    end
+    return 0
+end
+
+function __fish_qctl_using_subcommand
+    set -l cmd (__fish_qctl_needs_command)
+    test -z "$cmd"
+    and return 1
+    contains -- $cmd[1] $argv
+end
+
+complete -c qctl -n "__fish_qctl_needs_command" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_needs_command" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_needs_command" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_needs_command" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_needs_command" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_needs_command" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_needs_command" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_needs_command" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "enqueue" -d 'Add jobs to a queue'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "consume" -d 'Run a command for every job of a queue: a CurlyQ-compatible consumer'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "stats" -d 'Count what each queue holds: active, scheduled, in flight, dead, consumers, paused'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "dead" -d 'Look at and repair dead jobs (jobs that ran out of retries)'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "scheduled" -d 'Look at and change scheduled jobs (delayed jobs and retries)'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "active" -d 'Look at and delete jobs that are ready to run'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "consumers" -d 'List the consumers of a queue with their heartbeat age and jobs in flight'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "orphans" -d 'Return the in-flight jobs of expired consumers to the queue'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "pause" -d 'Stop qctl consumers from reserving new jobs of a queue (running jobs finish)'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "resume" -d 'Let qctl consumers reserve jobs of a paused queue again'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "purge" -d 'Delete every key of a queue: jobs in every state, consumers, and qctl\'s own keys'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "completions" -d 'Print a shell completion script to standard output'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l file -d 'Read the job\'s data (or, with --lines/--jsonl, the jobs) from this file' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l id -d 'The job\'s id (default: a new UUID v4). When the id is taken nothing changes and qctl exits with code 5' -r
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l in -d 'Run the job after this delay: 90s, 10m, 2h, 3d, 1h30m' -r
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l at -d 'Run the job at this time: RFC 3339 (2026-01-02T15:04:05Z) or unix seconds. A time in the past runs at once' -r
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l lines -d 'Every input line is the data of one job (without its newline)'
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l jsonl -d 'Every input line is a JSON object {"id"?, "data" | "data_b64", "at"?, "attempt"?}'
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -s c -l concurrency -d 'How many handlers run at once [default: the number of CPUs]' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l buffer -d 'How many reserved jobs may wait locally for a free handler [default: --concurrency]' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l timeout -d 'Stop a handler that runs longer than this (SIGTERM to its process group, then SIGKILL after --kill-after); the run counts as failed with reason "timeout"' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l kill-after -d 'Time between SIGTERM and SIGKILL when a handler is stopped' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-retries -d 'Retries after the first failure; a job runs at most this + 1 times, then goes dead' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-backoff -d 'The longest wait before a retry (the wait doubles with each failure)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l heartbeat -d 'How often this consumer renews its heartbeat' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l orphan-after -d 'Another consumer whose heartbeat is older than this is dead and its jobs are recovered. Keep it at 2m or more beside Go CurlyQ consumers (they beat every 60s)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l poll-interval -d 'The longest an idle consumer waits for a wake-up before it looks again' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l shutdown-grace -d 'On SIGINT/SIGTERM, how long running handlers may finish before they are stopped and their jobs returned to the queue' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-jobs -d 'Exit after this many jobs; exit code 7 if any job failed' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l replace -d 'Replace STR in ARGS by the job\'s data (like xargs -I); no shell is involved' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l drain -d 'Exit when nothing is ready and nothing is running; exit code 7 if any job failed'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l prefix -d 'Put "[<job id>] " before every line a handler prints'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand stats" -l watch -d 'Redraw every DUR (default 2s) with rates, until Ctrl-C' -r
+complete -c qctl -n "__fish_qctl_using_subcommand stats" -l orphan-after -d 'A consumer whose heartbeat is older than this counts as expired' -r
+complete -c qctl -n "__fish_qctl_using_subcommand stats" -l max-keys -d 'Stop discovering queues after scanning this many keys' -r
+complete -c qctl -n "__fish_qctl_using_subcommand stats" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand stats" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand stats" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand stats" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand stats" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand stats" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand stats" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand stats" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -f -a "list" -d 'List dead jobs, newest first'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -f -a "show" -d 'Show one dead job: its record and why it failed'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -f -a "requeue" -d 'Move dead jobs back to the queue (Attempt reset to 0, failure cleared)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -f -a "delete" -d 'Delete dead jobs with their records'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -f -a "export" -d 'Write dead jobs as JSON lines that `qctl enqueue --jsonl` reads back'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l limit -d 'How many jobs to show' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l offset -d 'Skip this many jobs (the next page\'s offset is printed)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l grep -d 'Only jobs whose data contains TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l since -d 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l until -d 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l min-attempts -d 'Only jobs that failed at least N times' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l jsonl -d 'One JSON object per line, with full data'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l raw -d 'Write only the job\'s data bytes to standard output'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l grep -d 'Only jobs whose data contains TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l since -d 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l until -d 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l min-attempts -d 'Only jobs that failed at least N times' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l all -d 'Every job (narrowed by the filters, if any)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -s y -l yes -d 'Do it without asking'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l dry-run -d 'Show what would be done; change nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l keep-attempts -d 'Keep each job\'s Attempt instead of resetting it'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l grep -d 'Only jobs whose data contains TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l since -d 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l until -d 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l min-attempts -d 'Only jobs that failed at least N times' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l older-than -d 'Only jobs that died longer ago than this (e.g. 30d)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l all -d 'Every job (narrowed by the filters, if any)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -s y -l yes -d 'Do it without asking'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l dry-run -d 'Show what would be done; change nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l grep -d 'Only jobs whose data contains TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l since -d 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l until -d 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l min-attempts -d 'Only jobs that failed at least N times' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from help" -f -a "list" -d 'List dead jobs, newest first'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show one dead job: its record and why it failed'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from help" -f -a "requeue" -d 'Move dead jobs back to the queue (Attempt reset to 0, failure cleared)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete dead jobs with their records'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from help" -f -a "export" -d 'Write dead jobs as JSON lines that `qctl enqueue --jsonl` reads back'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -f -a "list" -d 'List scheduled jobs, soonest first'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -f -a "show" -d 'Show one scheduled job'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -f -a "run-now" -d 'Make scheduled jobs ready now'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -f -a "delete" -d 'Delete scheduled jobs with their records'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l limit -d 'How many jobs to show' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l offset -d 'Skip this many jobs (the next page\'s offset is printed)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l grep -d 'Only jobs whose data contains TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l since -d 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l until -d 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l min-attempts -d 'Only jobs that failed at least N times' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l jsonl -d 'One JSON object per line, with full data'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l raw -d 'Write only the job\'s data bytes to standard output'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l grep -d 'Only jobs whose data contains TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l since -d 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l until -d 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l min-attempts -d 'Only jobs that failed at least N times' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l all -d 'Every job (narrowed by the filters, if any)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -s y -l yes -d 'Do it without asking'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l dry-run -d 'Show what would be done; change nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l grep -d 'Only jobs whose data contains TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l since -d 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l until -d 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l min-attempts -d 'Only jobs that failed at least N times' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l all -d 'Every job (narrowed by the filters, if any)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -s y -l yes -d 'Do it without asking'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l dry-run -d 'Show what would be done; change nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from help" -f -a "list" -d 'List scheduled jobs, soonest first'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show one scheduled job'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from help" -f -a "run-now" -d 'Make scheduled jobs ready now'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete scheduled jobs with their records'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -f -a "list" -d 'Show the jobs at the head of the queue (next to run first); reserves nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -f -a "delete" -d 'Delete ready jobs with their records'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l limit -d 'How many jobs to show' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l offset -d 'Skip this many jobs (the next page\'s offset is printed)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l grep -d 'Only jobs whose data contains TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l since -d 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l until -d 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l min-attempts -d 'Only jobs that failed at least N times' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l jsonl -d 'One JSON object per line, with full data'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -s y -l yes -d 'Do it without asking'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -l dry-run -d 'Show what would be done; change nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from help" -f -a "list" -d 'Show the jobs at the head of the queue (next to run first); reserves nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete ready jobs with their records'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l orphan-after -d 'A consumer whose heartbeat is older than this counts as expired' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l orphan-after -d 'A consumer whose heartbeat is older than this is expired' -r
+complete -c qctl -n "__fish_qctl_using_subcommand orphans" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l dry-run -d 'Show what would be recovered; change nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand orphans" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand orphans" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand orphans" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand orphans" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand pause" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand pause" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand pause" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand pause" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand pause" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand pause" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand pause" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand pause" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand pause" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand resume" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand resume" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand resume" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand resume" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand resume" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand resume" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand resume" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand resume" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand resume" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand purge" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand purge" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand purge" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand purge" -s y -l yes -d 'Do it without asking'
+complete -c qctl -n "__fish_qctl_using_subcommand purge" -l dry-run -d 'Show what would be done; change nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand purge" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand purge" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand purge" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand purge" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand purge" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand purge" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand completions" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand completions" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand completions" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand completions" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand completions" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand completions" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand completions" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand completions" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats dead scheduled active consumers orphans pause resume purge completions help" -f -a "enqueue" -d 'Add jobs to a queue'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats dead scheduled active consumers orphans pause resume purge completions help" -f -a "consume" -d 'Run a command for every job of a queue: a CurlyQ-compatible consumer'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats dead scheduled active consumers orphans pause resume purge completions help" -f -a "stats" -d 'Count what each queue holds: active, scheduled, in flight, dead, consumers, paused'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats dead scheduled active consumers orphans pause resume purge completions help" -f -a "dead" -d 'Look at and repair dead jobs (jobs that ran out of retries)'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats dead scheduled active consumers orphans pause resume purge completions help" -f -a "scheduled" -d 'Look at and change scheduled jobs (delayed jobs and retries)'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats dead scheduled active consumers orphans pause resume purge completions help" -f -a "active" -d 'Look at and delete jobs that are ready to run'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats dead scheduled active consumers orphans pause resume purge completions help" -f -a "consumers" -d 'List the consumers of a queue with their heartbeat age and jobs in flight'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats dead scheduled active consumers orphans pause resume purge completions help" -f -a "orphans" -d 'Return the in-flight jobs of expired consumers to the queue'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats dead scheduled active consumers orphans pause resume purge completions help" -f -a "pause" -d 'Stop qctl consumers from reserving new jobs of a queue (running jobs finish)'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats dead scheduled active consumers orphans pause resume purge completions help" -f -a "resume" -d 'Let qctl consumers reserve jobs of a paused queue again'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats dead scheduled active consumers orphans pause resume purge completions help" -f -a "purge" -d 'Delete every key of a queue: jobs in every state, consumers, and qctl\'s own keys'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats dead scheduled active consumers orphans pause resume purge completions help" -f -a "completions" -d 'Print a shell completion script to standard output'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats dead scheduled active consumers orphans pause resume purge completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from dead" -f -a "list" -d 'List dead jobs, newest first'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from dead" -f -a "show" -d 'Show one dead job: its record and why it failed'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from dead" -f -a "requeue" -d 'Move dead jobs back to the queue (Attempt reset to 0, failure cleared)'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from dead" -f -a "delete" -d 'Delete dead jobs with their records'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from dead" -f -a "export" -d 'Write dead jobs as JSON lines that `qctl enqueue --jsonl` reads back'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from scheduled" -f -a "list" -d 'List scheduled jobs, soonest first'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from scheduled" -f -a "show" -d 'Show one scheduled job'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from scheduled" -f -a "run-now" -d 'Make scheduled jobs ready now'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from scheduled" -f -a "delete" -d 'Delete scheduled jobs with their records'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from active" -f -a "list" -d 'Show the jobs at the head of the queue (next to run first); reserves nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from active" -f -a "delete" -d 'Delete ready jobs with their records'
