@@ -10,7 +10,13 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 /// qctl reads and writes queues in exactly the format of the Go library CurlyQ, so it can
 /// work beside Go producers and consumers on the same queue.
 #[derive(Debug, Parser)]
-#[command(name = "qctl", version, propagate_version = true, max_term_width = 100)]
+#[command(
+    name = "qctl",
+    version,
+    propagate_version = true,
+    max_term_width = 100,
+    args_override_self = true
+)]
 pub struct Cli {
     #[command(flatten)]
     pub global: GlobalArgs,

@@ -8,7 +8,6 @@ use std::os::unix::ffi::OsStringExt;
 
 use anyhow::Context as _;
 use base64::Engine as _;
-use futures_util::stream::{FuturesOrdered, StreamExt};
 use serde_json::json;
 use tokio::sync::mpsc;
 
@@ -18,10 +17,10 @@ use crate::engine::enqueue::{submit, NewJob, Prepared, MAX_JOBS_PER_CALL};
 use crate::engine::jobs::{describe_time, locate};
 use crate::engine::{self, Error, ExitCode, QueueKeys};
 
-/// Script calls in flight at once while streaming.
-const DEPTH: usize = 8;
-/// A batch stops growing at this many bytes of records.
-const MAX_BATCH_BYTES: usize = 1 << 20;
+/// Jobs sent in one round: several script calls of at most 1000 jobs in one pipeline.
+const MAX_ROUND_JOBS: usize = 8 * MAX_JOBS_PER_CALL;
+/// A round stops growing at this many bytes of records.
+const MAX_ROUND_BYTES: usize = 8 << 20;
 /// Duplicates and invalid lines reported one by one before only counting them.
 const MAX_REPORTED: u64 = 20;
 
@@ -55,7 +54,7 @@ async fn single(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow
         engine::now(),
     );
     let mut redis = server.connect().await?;
-    let added = submit(&mut redis, &keys, std::slice::from_ref(&job))
+    let added = submit(&mut redis, &keys, &[&job])
         .await
         .with_context(|| format!("cannot enqueue into queue {:?}", keys.name))?;
     let state = if job.due.is_some() {
@@ -159,72 +158,53 @@ async fn bulk(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow::
     let server = ctx.server()?;
     let redis = server.connect().await?;
 
-    let (tx, mut rx) = mpsc::channel::<Item>(4 * MAX_JOBS_PER_CALL);
+    let (tx, mut rx) = mpsc::channel::<Item>(2 * MAX_ROUND_JOBS);
     let jsonl = args.jsonl;
     let reader = std::thread::spawn(move || read_items(input, jsonl, due, tx));
 
     let counter = ctx.out.counter("jobs");
     let mut summary = Summary::default();
-    let mut inflight = FuturesOrdered::new();
-    let mut input_done = false;
     let mut failure: Option<anyhow::Error> = None;
     let mut reported = 0u64;
-    loop {
-        tokio::select! {
-            biased;
-            Some((batch, result)) = inflight.next(), if !inflight.is_empty() => {
-                let batch: Vec<Item> = batch;
-                match result {
-                    Ok(added) => {
-                        let added: Vec<bool> = added;
-                        let mut flags = added.into_iter();
-                        for item in batch {
-                            match item {
-                                Item::Job { line, job } => {
-                                    let new = flags.next().unwrap_or(false);
-                                    if new {
-                                        summary.enqueued += 1;
-                                    } else {
-                                        summary.duplicates += 1;
-                                    }
-                                    report_job(&mut ctx, line, &job.id, new, &mut reported)?;
-                                }
-                                Item::Invalid { line, reason } => {
-                                    summary.failed += 1;
-                                    report_invalid(&mut ctx, line, &reason, &mut reported)?;
-                                }
-                            }
-                        }
-                        counter.set_position(summary.enqueued + summary.duplicates + summary.failed);
+    let mut redis = redis;
+    // One round at a time, so jobs reach the queue in input order (requests from concurrent
+    // tasks may overtake each other); the reader thread prepares the next round meanwhile.
+    while let Some(first) = rx.recv().await {
+        let batch = fill_batch(first, &mut rx);
+        let jobs: Vec<&Prepared> = batch
+            .iter()
+            .filter_map(|i| match i {
+                Item::Job { job, .. } => Some(job),
+                Item::Invalid { .. } => None,
+            })
+            .collect();
+        let added = match submit(&mut redis, &keys, &jobs).await {
+            Ok(added) => added,
+            Err(err) => {
+                summary.failed += jobs.len() as u64;
+                failure = Some(err.into());
+                break;
+            }
+        };
+        let mut flags = added.into_iter();
+        for item in batch {
+            match item {
+                Item::Job { line, job } => {
+                    let new = flags.next().unwrap_or(false);
+                    if new {
+                        summary.enqueued += 1;
+                    } else {
+                        summary.duplicates += 1;
                     }
-                    Err(err) => {
-                        summary.failed += batch.len() as u64;
-                        failure.get_or_insert(err);
-                    }
+                    report_job(&mut ctx, line, &job.id, new, &mut reported)?;
+                }
+                Item::Invalid { line, reason } => {
+                    summary.failed += 1;
+                    report_invalid(&mut ctx, line, &reason, &mut reported)?;
                 }
             }
-            first = rx.recv(), if !input_done && failure.is_none() && inflight.len() < DEPTH => {
-                let Some(first) = first else {
-                    input_done = true;
-                    continue;
-                };
-                let batch = fill_batch(first, &mut rx);
-                let mut redis = redis.clone();
-                let keys = keys.clone();
-                inflight.push_back(async move {
-                    let jobs: Vec<Prepared> = batch
-                        .iter()
-                        .filter_map(|i| match i {
-                            Item::Job { job, .. } => Some(job.clone()),
-                            Item::Invalid { .. } => None,
-                        })
-                        .collect();
-                    let result = submit(&mut redis, &keys, &jobs).await.map_err(anyhow::Error::from);
-                    (batch, result)
-                });
-            }
-            else => break,
         }
+        counter.set_position(summary.enqueued + summary.duplicates + summary.failed);
     }
     counter.finish_and_clear();
     drop(rx);
@@ -265,7 +245,7 @@ fn fill_batch(first: Item, rx: &mut mpsc::Receiver<Item>) -> Vec<Item> {
     let mut bytes = item_bytes(&first);
     let mut jobs = usize::from(matches!(first, Item::Job { .. }));
     let mut batch = vec![first];
-    while jobs < MAX_JOBS_PER_CALL && bytes < MAX_BATCH_BYTES {
+    while jobs < MAX_ROUND_JOBS && bytes < MAX_ROUND_BYTES {
         match rx.try_recv() {
             Ok(item) => {
                 bytes += item_bytes(&item);

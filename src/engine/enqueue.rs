@@ -55,7 +55,7 @@ impl Prepared {
 pub async fn submit(
     redis: &mut Redis,
     keys: &QueueKeys,
-    batch: &[Prepared],
+    batch: &[&Prepared],
 ) -> Result<Vec<bool>, Error> {
     let mut calls: Vec<Call> = Vec::new();
     // For each call, the batch positions of its jobs.
