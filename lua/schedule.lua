@@ -10,7 +10,8 @@
 -- Errors   "WRONGTYPE ..." naming the key, before any write, when NAME:data or
 --          NAME:scheduled holds another type.
 --
--- Same effect per job as CurlyQ's schedule: HSETNX the record; if new, ZADD the id.
+-- Same effect per job as CurlyQ's schedule (HSETNX the record; if new, ZADD the id), with
+-- one HMGET, one HSET and one ZADD for the whole call.
 local function check(key, want)
   local t = redis.call('TYPE', key)['ok']
   if t ~= 'none' and t ~= want then
@@ -20,10 +21,26 @@ end
 local err = check(KEYS[1], 'hash') or check(KEYS[2], 'zset')
 if err then return err end
 
-local result = {}
-for i = 1, #ARGV, 3 do
-  local added = redis.call('HSETNX', KEYS[1], ARGV[i], ARGV[i + 1])
-  result[#result + 1] = added
-  if added == 1 then redis.call('ZADD', KEYS[2], ARGV[i + 2], ARGV[i]) end
+local ids = {}
+for i = 1, #ARGV, 3 do ids[#ids + 1] = ARGV[i] end
+if #ids == 0 then return {} end
+local existing = redis.call('HMGET', KEYS[1], unpack(ids))
+local result, writes, members, seen = {}, {}, {}, {}
+for j = 1, #ids do
+  local id = ids[j]
+  if existing[j] or seen[id] then
+    result[j] = 0
+  else
+    seen[id] = true
+    result[j] = 1
+    writes[#writes + 1] = id
+    writes[#writes + 1] = ARGV[3 * j - 1]
+    members[#members + 1] = ARGV[3 * j]
+    members[#members + 1] = id
+  end
+end
+if #writes > 0 then
+  redis.call('HSET', KEYS[1], unpack(writes))
+  redis.call('ZADD', KEYS[2], unpack(members))
 end
 return result

@@ -407,3 +407,21 @@ fn enqueue_still_works_after_the_server_lost_its_scripts() {
         .success();
     assert_eq!(server.lrange("q:active").len(), 4);
 }
+
+#[test]
+fn a_repeated_id_within_one_input_is_a_duplicate_of_its_first_line() {
+    let server = RedisServer::start();
+    let input = "{\"id\":\"x\",\"data\":\"first\"}\n{\"id\":\"x\",\"data\":\"second\"}\n";
+    qctl(&server)
+        .args(["enqueue", "q", "--jsonl"])
+        .write_stdin(input)
+        .assert()
+        .success()
+        .stdout("x\n")
+        .stderr(contains("enqueued 1, duplicates 1"));
+    assert_eq!(
+        record(&server, "q", "x").data.as_deref(),
+        Some(&b"first"[..])
+    );
+    assert_eq!(server.lrange("q:active"), vec!["x"]);
+}
