@@ -6,6 +6,7 @@ use serde_json::json;
 
 use super::Context;
 use crate::cli::{BulkArgs, FilterArgs, ListArgs, ShowArgs};
+pub use crate::engine::bulk::Action;
 use crate::engine::bulk::{self, Fate, Selection, Walk};
 use crate::engine::jobs::describe_time;
 use crate::engine::listing::{self, Entry, Filter};
@@ -40,21 +41,11 @@ impl Place {
     }
 }
 
-/// What a bulk command does to each selected job.
-#[derive(Clone, Copy, Debug)]
-pub enum Action {
-    Requeue { keep_attempts: bool },
-    Delete,
-    RunNow,
-}
-
-impl Action {
-    fn verb(self) -> &'static str {
-        match self {
-            Action::Requeue { .. } => "requeue",
-            Action::Delete => "delete",
-            Action::RunNow => "run now",
-        }
+fn verb(action: Action) -> &'static str {
+    match action {
+        Action::Requeue { .. } => "requeue",
+        Action::Delete | Action::DeleteActive => "delete",
+        Action::RunNow => "run now",
     }
 }
 
@@ -334,11 +325,11 @@ pub async fn bulk(
 
     // Say what will be touched: a count and a sample.
     let (count, sample) = preview_selection(&mut redis, &keys, &set, &selection).await?;
-    let what = format!("{} {count} job(s) of {set}", action.verb());
+    let what = format!("{} {count} job(s) of {set}", verb(action));
     if count == 0 {
         ctx.out.note(format_args!(
             "nothing to {}: no matching jobs in {set}",
-            action.verb()
+            verb(action)
         ));
         return Ok(ExitCode::NothingDone);
     }
@@ -348,7 +339,7 @@ pub async fn bulk(
     }
     if args.confirm.dry_run {
         if ctx.out.json {
-            ctx.out.json_line(&json!({"dry_run": true, "action": action.verb(), "queue": args.queue, "count": count, "sample": sample}))?;
+            ctx.out.json_line(&json!({"dry_run": true, "action": verb(action), "queue": args.queue, "count": count, "sample": sample}))?;
             ctx.out.flush()?;
         }
         return Ok(ExitCode::Success);
@@ -360,48 +351,54 @@ pub async fn bulk(
         return Ok(ExitCode::NothingDone);
     }
 
-    let bar = ctx.out.progress(count, action.verb());
+    let bar = ctx.out.progress(count, verb(action));
+    let action = match (action, place) {
+        (Action::Delete, Place::Active) => Action::DeleteActive,
+        (a, _) => a,
+    };
     let mut walk = Walk::new(&set, &selection);
     let (mut done, mut missing, mut skipped) = (0u64, Vec::new(), Vec::new());
-    while let Some(chunk) = walk
-        .next(&mut redis, &keys)
+    let first = walk
+        .fetch(&mut redis, &keys)
         .await
         .with_context(|| format!("cannot read {set}"))?
-    {
-        let ids: Vec<&str> = chunk.iter().map(|e| e.id.as_str()).collect();
-        let mut conn = redis.clone();
-        let acting = async {
-            let redis = &mut conn;
-            match action {
-                Action::Requeue { keep_attempts } => {
-                    bulk::requeue_dead(redis, &keys, &chunk, keep_attempts).await
-                }
-                Action::Delete if place == Place::Active => {
-                    bulk::delete_active(redis, &keys, &ids).await
-                }
-                Action::Delete => bulk::delete_from(redis, &keys, &set, &ids).await,
-                Action::RunNow => bulk::run_now(redis, &keys, &ids).await,
-            }
-        };
-        let fates = walk
-            .act_and_read_ahead(&redis, &keys, acting)
+        .map(|window| walk.select(window));
+    let mut current = first.map(|chunk| {
+        let plan = bulk::plan(action, &keys, &set, &chunk);
+        (chunk, plan)
+    });
+    while let Some((chunk, plan)) = current.take() {
+        // The next window is read before this one changes, then prepared while Redis runs
+        // this one's calls.
+        let ahead = walk
+            .fetch(&mut redis, &keys)
             .await
-            .with_context(|| {
-                format!(
-                    "cannot {} jobs of {set} ({done} done before the error)",
-                    action.verb()
-                )
-            })?;
+            .with_context(|| format!("cannot read {set}"))?;
+        let mut conn = redis.clone();
+        let running = bulk::execute(&mut conn, plan);
+        let preparing = async {
+            ahead.map(|window| {
+                let next = walk.select(window);
+                let plan = bulk::plan(action, &keys, &set, &next);
+                (next, plan)
+            })
+        };
+        let (fates, next) = tokio::join!(running, preparing);
+        let fates = fates.with_context(|| {
+            format!(
+                "cannot {} jobs of {set} ({done} done before the error)",
+                verb(action)
+            )
+        })?;
         for (e, fate) in chunk.iter().zip(fates) {
             match fate {
-                Fate::Done => {
-                    done += 1;
-                }
+                Fate::Done => done += 1,
                 Fate::NotFound => missing.push(e.id.clone()),
                 Fate::Skipped(why) => skipped.push((e.id.clone(), why)),
             }
         }
         bar.set_position(done + (missing.len() + skipped.len()) as u64);
+        current = next;
     }
     bar.finish_and_clear();
     let reports = missing
@@ -424,7 +421,7 @@ pub async fn bulk(
     }
     if ctx.out.json {
         ctx.out.json_line(&json!({
-            "action": action.verb(),
+            "action": verb(action),
             "queue": args.queue,
             "done": done,
             "not_found": missing,
@@ -434,7 +431,7 @@ pub async fn bulk(
     }
     let past = match action {
         Action::Requeue { .. } => "requeued",
-        Action::Delete => "deleted",
+        Action::Delete | Action::DeleteActive => "deleted",
         Action::RunNow => "made ready",
     };
     ctx.out.note(format_args!(

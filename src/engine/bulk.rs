@@ -9,7 +9,7 @@ use super::conn::Redis;
 use super::error::Error;
 use super::job::Job;
 use super::keys::QueueKeys;
-use super::listing::{fill, Entry, Filter, CHUNK};
+use super::listing::{fetch, Entry, Fetched, Filter, CHUNK};
 use super::scripts::{self, Call};
 
 /// Ids read per step of a walk; they are changed in script calls of at most [`CHUNK`] ids,
@@ -34,8 +34,6 @@ pub struct Walk {
     /// The score of the last window's last job, and the ids of that window with that score.
     cursor: Option<(f64, HashSet<String>)>,
     done: bool,
-    /// The window after the last one, read ahead.
-    ahead: Option<Result<Vec<Entry>, Error>>,
 }
 
 impl Walk {
@@ -50,17 +48,16 @@ impl Walk {
             filter,
             cursor: None,
             done: false,
-            ahead: None,
         }
     }
 
-    /// The next chunk of selected jobs (with records), or None at the end. For a filter,
-    /// a chunk may be empty when nothing in it matched.
-    pub async fn next(
+    /// The next window's ids with the bytes of their records, or None at the end. It moves
+    /// past the window, so the next call reads the one after, whatever happens to this one.
+    pub async fn fetch(
         &mut self,
         redis: &mut Redis,
         keys: &QueueKeys,
-    ) -> Result<Option<Vec<Entry>>, Error> {
+    ) -> Result<Option<Fetched>, Error> {
         if self.done {
             return Ok(None);
         }
@@ -71,79 +68,66 @@ impl Walk {
                 return Ok(None);
             }
             let chunk: Vec<(String, Option<f64>)> = ids.drain(..n).map(|id| (id, None)).collect();
-            return fill(redis, keys, chunk).await.map(Some);
+            return fetch(redis, keys, chunk).await.map(Some);
         }
-        let window = match self.ahead.take() {
-            Some(window) => window?,
-            None => {
-                read_after(
-                    redis.clone(),
-                    keys,
-                    &self.zset,
-                    &self.filter,
-                    self.cursor.as_ref(),
-                )
-                .await?
-            }
-        };
-        if window.len() < WALK {
-            self.done = true;
-        }
-        if window.is_empty() {
-            return Ok(None);
-        }
-        // Move the cursor past this window.
-        let last = window.last().and_then(|e| e.score).unwrap_or(f64::INFINITY);
-        let mut seen = match self.cursor.take() {
-            Some((score, seen)) if score == last => seen,
-            _ => HashSet::new(),
-        };
-        seen.extend(
-            window
-                .iter()
-                .filter(|e| e.score == Some(last))
-                .map(|e| e.id.clone()),
-        );
-        self.cursor = Some((last, seen));
-        Ok(Some(
-            window
-                .into_iter()
-                .filter(|e| self.filter.matches(e))
-                .collect(),
-        ))
-    }
-
-    /// Runs `act` on the last chunk while the next window is read, so Redis and qctl work
-    /// at the same time.
-    pub async fn act_and_read_ahead<T, F>(&mut self, redis: &Redis, keys: &QueueKeys, act: F) -> T
-    where
-        F: std::future::Future<Output = T>,
-    {
-        if self.ids.is_some() || self.done {
-            return act.await;
-        }
-        let read = read_after(
+        let window = read_after(
             redis.clone(),
             keys,
             &self.zset,
             &self.filter,
             self.cursor.as_ref(),
+        )
+        .await?;
+        let ids = window.ids();
+        if ids.len() < WALK {
+            self.done = true;
+        }
+        if ids.is_empty() {
+            return Ok(None);
+        }
+        let last = ids.last().and_then(|(_, s)| *s).unwrap_or(f64::INFINITY);
+        let mut seen = match self.cursor.take() {
+            Some((score, seen)) if score == last => seen,
+            _ => HashSet::new(),
+        };
+        seen.extend(
+            ids.iter()
+                .filter(|(_, s)| *s == Some(last))
+                .map(|(id, _)| id.clone()),
         );
-        let (out, ahead) = tokio::join!(act, read);
-        self.ahead = Some(ahead);
-        out
+        self.cursor = Some((last, seen));
+        Ok(Some(window))
+    }
+
+    /// Decodes a fetched window and keeps the jobs the filter selects.
+    pub fn select(&self, window: Fetched) -> Vec<Entry> {
+        window
+            .decode()
+            .into_iter()
+            .filter(|e| self.filter.matches(e))
+            .collect()
+    }
+
+    /// The next chunk of selected jobs (with records), or None at the end. For a filter,
+    /// a chunk may be empty when nothing in it matched.
+    pub async fn next(
+        &mut self,
+        redis: &mut Redis,
+        keys: &QueueKeys,
+    ) -> Result<Option<Vec<Entry>>, Error> {
+        Ok(self.fetch(redis, keys).await?.map(|w| self.select(w)))
     }
 }
 
 /// The window of jobs after `cursor` (or from the start of the filter's score range), with
-/// records and failures.
+/// the bytes of their records and failures.
 async fn read_after(
     mut redis: Redis,
     keys: &QueueKeys,
     zset: &str,
     filter: &Filter,
     cursor: Option<&(f64, HashSet<String>)>,
-) -> Result<Vec<Entry>, Error> {
+) -> Result<Fetched, Error> {
     let (min, skip) = match cursor {
         Some((score, seen)) => (format!("{score}"), Some(seen)),
         None => (
@@ -172,7 +156,7 @@ async fn read_after(
         .take(WALK)
         .map(|(id, s)| (id, Some(s)))
         .collect();
-    fill(&mut redis, keys, ids).await
+    fetch(&mut redis, keys, ids).await
 }
 
 /// What happened to each id of a bulk step.
@@ -184,54 +168,112 @@ pub enum Fate {
     Skipped(String),
 }
 
-/// Moves dead jobs back to `NAME:active`: Attempt 0 (or kept), failure cleared, consumers
-/// woken. Jobs without a usable record are skipped with the reason.
-pub async fn requeue_dead(
-    redis: &mut Redis,
-    keys: &QueueKeys,
-    entries: &[Entry],
-    keep_attempts: bool,
-) -> Result<Vec<Fate>, Error> {
+/// What a bulk command does to each selected job.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Action {
+    /// Dead jobs back to the tail of `NAME:active`: Attempt 0 (or kept), failure cleared,
+    /// consumers woken.
+    Requeue { keep_attempts: bool },
+    /// Out of a sorted set (dead or scheduled), with records and failures.
+    Delete,
+    /// Out of `NAME:active`, with records and failures.
+    DeleteActive,
+    /// Scheduled jobs to `NAME:active` now.
+    RunNow,
+}
+
+/// The script calls for one chunk, made before they are sent so that the next chunk can
+/// be prepared while Redis runs this one.
+pub struct Plan {
+    action: Action,
+    calls: Vec<(Call<'static>, Vec<usize>)>,
+    fates: Vec<Fate>,
+}
+
+/// Prepares `action` on `entries` of the set `set`. Dead jobs without a usable record are
+/// skipped with the reason.
+pub fn plan(action: Action, keys: &QueueKeys, set: &str, entries: &[Entry]) -> Plan {
+    let ids: Vec<&str> = entries.iter().map(|e| e.id.as_str()).collect();
     let mut fates = vec![Fate::NotFound; entries.len()];
-    let mut calls: Vec<(Call, Vec<usize>)> = Vec::new();
-    for (i, e) in entries.iter().enumerate() {
-        let job = match (&e.job, e.damage()) {
-            (Some(Ok(job)), None) => job,
-            (None, _) => {
-                fates[i] = Fate::Skipped("no record (delete it instead)".into());
-                continue;
+    let calls = match action {
+        Action::Delete => id_calls(
+            &scripts::DELETE,
+            &[set, &keys.data, &keys.failures],
+            &ids,
+            CHUNK,
+        ),
+        Action::RunNow => id_calls(
+            &scripts::RUN_NOW,
+            &[&keys.scheduled, &keys.active, &keys.signal],
+            &ids,
+            CHUNK,
+        ),
+        // LREM walks the list: fewer ids per call.
+        Action::DeleteActive => id_calls(
+            &scripts::DELETE_ACTIVE,
+            &[&keys.active, &keys.data, &keys.failures],
+            &ids,
+            100,
+        ),
+        Action::Requeue { keep_attempts } => {
+            let mut calls: Vec<(Call<'static>, Vec<usize>)> = Vec::new();
+            for (i, e) in entries.iter().enumerate() {
+                let job = match (&e.job, e.damage()) {
+                    (Some(Ok(job)), None) => job,
+                    (None, _) => {
+                        fates[i] = Fate::Skipped("no record (delete it instead)".into());
+                        continue;
+                    }
+                    (Some(_), why) => {
+                        fates[i] =
+                            Fate::Skipped(format!("damaged record: {}", why.unwrap_or_default()));
+                        continue;
+                    }
+                };
+                let new = Job {
+                    attempt: if keep_attempts { job.attempt } else { 0 },
+                    ..job.clone()
+                };
+                if calls.last().is_none_or(|(_, pos)| pos.len() >= CHUNK) {
+                    let call = scripts::REQUEUE_DEAD.call(&[
+                        &keys.dead,
+                        &keys.active,
+                        &keys.data,
+                        &keys.failures,
+                        &keys.signal,
+                    ]);
+                    calls.push((call, Vec::new()));
+                }
+                let (call, pos) = calls.last_mut().expect("pushed above");
+                call.arg(&e.id)
+                    .arg(e.raw.as_deref().unwrap_or_default())
+                    .arg(new.encode());
+                pos.push(i);
             }
-            (Some(_), why) => {
-                let why = why.unwrap_or_default();
-                fates[i] = Fate::Skipped(format!("damaged record: {why}"));
-                continue;
-            }
-        };
-        let new = Job {
-            attempt: if keep_attempts { job.attempt } else { 0 },
-            ..job.clone()
-        };
-        if calls.last().is_none_or(|(_, pos)| pos.len() >= CHUNK) {
-            let call = scripts::REQUEUE_DEAD.call(&[
-                &keys.dead,
-                &keys.active,
-                &keys.data,
-                &keys.failures,
-                &keys.signal,
-            ]);
-            calls.push((call, Vec::new()));
+            calls
         }
-        let (call, pos) = calls.last_mut().expect("pushed above");
-        call.arg(&e.id)
-            .arg(e.raw.as_deref().unwrap_or_default())
-            .arg(new.encode());
-        pos.push(i);
+    };
+    Plan {
+        action,
+        calls,
+        fates,
     }
+}
+
+/// Sends a plan's calls in one round trip; returns each entry's fate.
+pub async fn execute(redis: &mut Redis, plan: Plan) -> Result<Vec<Fate>, Error> {
+    let Plan {
+        action,
+        calls,
+        mut fates,
+    } = plan;
     for (i, flag) in run_calls(redis, calls).await? {
-        fates[i] = match flag {
-            1 => Fate::Done,
-            0 => Fate::NotFound,
-            _ => Fate::Skipped("its record changed meanwhile; run again".into()),
+        fates[i] = match (flag, action) {
+            (1, _) => Fate::Done,
+            (-1, Action::Requeue { .. }) => {
+                Fate::Skipped("its record changed meanwhile; run again".into())
+            }
+            _ => Fate::NotFound,
         };
     }
     Ok(fates)
@@ -260,73 +302,19 @@ async fn run_calls(
     Ok(out)
 }
 
-/// One call per [`CHUNK`] ids, each id in ARGV.
-fn id_calls<'a>(lua: &'a scripts::Lua, keys: &[&str], ids: &[&str]) -> Vec<(Call<'a>, Vec<usize>)> {
-    ids.chunks(CHUNK)
+/// One call per `size` ids, each id in ARGV.
+fn id_calls(
+    lua: &'static scripts::Lua,
+    keys: &[&str],
+    ids: &[&str],
+    size: usize,
+) -> Vec<(Call<'static>, Vec<usize>)> {
+    ids.chunks(size)
         .enumerate()
         .map(|(n, chunk)| {
             let mut call = lua.call(keys);
             call.arg(chunk);
-            (call, (n * CHUNK..n * CHUNK + chunk.len()).collect())
+            (call, (n * size..n * size + chunk.len()).collect())
         })
         .collect()
-}
-
-/// Removes ids from a sorted set with their records and failures.
-pub async fn delete_from(
-    redis: &mut Redis,
-    keys: &QueueKeys,
-    zset: &str,
-    ids: &[&str],
-) -> Result<Vec<Fate>, Error> {
-    let calls = id_calls(&scripts::DELETE, &[zset, &keys.data, &keys.failures], ids);
-    let mut fates = vec![Fate::NotFound; ids.len()];
-    for (i, flag) in run_calls(redis, calls).await? {
-        fates[i] = fate(flag);
-    }
-    Ok(fates)
-}
-
-/// Moves scheduled ids to `NAME:active` now.
-pub async fn run_now(
-    redis: &mut Redis,
-    keys: &QueueKeys,
-    ids: &[&str],
-) -> Result<Vec<Fate>, Error> {
-    let calls = id_calls(
-        &scripts::RUN_NOW,
-        &[&keys.scheduled, &keys.active, &keys.signal],
-        ids,
-    );
-    let mut fates = vec![Fate::NotFound; ids.len()];
-    for (i, flag) in run_calls(redis, calls).await? {
-        fates[i] = fate(flag);
-    }
-    Ok(fates)
-}
-
-/// Removes ids from `NAME:active` with their records and failures (100 per call).
-pub async fn delete_active(
-    redis: &mut Redis,
-    keys: &QueueKeys,
-    ids: &[&str],
-) -> Result<Vec<Fate>, Error> {
-    let mut out = Vec::with_capacity(ids.len());
-    for chunk in ids.chunks(100) {
-        let flags: Vec<i64> = scripts::DELETE_ACTIVE
-            .call(&[&keys.active, &keys.data, &keys.failures])
-            .arg(chunk)
-            .invoke(redis)
-            .await?;
-        out.extend(flags.into_iter().map(fate));
-    }
-    Ok(out)
-}
-
-fn fate(flag: i64) -> Fate {
-    if flag == 1 {
-        Fate::Done
-    } else {
-        Fate::NotFound
-    }
 }

@@ -104,14 +104,53 @@ pub struct Page {
     pub next_offset: Option<u64>,
 }
 
-/// Fills records and failures for ids, in one round trip.
-pub async fn fill(
+/// Ids with their stored record and failure bytes, not yet decoded.
+pub struct Fetched {
+    ids: Vec<(String, Option<f64>)>,
+    records: Vec<Option<Vec<u8>>>,
+    failures: Vec<Option<Vec<u8>>>,
+}
+
+impl Fetched {
+    /// The ids with their scores.
+    pub fn ids(&self) -> &[(String, Option<f64>)] {
+        &self.ids
+    }
+
+    /// Decodes the records and failures.
+    pub fn decode(self) -> Vec<Entry> {
+        let Fetched {
+            ids,
+            mut records,
+            mut failures,
+        } = self;
+        records.resize(ids.len(), None);
+        failures.resize(ids.len(), None);
+        ids.into_iter()
+            .zip(records.into_iter().zip(failures))
+            .map(|((id, score), (raw, failure))| Entry {
+                job: raw.as_deref().map(Job::decode),
+                raw,
+                failure: failure.as_deref().and_then(Failure::from_json),
+                id,
+                score,
+            })
+            .collect()
+    }
+}
+
+/// Reads the records and failures of ids, in one round trip.
+pub async fn fetch(
     redis: &mut Redis,
     keys: &QueueKeys,
     ids: Vec<(String, Option<f64>)>,
-) -> Result<Vec<Entry>, Error> {
+) -> Result<Fetched, Error> {
     if ids.is_empty() {
-        return Ok(Vec::new());
+        return Ok(Fetched {
+            ids,
+            records: Vec::new(),
+            failures: Vec::new(),
+        });
     }
     let mut pipe = redis::pipe();
     let names: Vec<&str> = ids.iter().map(|(id, _)| id.as_str()).collect();
@@ -121,26 +160,20 @@ pub async fn fill(
     let replies: Vec<redis::RedisResult<Vec<Option<Vec<u8>>>>> =
         redis.pipeline(&pipe, "reading job records").await?;
     let mut it = replies.into_iter();
-    let records = it.next().and_then(Result::ok).unwrap_or_default();
-    let failures = it.next().and_then(Result::ok).unwrap_or_default();
-    Ok(ids
-        .into_iter()
-        .enumerate()
-        .map(|(i, (id, score))| {
-            let raw = records.get(i).cloned().flatten();
-            Entry {
-                job: raw.as_deref().map(Job::decode),
-                raw,
-                failure: failures
-                    .get(i)
-                    .cloned()
-                    .flatten()
-                    .and_then(|b| Failure::from_json(&b)),
-                id,
-                score,
-            }
-        })
-        .collect())
+    Ok(Fetched {
+        ids,
+        records: it.next().and_then(Result::ok).unwrap_or_default(),
+        failures: it.next().and_then(Result::ok).unwrap_or_default(),
+    })
+}
+
+/// Fills records and failures for ids, in one round trip.
+pub async fn fill(
+    redis: &mut Redis,
+    keys: &QueueKeys,
+    ids: Vec<(String, Option<f64>)>,
+) -> Result<Vec<Entry>, Error> {
+    Ok(fetch(redis, keys, ids).await?.decode())
 }
 
 /// A page of a sorted set, `newest_first` or oldest first, after `offset` matches.
