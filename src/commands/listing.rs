@@ -320,7 +320,8 @@ pub async fn bulk(
             Error::Usage("name the jobs: give ids, --all, or filters (see --help)".into()).into(),
         );
     };
-    let mut redis = ctx.server()?.connect().await?;
+    let server = ctx.server()?;
+    let mut redis = server.connect().await?;
     let set = place.key(&keys).to_string();
 
     // Say what will be touched: a count and a sample.
@@ -356,32 +357,29 @@ pub async fn bulk(
         (Action::Delete, Place::Active) => Action::DeleteActive,
         (a, _) => a,
     };
+    // Reads go on a second connection, so that Redis serves them between this chunk's
+    // script calls and the next chunk is ready when they finish.
+    let mut reader = server.connect().await?;
     let mut walk = Walk::new(&set, &selection);
     let (mut done, mut missing, mut skipped) = (0u64, Vec::new(), Vec::new());
-    let first = walk
-        .fetch(&mut redis, &keys)
+    let mut current = walk
+        .fetch(&mut reader, &keys)
         .await
         .with_context(|| format!("cannot read {set}"))?
-        .map(|window| walk.select(window));
-    let mut current = first.map(|chunk| {
-        let plan = bulk::plan(action, &keys, &set, &chunk);
-        (chunk, plan)
-    });
+        .map(|window| {
+            let chunk = walk.select(window);
+            let plan = bulk::plan(action, &keys, &set, &chunk);
+            (chunk, plan)
+        });
     while let Some((chunk, plan)) = current.take() {
-        // The next window is read before this one changes, then prepared while Redis runs
-        // this one's calls.
-        let ahead = walk
-            .fetch(&mut redis, &keys)
-            .await
-            .with_context(|| format!("cannot read {set}"))?;
-        let mut conn = redis.clone();
-        let running = bulk::execute(&mut conn, plan);
+        let running = bulk::execute(&mut redis, plan);
         let preparing = async {
-            ahead.map(|window| {
-                let next = walk.select(window);
-                let plan = bulk::plan(action, &keys, &set, &next);
-                (next, plan)
-            })
+            let Some(window) = walk.fetch(&mut reader, &keys).await? else {
+                return Ok(None);
+            };
+            let next = walk.select(window);
+            let plan = bulk::plan(action, &keys, &set, &next);
+            Ok::<_, engine::Error>(Some((next, plan)))
         };
         let (fates, next) = tokio::join!(running, preparing);
         let fates = fates.with_context(|| {
@@ -398,7 +396,7 @@ pub async fn bulk(
             }
         }
         bar.set_position(done + (missing.len() + skipped.len()) as u64);
-        current = next;
+        current = next.with_context(|| format!("cannot read {set}"))?;
     }
     bar.finish_and_clear();
     let reports = missing
