@@ -13,10 +13,12 @@ use tokio::sync::mpsc;
 
 use super::Context;
 use crate::cli::{parse_time, EnqueueArgs};
-use crate::engine::enqueue::{submit, NewJob, Prepared, MAX_JOBS_PER_CALL};
+use crate::engine::enqueue::{self, submit, NewJob, Prepared, MAX_JOBS_PER_CALL};
 use crate::engine::jobs::{describe_time, locate};
 use crate::engine::{self, Error, ExitCode, QueueKeys};
 
+/// Lines the reader hands over at once.
+const READ_CHUNK: usize = 256;
 /// Jobs sent in one round: several script calls of at most 1000 jobs in one pipeline.
 const MAX_ROUND_JOBS: usize = 8 * MAX_JOBS_PER_CALL;
 /// A round stops growing at this many bytes of records.
@@ -158,7 +160,7 @@ async fn bulk(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow::
     let server = ctx.server()?;
     let redis = server.connect().await?;
 
-    let (tx, mut rx) = mpsc::channel::<Item>(2 * MAX_ROUND_JOBS);
+    let (tx, mut rx) = mpsc::channel::<Vec<Item>>(2 * MAX_ROUND_JOBS / READ_CHUNK);
     let jsonl = args.jsonl;
     let reader = std::thread::spawn(move || read_items(input, jsonl, due, tx));
 
@@ -168,9 +170,8 @@ async fn bulk(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow::
     let mut reported = 0u64;
     let mut redis = redis;
     // One round at a time, so jobs reach the queue in input order (requests from concurrent
-    // tasks may overtake each other); the reader thread prepares the next round meanwhile.
-    while let Some(first) = rx.recv().await {
-        let batch = fill_batch(first, &mut rx);
+    // tasks may overtake each other). The next round is prepared while Redis runs this one.
+    let prepare_round = |batch: Vec<Item>| {
         let jobs: Vec<&Prepared> = batch
             .iter()
             .filter_map(|i| match i {
@@ -178,10 +179,30 @@ async fn bulk(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow::
                 Item::Invalid { .. } => None,
             })
             .collect();
-        let added = match submit(&mut redis, &keys, &jobs).await {
+        let submission = enqueue::prepare(&keys, &jobs);
+        (batch, submission)
+    };
+    let mut next = match rx.recv().await {
+        Some(first) => Some(prepare_round(fill_batch(first, &mut rx))),
+        None => None,
+    };
+    while let Some((batch, submission)) = next.take() {
+        let sending = enqueue::send(&mut redis, submission);
+        let preparing = async {
+            match rx.try_recv() {
+                Ok(first) => Some(prepare_round(fill_batch(first, &mut rx))),
+                Err(_) => None,
+            }
+        };
+        let (added, prepared) = tokio::join!(sending, preparing);
+        next = prepared;
+        let added = match added {
             Ok(added) => added,
             Err(err) => {
-                summary.failed += jobs.len() as u64;
+                summary.failed += batch
+                    .iter()
+                    .filter(|i| matches!(i, Item::Job { .. }))
+                    .count() as u64;
                 failure = Some(err.into());
                 break;
             }
@@ -205,6 +226,12 @@ async fn bulk(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow::
             }
         }
         counter.set_position(summary.enqueued + summary.duplicates + summary.failed);
+        if next.is_none() {
+            next = match rx.recv().await {
+                Some(first) => Some(prepare_round(fill_batch(first, &mut rx))),
+                None => None,
+            };
+        }
     }
     counter.finish_and_clear();
     drop(rx);
@@ -241,16 +268,14 @@ async fn bulk(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow::
 }
 
 /// Adds to `first` whatever is already waiting, up to a batch's limits.
-fn fill_batch(first: Item, rx: &mut mpsc::Receiver<Item>) -> Vec<Item> {
-    let mut bytes = item_bytes(&first);
-    let mut jobs = usize::from(matches!(first, Item::Job { .. }));
-    let mut batch = vec![first];
-    while jobs < MAX_ROUND_JOBS && bytes < MAX_ROUND_BYTES {
+fn fill_batch(first: Vec<Item>, rx: &mut mpsc::Receiver<Vec<Item>>) -> Vec<Item> {
+    let mut batch = first;
+    let mut bytes: usize = batch.iter().map(item_bytes).sum();
+    while batch.len() < MAX_ROUND_JOBS && bytes < MAX_ROUND_BYTES {
         match rx.try_recv() {
-            Ok(item) => {
-                bytes += item_bytes(&item);
-                jobs += usize::from(matches!(item, Item::Job { .. }));
-                batch.push(item);
+            Ok(items) => {
+                bytes += items.iter().map(item_bytes).sum::<usize>();
+                batch.extend(items);
             }
             Err(_) => break,
         }
@@ -312,10 +337,11 @@ fn read_items(
     input: Box<dyn Read + Send>,
     jsonl: bool,
     due: Option<f64>,
-    tx: mpsc::Sender<Item>,
+    tx: mpsc::Sender<Vec<Item>>,
 ) -> anyhow::Result<()> {
     let mut reader = BufReader::with_capacity(256 * 1024, input);
     let mut buf = Vec::with_capacity(256);
+    let mut chunk = Vec::with_capacity(READ_CHUNK);
     let mut line = 0u64;
     let now = engine::now();
     loop {
@@ -324,6 +350,9 @@ fn read_items(
             .read_until(b'\n', &mut buf)
             .map_err(|e| Error::BadInput(format!("cannot read input after line {line}: {e}")))?;
         if n == 0 {
+            if !chunk.is_empty() {
+                let _ = tx.blocking_send(chunk);
+            }
             return Ok(());
         }
         line += 1;
@@ -332,14 +361,15 @@ fn read_items(
         }
         let item = if jsonl {
             if buf.iter().all(u8::is_ascii_whitespace) {
-                continue;
-            }
-            match parse_json_job(&buf, due) {
-                Ok(job) => Item::Job {
-                    line,
-                    job: Prepared::new(job, now),
-                },
-                Err(reason) => Item::Invalid { line, reason },
+                None
+            } else {
+                Some(match parse_json_job(&buf, due) {
+                    Ok(job) => Item::Job {
+                        line,
+                        job: Prepared::new(job, now),
+                    },
+                    Err(reason) => Item::Invalid { line, reason },
+                })
             }
         } else {
             let job = NewJob {
@@ -348,12 +378,15 @@ fn read_items(
                 attempt: 0,
                 due,
             };
-            Item::Job {
+            Some(Item::Job {
                 line,
                 job: Prepared::new(job, now),
-            }
+            })
         };
-        if tx.blocking_send(item).is_err() {
+        chunk.extend(item);
+        // Hand lines over in chunks, and before a read that may wait for more input.
+        let full = chunk.len() >= READ_CHUNK || reader.buffer().is_empty();
+        if full && !chunk.is_empty() && tx.blocking_send(std::mem::take(&mut chunk)).is_err() {
             return Ok(());
         }
     }

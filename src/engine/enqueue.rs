@@ -50,15 +50,19 @@ impl Prepared {
     }
 }
 
-/// Sends a batch; returns, in batch order, whether each job was added (false: id taken).
-/// Jobs ready now and scheduled jobs go in separate calls sent in one round trip.
-pub async fn submit(
-    redis: &mut Redis,
-    keys: &QueueKeys,
-    batch: &[&Prepared],
-) -> Result<Vec<bool>, Error> {
-    let mut calls: Vec<Call> = Vec::new();
-    // For each call, the batch positions of its jobs.
+/// The script calls for a batch, made ahead of sending so that the next batch can be
+/// prepared while Redis runs this one.
+pub struct Submission {
+    calls: Vec<Call<'static>>,
+    /// For each call, the batch positions of its jobs.
+    positions: Vec<Vec<usize>>,
+    len: usize,
+}
+
+/// Prepares the calls for a batch: jobs ready now and scheduled jobs go in separate calls
+/// of at most [`MAX_JOBS_PER_CALL`] jobs each.
+pub fn prepare(keys: &QueueKeys, batch: &[&Prepared]) -> Submission {
+    let mut calls: Vec<Call<'static>> = Vec::new();
     let mut positions: Vec<Vec<usize>> = Vec::new();
     for chunk_start in (0..batch.len()).step_by(MAX_JOBS_PER_CALL) {
         let chunk = &batch[chunk_start..batch.len().min(chunk_start + MAX_JOBS_PER_CALL)];
@@ -93,7 +97,22 @@ pub async fn submit(
             }
         }
     }
-    let mut added = vec![false; batch.len()];
+    Submission {
+        calls,
+        positions,
+        len: batch.len(),
+    }
+}
+
+/// Sends prepared calls in one round trip; returns, in batch order, whether each job was
+/// added (false: id taken).
+pub async fn send(redis: &mut Redis, submission: Submission) -> Result<Vec<bool>, Error> {
+    let Submission {
+        calls,
+        positions,
+        len,
+    } = submission;
+    let mut added = vec![false; len];
     let results = match calls.len() {
         0 => return Ok(added),
         1 => vec![calls[0].invoke::<redis::Value>(redis).await],
@@ -108,4 +127,13 @@ pub async fn submit(
         }
     }
     Ok(added)
+}
+
+/// Sends a batch; returns, in batch order, whether each job was added (false: id taken).
+pub async fn submit(
+    redis: &mut Redis,
+    keys: &QueueKeys,
+    batch: &[&Prepared],
+) -> Result<Vec<bool>, Error> {
+    send(redis, prepare(keys, batch)).await
 }
