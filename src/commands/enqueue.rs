@@ -182,10 +182,10 @@ async fn bulk(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow::
         let submission = enqueue::prepare(&keys, &jobs);
         (batch, submission)
     };
-    let mut next = match rx.recv().await {
-        Some(first) => Some(prepare_round(fill_batch(first, &mut rx))),
-        None => None,
-    };
+    let mut next = rx
+        .recv()
+        .await
+        .map(|first| prepare_round(fill_batch(first, &mut rx)));
     while let Some((batch, submission)) = next.take() {
         let sending = enqueue::send(&mut redis, submission);
         let preparing = async {
@@ -227,10 +227,10 @@ async fn bulk(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow::
         }
         counter.set_position(summary.enqueued + summary.duplicates + summary.failed);
         if next.is_none() {
-            next = match rx.recv().await {
-                Some(first) => Some(prepare_round(fill_batch(first, &mut rx))),
-                None => None,
-            };
+            next = rx
+                .recv()
+                .await
+                .map(|first| prepare_round(fill_batch(first, &mut rx)));
         }
     }
     counter.finish_and_clear();
