@@ -10,12 +10,6 @@
 -- Returns  an array with one integer per id: 1 if acked, 0 if it was not in the set (the
 --          reservation was lost; nothing changed for that id).
 -- Errors   "WRONGTYPE ..." naming the key, before any write.
-local function check(key, want)
-  local t = redis.call('TYPE', key)['ok']
-  if t ~= 'none' and t ~= want then
-    return redis.error_reply('WRONGTYPE ' .. key .. ' holds a ' .. t .. ', expected a ' .. want)
-  end
-end
 local err = check(KEYS[1], 'set') or check(KEYS[2], 'hash') or check(KEYS[3], 'hash')
   or check(KEYS[4], 'hash')
 if err then return err end

@@ -8,12 +8,6 @@
 --
 -- Returns  an array with one integer per id: 1 deleted, 0 not in the list.
 -- Errors   "WRONGTYPE ..." naming the key, before any write.
-local function check(key, want)
-  local t = redis.call('TYPE', key)['ok']
-  if t ~= 'none' and t ~= want then
-    return redis.error_reply('WRONGTYPE ' .. key .. ' holds a ' .. t .. ', expected a ' .. want)
-  end
-end
 local err = check(KEYS[1], 'list') or check(KEYS[2], 'hash') or check(KEYS[3], 'hash')
 if err then return err end
 

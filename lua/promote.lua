@@ -9,12 +9,6 @@
 -- Returns  how many jobs were moved. Removes exactly the members it read (by name, not by
 --          rank), so a concurrent change to the set cannot make it drop or double a job.
 -- Errors   "WRONGTYPE ..." naming the key, before any write.
-local function check(key, want)
-  local t = redis.call('TYPE', key)['ok']
-  if t ~= 'none' and t ~= want then
-    return redis.error_reply('WRONGTYPE ' .. key .. ' holds a ' .. t .. ', expected a ' .. want)
-  end
-end
 local err = check(KEYS[1], 'zset') or check(KEYS[2], 'list')
 if err then return err end
 

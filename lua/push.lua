@@ -13,12 +13,6 @@
 -- Same effect per job as CurlyQ's push (HSETNX the record; if new, RPUSH the id), with the
 -- signal raised (DEL, LPUSH 1) once for the whole call. A repeated id within one call is
 -- a duplicate of its first occurrence.
-local function check(key, want)
-  local t = redis.call('TYPE', key)['ok']
-  if t ~= 'none' and t ~= want then
-    return redis.error_reply('WRONGTYPE ' .. key .. ' holds a ' .. t .. ', expected a ' .. want)
-  end
-end
 local err = check(KEYS[1], 'hash') or check(KEYS[2], 'list')
 if err then return err end
 

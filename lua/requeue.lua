@@ -9,12 +9,6 @@
 --
 -- Returns  how many ids were given back.
 -- Errors   "WRONGTYPE ..." naming the key, before any write.
-local function check(key, want)
-  local t = redis.call('TYPE', key)['ok']
-  if t ~= 'none' and t ~= want then
-    return redis.error_reply('WRONGTYPE ' .. key .. ' holds a ' .. t .. ', expected a ' .. want)
-  end
-end
 local err = check(KEYS[1], 'set') or check(KEYS[2], 'list')
 if err then return err end
 

@@ -14,12 +14,6 @@
 --
 -- Reads all ids with one ZMSCORE and one HMGET and writes with one command per key, so a
 -- call of 1000 jobs stays around a millisecond.
-local function check(key, want)
-  local t = redis.call('TYPE', key)['ok']
-  if t ~= 'none' and t ~= want then
-    return redis.error_reply('WRONGTYPE ' .. key .. ' holds a ' .. t .. ', expected a ' .. want)
-  end
-end
 local err = check(KEYS[1], 'zset') or check(KEYS[2], 'list') or check(KEYS[3], 'hash')
   or check(KEYS[4], 'hash')
 if err then return err end

@@ -14,12 +14,6 @@
 --          it returned fewer than N, so idle consumers block again.
 -- Errors   "NOTREGISTERED ..." when KEYS[5] is not a member of NAME:consumers;
 --          "WRONGTYPE ..." naming the key; both before any write.
-local function check(key, want)
-  local t = redis.call('TYPE', key)['ok']
-  if t ~= 'none' and t ~= want then
-    return redis.error_reply('WRONGTYPE ' .. key .. ' holds a ' .. t .. ', expected a ' .. want)
-  end
-end
 if not redis.call('ZSCORE', KEYS[1], KEYS[5]) then
   return redis.error_reply('NOTREGISTERED ' .. KEYS[5] .. ' is not in ' .. KEYS[1])
 end

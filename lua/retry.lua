@@ -14,12 +14,6 @@
 --
 -- Returns  1 if retried, 0 if the id was not in the set (nothing changed).
 -- Errors   "WRONGTYPE ..." naming the key, before any write.
-local function check(key, want)
-  local t = redis.call('TYPE', key)['ok']
-  if t ~= 'none' and t ~= want then
-    return redis.error_reply('WRONGTYPE ' .. key .. ' holds a ' .. t .. ', expected a ' .. want)
-  end
-end
 local err = check(KEYS[1], 'set') or check(KEYS[2], 'zset') or check(KEYS[3], 'hash')
   or check(KEYS[4], 'hash') or check(KEYS[5], 'hash')
 if err then return err end

@@ -12,12 +12,6 @@
 --
 -- Same effect per job as CurlyQ's schedule (HSETNX the record; if new, ZADD the id), with
 -- one HMGET, one HSET and one ZADD for the whole call.
-local function check(key, want)
-  local t = redis.call('TYPE', key)['ok']
-  if t ~= 'none' and t ~= want then
-    return redis.error_reply('WRONGTYPE ' .. key .. ' holds a ' .. t .. ', expected a ' .. want)
-  end
-end
 local err = check(KEYS[1], 'hash') or check(KEYS[2], 'zset')
 if err then return err end
 

@@ -31,7 +31,10 @@ macro_rules! scripts {
         $(
             #[doc = concat!("`lua/", $file, ".lua`")]
             pub static $ident: LazyLock<Lua> = LazyLock::new(|| {
-                Lua::new($file, include_str!(concat!("../../lua/", $file, ".lua")))
+                Lua::new($file, concat!(
+                    include_str!("../../lua/lib.lua"),
+                    include_str!(concat!("../../lua/", $file, ".lua"))
+                ))
             });
         )*
         /// Every embedded script, for tests and for loading them all at once.
@@ -158,8 +161,11 @@ mod tests {
     #[test]
     fn every_script_documents_keys_argv_and_returns() {
         for lua in all() {
-            let header: String = lua
+            let own = lua
                 .source()
+                .strip_prefix(include_str!("../../lua/lib.lua"))
+                .expect("lib.lua comes first");
+            let header: String = own
                 .lines()
                 .take_while(|l| l.starts_with("--"))
                 .collect::<Vec<_>>()

@@ -1,0 +1,11 @@
+-- lib: prepended to every script in this folder when qctl embeds them.
+--
+-- check(key, want): nil when KEY is missing or of type WANT, else a WRONGTYPE error reply
+-- naming the key. Scripts check every key before their first write, because Redis does not
+-- roll back a script that fails half-way.
+local function check(key, want)
+  local t = redis.call('TYPE', key)['ok']
+  if t ~= 'none' and t ~= want then
+    return redis.error_reply('WRONGTYPE ' .. key .. ' holds a ' .. t .. ', expected a ' .. want)
+  end
+end
