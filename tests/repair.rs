@@ -1,0 +1,626 @@
+//! Inspect and repair commands against real redis-servers, checked key by key.
+
+mod support;
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use predicates::str::contains;
+use qctl::engine::failure::Failure;
+use qctl::engine::Job;
+use support::{qctl, qctl_process, wait_until, RedisServer};
+
+/// A dead job as a consumer leaves it: record with Attempt, id in q:dead, failure recorded.
+fn kill(server: &RedisServer, id: &str, data: &[u8], attempt: i64, died: f64) {
+    let record = Job {
+        id: id.into(),
+        data: Some(data.to_vec()),
+        attempt,
+    }
+    .encode();
+    let failure = Failure {
+        reason: "exit 3".into(),
+        exit_code: Some(3),
+        stderr: "boom\n".into(),
+        ..Failure::default()
+    };
+    let _: () = server.cmd(&[b"HSET", b"q:data", id.as_bytes(), &record]);
+    let _: () = server.cmd(&[
+        b"ZADD",
+        b"q:dead",
+        died.to_string().as_bytes(),
+        id.as_bytes(),
+    ]);
+    let _: () = server.cmd(&[
+        b"HSET",
+        b"q:failures",
+        id.as_bytes(),
+        failure.to_json().as_bytes(),
+    ]);
+}
+
+fn record(server: &RedisServer, id: &str) -> Option<Job> {
+    server
+        .hget_bytes("q:data", id)
+        .map(|b| Job::decode(&b).unwrap())
+}
+
+fn json_lines(out: &[u8]) -> Vec<serde_json::Value> {
+    String::from_utf8(out.to_vec())
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn keys_of(v: &serde_json::Value) -> Vec<String> {
+    let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+    k.sort();
+    k
+}
+
+#[test]
+fn stats_counts_every_state_and_changes_nothing() {
+    let server = RedisServer::start();
+    qctl(&server).args(["enqueue", "q", "a"]).assert().success();
+    qctl(&server)
+        .args(["enqueue", "q", "--in", "1h", "later"])
+        .assert()
+        .success();
+    qctl(&server)
+        .args(["enqueue", "q", "--at", "1", "--id", "due", "x"])
+        .assert()
+        .success();
+    let due = Job::new("due2", Some(b"x".to_vec())).encode();
+    let _: () = server.cmd(&[b"HSET", b"q:data", b"due2", &due]);
+    let _: () = server.cmd(&[b"ZADD", b"q:scheduled", b"1", b"due2"]);
+    kill(&server, "d", b"x", 21, 1_700_000_000.0);
+    let flight = Job::new("f", Some(b"x".to_vec())).encode();
+    let inflight = "q:inflight:0b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff";
+    let _: () = server.cmd(&[b"HSET", b"q:data", b"f", &flight]);
+    let _: () = server.cmd(&[b"SADD", inflight.as_bytes(), b"f"]);
+    let now = qctl::engine::now();
+    let _: () = server.cmd(&[
+        b"ZADD",
+        b"q:consumers",
+        now.to_string().as_bytes(),
+        inflight.as_bytes(),
+    ]);
+    let _: () = server.cmd(&[
+        b"ZADD",
+        b"q:consumers",
+        (now - 600.0).to_string().as_bytes(),
+        b"q:inflight:1b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff",
+    ]);
+    let _: () = server.cmd(&[b"SET", b"q:paused", b"1"]);
+    let _: () = server.cmd(&[b"SET", b"other:active", b"wrong type"]);
+    let before = server.dump_all();
+    let out = qctl(&server)
+        .args(["--json", "stats"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(server.dump_all(), before, "stats changed something");
+    let rows = json_lines(&out).remove(0);
+    let rows = rows.as_array().unwrap();
+    let q = rows
+        .iter()
+        .find(|r| r["queue"] == "q")
+        .expect("queue q found by SCAN");
+    assert_eq!(
+        keys_of(q),
+        [
+            "active",
+            "completed",
+            "consumers_alive",
+            "consumers_expired",
+            "dead",
+            "failed",
+            "in_flight",
+            "paused",
+            "queue",
+            "scheduled_due",
+            "scheduled_later",
+            "wrong_type"
+        ]
+    );
+    assert_eq!(q["active"], 2);
+    assert_eq!(q["scheduled_due"], 1);
+    assert_eq!(q["scheduled_later"], 1);
+    assert_eq!(q["dead"], 1);
+    assert_eq!(q["in_flight"], 1);
+    assert_eq!(q["consumers_alive"], 1);
+    assert_eq!(q["consumers_expired"], 1);
+    assert_eq!(q["paused"], true);
+    let other = rows
+        .iter()
+        .find(|r| r["queue"] == "other")
+        .expect("a wrong-typed queue is still listed");
+    assert!(other["active"].is_null());
+    assert_eq!(other["wrong_type"], serde_json::json!(["other:active"]));
+}
+
+#[test]
+fn dead_list_pages_newest_first_filters_and_marks_damage() {
+    let server = RedisServer::start();
+    for i in 0..7 {
+        kill(
+            &server,
+            &format!("j{i}"),
+            format!("payload {i}").as_bytes(),
+            i,
+            1_700_000_000.0 + i as f64,
+        );
+    }
+    let _: () = server.cmd(&[b"HSET", b"q:data", b"bad", b"garbage"]);
+    let _: () = server.cmd(&[b"ZADD", b"q:dead", b"1600000000", b"bad"]);
+    let before = server.dump_all();
+    let mut seen = Vec::new();
+    for offset in ["0", "3", "6"] {
+        let out = qctl(&server)
+            .args([
+                "--json", "dead", "list", "q", "--limit", "3", "--offset", offset,
+            ])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone();
+        let page = json_lines(&out).remove(0);
+        seen.extend(
+            page.as_array()
+                .unwrap()
+                .iter()
+                .map(|e| e["id"].as_str().unwrap().to_string()),
+        );
+    }
+    assert_eq!(seen, ["j6", "j5", "j4", "j3", "j2", "j1", "j0", "bad"]);
+    let out = qctl(&server)
+        .args(["--json", "dead", "list", "q", "--limit", "50"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let all = json_lines(&out).remove(0);
+    let first = &all[0];
+    assert_eq!(
+        keys_of(first),
+        ["attempt", "damaged", "data", "died", "died_at", "failure", "id"]
+    );
+    assert_eq!(first["failure"]["reason"], "exit 3");
+    let bad = all
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["id"] == "bad")
+        .unwrap();
+    assert!(bad["damaged"].as_str().unwrap().contains("msgpack"));
+    let grep = qctl(&server)
+        .args(["--json", "dead", "list", "q", "--grep", "payload 3"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(json_lines(&grep)[0][0]["id"], "j3");
+    let range = qctl(&server)
+        .args([
+            "--json",
+            "dead",
+            "list",
+            "q",
+            "--since",
+            "1700000002",
+            "--until",
+            "1700000004",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let ids: Vec<String> = json_lines(&range)[0]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["id"].as_str().unwrap().into())
+        .collect();
+    assert_eq!(ids, ["j4", "j3", "j2"]);
+    let min = qctl(&server)
+        .args(["dead", "list", "q", "--min-attempts", "5", "--jsonl"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let ids: Vec<String> = json_lines(&min)
+        .iter()
+        .map(|e| e["id"].as_str().unwrap().into())
+        .collect();
+    assert_eq!(ids, ["j6", "j5"]);
+    qctl(&server)
+        .args(["dead", "list", "q"])
+        .assert()
+        .success()
+        .stdout(contains("damaged"));
+    assert_eq!(server.dump_all(), before, "listing changed something");
+}
+
+#[test]
+fn dead_show_raw_writes_the_data_bytes_exactly() {
+    let server = RedisServer::start();
+    let data: Vec<u8> = (0..=255u8).collect();
+    kill(&server, "bin", &data, 3, 1_700_000_000.0);
+    qctl(&server)
+        .args(["dead", "show", "q", "bin", "--raw"])
+        .assert()
+        .success()
+        .stdout(data);
+    qctl(&server)
+        .args(["dead", "show", "q", "bin"])
+        .assert()
+        .success()
+        .stdout(contains("exit 3").and(contains("boom")));
+    qctl(&server)
+        .args(["dead", "show", "q", "nope"])
+        .assert()
+        .code(5);
+}
+
+use predicates::prelude::PredicateBooleanExt;
+
+#[test]
+fn dead_requeue_resets_attempt_clears_the_failure_and_wakes_consumers() {
+    let server = RedisServer::start();
+    kill(&server, "a", b"x", 21, 1_700_000_000.0);
+    kill(&server, "b", b"y", 21, 1_700_000_001.0);
+    qctl(&server)
+        .args(["dead", "requeue", "q", "a"])
+        .assert()
+        .success();
+    assert_eq!(server.lrange("q:active"), vec!["a"]);
+    assert_eq!(record(&server, "a").unwrap().attempt, 0);
+    assert_eq!(server.hget_bytes("q:failures", "a"), None);
+    assert_eq!(server.lrange("q:signal"), vec!["1"]);
+    qctl(&server)
+        .args(["dead", "requeue", "q", "b", "--keep-attempts"])
+        .assert()
+        .success();
+    assert_eq!(record(&server, "b").unwrap().attempt, 21);
+    assert!(server.zrange_withscores("q:dead").is_empty());
+    qctl(&server)
+        .args(["dead", "requeue", "q", "a"])
+        .assert()
+        .code(5)
+        .stderr(contains("\"a\""));
+}
+
+#[test]
+fn bulk_commands_without_a_terminal_refuse_and_print_the_command_to_rerun() {
+    let server = RedisServer::start();
+    kill(&server, "a", b"x", 21, 1_700_000_000.0);
+    qctl(&server)
+        .args(["enqueue", "q", "--id", "s", "--in", "1h", "x"])
+        .assert()
+        .success();
+    qctl(&server)
+        .args(["enqueue", "q", "--id", "r", "x"])
+        .assert()
+        .success();
+    let before = server.dump_all();
+    for args in [
+        &["dead", "requeue", "q", "--all"][..],
+        &["dead", "delete", "q", "a"][..],
+        &["scheduled", "delete", "q", "s"][..],
+        &["active", "delete", "q", "r"][..],
+        &["purge", "q"][..],
+    ] {
+        qctl(&server)
+            .args(args)
+            .assert()
+            .code(2)
+            .stderr(contains("--yes").and(contains(args[0])));
+    }
+    qctl(&server)
+        .args(["dead", "requeue", "q", "--all", "--dry-run"])
+        .assert()
+        .success();
+    assert_eq!(server.dump_all(), before);
+}
+
+#[test]
+fn dead_requeue_all_moves_everything_and_a_running_consumer_runs_it() {
+    let server = RedisServer::start();
+    for i in 0..5 {
+        kill(
+            &server,
+            &format!("j{i}"),
+            b"x",
+            21,
+            1_700_000_000.0 + i as f64,
+        );
+    }
+    let mut consumer = qctl_process(&server)
+        .args(["consume", "q", "--poll-interval", "200ms", "--", "true"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    assert!(wait_until(Duration::from_secs(10), || server
+        .zrange_withscores("q:consumers")
+        .len()
+        == 1));
+    qctl(&server)
+        .args(["dead", "requeue", "q", "--all", "--yes"])
+        .assert()
+        .success()
+        .stderr(contains("requeued 5"));
+    let ran = wait_until(Duration::from_secs(10), || {
+        let n: u64 = server.cmd(&[b"HLEN", b"q:data"]);
+        n == 0
+    });
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(consumer.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let _ = consumer.wait();
+    assert!(ran, "requeued jobs did not run: {:?}", server.dump_all());
+}
+
+#[test]
+fn dead_delete_removes_id_record_and_failure_together() {
+    let server = RedisServer::start();
+    let now = qctl::engine::now();
+    kill(&server, "old", b"x", 21, now - 40.0 * 86400.0);
+    kill(&server, "new", b"x", 21, now - 60.0);
+    qctl(&server)
+        .args(["dead", "delete", "q", "--older-than", "30d", "--yes"])
+        .assert()
+        .success();
+    assert_eq!(server.hget_bytes("q:data", "old"), None);
+    assert_eq!(server.hget_bytes("q:failures", "old"), None);
+    assert_eq!(server.zrange_withscores("q:dead").len(), 1);
+    qctl(&server)
+        .args(["dead", "delete", "q", "new", "--yes"])
+        .assert()
+        .success();
+    assert_eq!(server.key_type("q:data"), "none");
+    assert_eq!(server.key_type("q:failures"), "none");
+    assert_eq!(server.key_type("q:dead"), "none");
+}
+
+#[test]
+fn dead_export_reimports_with_the_same_data_and_attempts() {
+    let server = RedisServer::start();
+    kill(&server, "t", b"text", 4, 1_700_000_000.0);
+    kill(&server, "b", &[0, 255, 1], 2, 1_700_000_001.0);
+    let out = qctl(&server)
+        .args(["dead", "export", "q"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    qctl(&server)
+        .args(["enqueue", "copy", "--jsonl"])
+        .write_stdin(out)
+        .assert()
+        .success();
+    let get = |id: &str| Job::decode(&server.hget_bytes("copy:data", id).unwrap()).unwrap();
+    assert_eq!(
+        (get("t").data.unwrap(), get("t").attempt),
+        (b"text".to_vec(), 4)
+    );
+    assert_eq!(
+        (get("b").data.unwrap(), get("b").attempt),
+        (vec![0, 255, 1], 2)
+    );
+}
+
+#[test]
+fn scheduled_run_now_moves_the_job_to_active_and_delete_removes_it() {
+    let server = RedisServer::start();
+    qctl(&server)
+        .args(["enqueue", "q", "--id", "s1", "--in", "1h", "x"])
+        .assert()
+        .success();
+    qctl(&server)
+        .args(["enqueue", "q", "--id", "s2", "--in", "2h", "x"])
+        .assert()
+        .success();
+    qctl(&server)
+        .args(["scheduled", "list", "q"])
+        .assert()
+        .success()
+        .stdout(contains("in 1h").and(contains("delayed")));
+    qctl(&server)
+        .args(["scheduled", "run-now", "q", "s1"])
+        .assert()
+        .success();
+    assert_eq!(server.lrange("q:active"), vec!["s1"]);
+    assert_eq!(server.lrange("q:signal"), vec!["1"]);
+    qctl(&server)
+        .args(["scheduled", "delete", "q", "s2", "--yes"])
+        .assert()
+        .success();
+    assert!(server.zrange_withscores("q:scheduled").is_empty());
+    assert_eq!(server.hget_bytes("q:data", "s2"), None);
+}
+
+#[test]
+fn active_list_peeks_in_order_and_reserves_nothing() {
+    let server = RedisServer::start();
+    for id in ["a", "b", "c"] {
+        qctl(&server)
+            .args(["enqueue", "q", "--id", id, id])
+            .assert()
+            .success();
+    }
+    let before = server.dump_all();
+    let out = qctl(&server)
+        .args(["active", "list", "q", "--jsonl", "--limit", "2"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let ids: Vec<String> = json_lines(&out)
+        .iter()
+        .map(|e| e["id"].as_str().unwrap().into())
+        .collect();
+    assert_eq!(ids, ["a", "b"]);
+    assert_eq!(server.dump_all(), before);
+    qctl(&server)
+        .args(["active", "delete", "q", "b", "--yes"])
+        .assert()
+        .success();
+    assert_eq!(server.lrange("q:active"), vec!["a", "c"]);
+    assert_eq!(server.hget_bytes("q:data", "b"), None);
+}
+
+#[test]
+fn consumers_and_orphans_judge_heartbeats_and_skip_invalid_members() {
+    let server = RedisServer::start();
+    let now = qctl::engine::now();
+    let alive = "q:inflight:0b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff";
+    let dead = "q:inflight:1b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff";
+    for (key, beat) in [
+        (alive, now),
+        (dead, now - 600.0),
+        ("q:inflight:not-a-uuid", now - 600.0),
+    ] {
+        let _: () = server.cmd(&[
+            b"ZADD",
+            b"q:consumers",
+            beat.to_string().as_bytes(),
+            key.as_bytes(),
+        ]);
+    }
+    let ids: Vec<String> = (0..2500).map(|i| format!("o{i}")).collect();
+    let mut con = server.conn();
+    for chunk in ids.chunks(500) {
+        let _: () = redis::cmd("SADD")
+            .arg(dead)
+            .arg(chunk)
+            .query(&mut con)
+            .unwrap();
+    }
+    let _: () = server.cmd(&[b"SADD", alive.as_bytes(), b"mine"]);
+    let out = qctl(&server)
+        .args(["--json", "consumers", "q"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let rows = json_lines(&out).remove(0);
+    assert_eq!(
+        keys_of(&rows[0]),
+        [
+            "alive",
+            "consumer",
+            "heartbeat",
+            "heartbeat_age_secs",
+            "in_flight",
+            "problem"
+        ]
+    );
+    let by = |k: &str| {
+        rows.as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["consumer"] == k)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(by(alive)["alive"], true);
+    assert_eq!(by(dead)["alive"], false);
+    assert_eq!(by(dead)["in_flight"], 2500);
+    assert!(by("q:inflight:not-a-uuid")["problem"].is_string());
+    let before = server.dump_all();
+    qctl(&server)
+        .args(["orphans", "q", "--dry-run"])
+        .assert()
+        .success()
+        .stdout(contains("2500"));
+    assert_eq!(server.dump_all(), before);
+    qctl(&server)
+        .args(["orphans", "q"])
+        .assert()
+        .code(7)
+        .stdout(contains("not-a-uuid"));
+    assert_eq!(
+        server.lrange("q:active").len(),
+        2500,
+        "every orphan moved, in bounded batches"
+    );
+    assert_eq!(server.key_type(dead), "none");
+    let members: Vec<String> = server
+        .zrange_withscores("q:consumers")
+        .into_iter()
+        .map(|(k, _)| k)
+        .collect();
+    assert!(members.contains(&alive.to_string()) && !members.contains(&dead.to_string()));
+    let mine: Vec<String> = server.cmd(&[b"SMEMBERS", alive.as_bytes()]);
+    assert_eq!(mine, vec!["mine"], "a live consumer keeps its jobs");
+}
+
+#[test]
+fn pause_holds_jobs_from_a_running_consumer_until_resume() {
+    let server = RedisServer::start();
+    qctl(&server).args(["pause", "q"]).assert().success();
+    assert_eq!(server.key_type("q:paused"), "string");
+    qctl(&server).args(["pause", "q"]).assert().code(5);
+    qctl(&server)
+        .args(["enqueue", "q", "--id", "p", "x"])
+        .assert()
+        .success();
+    let mut consumer = qctl_process(&server)
+        .args(["consume", "q", "--poll-interval", "200ms", "--", "true"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(1200));
+    assert_eq!(server.lrange("q:active"), vec!["p"]);
+    qctl(&server).args(["resume", "q"]).assert().success();
+    assert_eq!(server.key_type("q:paused"), "none");
+    let ran = wait_until(Duration::from_secs(5), || {
+        server.hget_bytes("q:data", "p").is_none()
+    });
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(consumer.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let _ = consumer.wait();
+    assert!(ran);
+}
+
+#[test]
+fn purge_deletes_every_key_of_the_queue_and_nothing_else() {
+    let server = RedisServer::start();
+    qctl(&server).args(["enqueue", "q", "x"]).assert().success();
+    qctl(&server)
+        .args(["enqueue", "keep", "x"])
+        .assert()
+        .success();
+    kill(&server, "d", b"x", 1, 1_700_000_000.0);
+    let inflight = "q:inflight:0b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff";
+    let _: () = server.cmd(&[b"SADD", inflight.as_bytes(), b"z"]);
+    let _: () = server.cmd(&[b"HSET", b"q:stats", b"completed", b"3"]);
+    qctl(&server)
+        .args(["purge", "q", "--yes"])
+        .assert()
+        .success();
+    let left: Vec<String> = server.dump_all().into_iter().map(|(k, _, _)| k).collect();
+    assert!(
+        left.iter().all(|k| k.starts_with("keep:")),
+        "left behind: {left:?}"
+    );
+    assert!(left.contains(&"keep:data".to_string()));
+}
