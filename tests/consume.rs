@@ -2,12 +2,11 @@
 
 mod support;
 
-use std::process::{Child, Stdio};
 use std::time::Duration;
 
 use qctl::engine::failure::Failure;
 use qctl::engine::Job;
-use support::{qctl, qctl_process, wait_until, RedisServer};
+use support::{qctl, signal, spawn_consumer, wait_until, RedisServer};
 
 /// Fast settings so the tests do not wait on production defaults.
 const FAST: &[&str] = &[
@@ -42,20 +41,6 @@ fn failure(server: &RedisServer, queue: &str, id: &str) -> Option<Failure> {
     server
         .hget_bytes(&format!("{queue}:failures"), id)
         .and_then(|b| Failure::from_json(&b))
-}
-
-fn spawn_consumer(server: &RedisServer, args: &[&str]) -> Child {
-    qctl_process(server)
-        .arg("consume")
-        .args(args)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start qctl consume")
-}
-
-fn signal(child: &Child, sig: nix::sys::signal::Signal) {
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), sig).unwrap();
 }
 
 fn alive(pid: i32) -> bool {

@@ -2,13 +2,12 @@
 
 mod support;
 
-use std::process::Stdio;
 use std::time::Duration;
 
 use predicates::str::contains;
 use qctl::engine::failure::Failure;
 use qctl::engine::Job;
-use support::{qctl, qctl_process, wait_until, RedisServer};
+use support::{qctl, signal, spawn_consumer, wait_until, RedisServer};
 
 /// A dead job as a consumer leaves it: record with Attempt, id in q:dead, failure recorded.
 fn kill(server: &RedisServer, id: &str, data: &[u8], attempt: i64, died: f64) {
@@ -343,12 +342,7 @@ fn dead_requeue_all_moves_everything_and_a_running_consumer_runs_it() {
             1_700_000_000.0 + i as f64,
         );
     }
-    let mut consumer = qctl_process(&server)
-        .args(["consume", "q", "--poll-interval", "200ms", "--", "true"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut consumer = spawn_consumer(&server, &["q", "--poll-interval", "200ms", "--", "true"]);
     assert!(wait_until(Duration::from_secs(10), || server
         .zrange_withscores("q:consumers")
         .len()
@@ -362,11 +356,7 @@ fn dead_requeue_all_moves_everything_and_a_running_consumer_runs_it() {
         let n: u64 = server.cmd(&[b"HLEN", b"q:data"]);
         n == 0
     });
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(consumer.id() as i32),
-        nix::sys::signal::Signal::SIGTERM,
-    )
-    .unwrap();
+    signal(&consumer, nix::sys::signal::Signal::SIGTERM);
     let _ = consumer.wait();
     assert!(ran, "requeued jobs did not run: {:?}", server.dump_all());
 }
@@ -579,12 +569,7 @@ fn pause_holds_jobs_from_a_running_consumer_until_resume() {
         .args(["enqueue", "q", "--id", "p", "x"])
         .assert()
         .success();
-    let mut consumer = qctl_process(&server)
-        .args(["consume", "q", "--poll-interval", "200ms", "--", "true"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut consumer = spawn_consumer(&server, &["q", "--poll-interval", "200ms", "--", "true"]);
     std::thread::sleep(Duration::from_millis(1200));
     assert_eq!(server.lrange("q:active"), vec!["p"]);
     qctl(&server).args(["resume", "q"]).assert().success();
@@ -592,11 +577,7 @@ fn pause_holds_jobs_from_a_running_consumer_until_resume() {
     let ran = wait_until(Duration::from_secs(5), || {
         server.hget_bytes("q:data", "p").is_none()
     });
-    nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(consumer.id() as i32),
-        nix::sys::signal::Signal::SIGTERM,
-    )
-    .unwrap();
+    signal(&consumer, nix::sys::signal::Signal::SIGTERM);
     let _ = consumer.wait();
     assert!(ran);
 }

@@ -240,3 +240,20 @@ pub fn wait_until(limit: Duration, mut cond: impl FnMut() -> bool) -> bool {
     }
     cond()
 }
+
+/// `qctl consume ARGS` running in the background, its output piped.
+pub fn spawn_consumer(server: &RedisServer, args: &[&str]) -> std::process::Child {
+    qctl_process(server)
+        .arg("consume")
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start qctl consume")
+}
+
+/// Sends `sig` to a child process.
+pub fn signal(child: &std::process::Child, sig: nix::sys::signal::Signal) {
+    nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), sig)
+        .expect("signal the child");
+}
