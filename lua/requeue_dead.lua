@@ -12,8 +12,8 @@
 --          record changed since it was read (left as it is, read again and retry).
 -- Errors   "WRONGTYPE ..." naming the key, before any write.
 --
--- Reads all ids with one ZMSCORE and one HMGET and writes with one command per key, so a
--- call of 1000 jobs stays around a millisecond.
+-- Reads all records with one HMGET, removes each id from the dead set only if its record
+-- is unchanged, and writes with one command per key.
 local err = check(KEYS[1], 'zset') or check(KEYS[2], 'list') or check(KEYS[3], 'hash')
   or check(KEYS[4], 'hash')
 if err then return err end
@@ -21,16 +21,17 @@ if #ARGV == 0 then return {} end
 
 local ids = {}
 for i = 1, #ARGV, 3 do ids[#ids + 1] = ARGV[i] end
-local scores = redis.call('ZMSCORE', KEYS[1], unpack(ids))
+if #ids == 0 then return {} end
 local records = redis.call('HMGET', KEYS[3], unpack(ids))
 
 local out, moved, writes = {}, {}, {}
 for j = 1, #ids do
   local i = 3 * j - 2
-  if not scores[j] then
+  if records[j] ~= ARGV[i + 1] then
+    -- Changed (or gone): tell the two apart without changing anything.
+    out[j] = redis.call('ZSCORE', KEYS[1], ids[j]) and -1 or 0
+  elseif redis.call('ZREM', KEYS[1], ids[j]) == 0 then
     out[j] = 0
-  elseif records[j] ~= ARGV[i + 1] then
-    out[j] = -1
   else
     out[j] = 1
     moved[#moved + 1] = ids[j]
@@ -39,7 +40,6 @@ for j = 1, #ids do
   end
 end
 if #moved > 0 then
-  redis.call('ZREM', KEYS[1], unpack(moved))
   redis.call('HSET', KEYS[3], unpack(writes))
   redis.call('HDEL', KEYS[4], unpack(moved))
   redis.call('RPUSH', KEYS[2], unpack(moved))

@@ -605,3 +605,32 @@ fn purge_deletes_every_key_of_the_queue_and_nothing_else() {
     );
     assert!(left.contains(&"keep:data".to_string()));
 }
+
+#[test]
+fn bulk_requeue_walks_past_thousands_of_equal_scores_without_missing_any() {
+    let server = RedisServer::start();
+    let mut con = server.conn();
+    for i in 0..9000 {
+        let id = format!("t{i}");
+        let record = Job {
+            id: id.clone(),
+            data: Some(b"x".to_vec()),
+            attempt: 21,
+        }
+        .encode();
+        // Three scores only: each tie group is larger than one read window.
+        let died = 1_700_000_000 + i / 3000;
+        let _: () = redis::pipe()
+            .hset("q:data", &id, record)
+            .zadd("q:dead", &id, died)
+            .query(&mut con)
+            .unwrap();
+    }
+    qctl(&server)
+        .args(["dead", "requeue", "q", "--all", "--yes"])
+        .assert()
+        .success()
+        .stderr(contains("requeued 9000, not found 0, skipped 0"));
+    assert_eq!(server.lrange("q:active").len(), 9000);
+    assert_eq!(server.key_type("q:dead"), "none");
+}

@@ -360,7 +360,7 @@ pub async fn bulk(
     // Reads go on a second connection, so that Redis serves them between this chunk's
     // script calls and the next chunk is ready when they finish.
     let mut reader = server.connect().await?;
-    let mut walk = Walk::new(&set, &selection);
+    let mut walk = Walk::new(&set, &selection).without_scores();
     let (mut done, mut missing, mut skipped) = (0u64, Vec::new(), Vec::new());
     let mut current = walk
         .fetch(&mut reader, &keys)

@@ -37,6 +37,8 @@ pub struct Walk {
     /// The score of the last window's last job, and the ids of that window with that score.
     cursor: Option<(f64, HashSet<String>)>,
     done: bool,
+    /// Whether entries carry their scores (listings and exports) or not (bulk changes).
+    with_scores: bool,
 }
 
 impl Walk {
@@ -51,7 +53,14 @@ impl Walk {
             filter,
             cursor: None,
             done: false,
+            with_scores: true,
         }
+    }
+
+    /// Leaves scores out of the entries, which makes reading cheaper for Redis.
+    pub fn without_scores(mut self) -> Walk {
+        self.with_scores = false;
+        self
     }
 
     /// The next window's ids with the bytes of their records, or None at the end. It moves
@@ -79,6 +88,7 @@ impl Walk {
             &self.zset,
             &self.filter,
             self.cursor.as_ref(),
+            self.with_scores,
         )
         .await?;
         let ids = window.ids();
@@ -130,6 +140,7 @@ async fn read_after(
     zset: &str,
     filter: &Filter,
     cursor: Option<&(f64, HashSet<String>)>,
+    with_scores: bool,
 ) -> Result<Fetched, Error> {
     let (min, skip) = match cursor {
         Some((score, seen)) => (format!("{score}"), Some(seen)),
@@ -140,26 +151,69 @@ async fn read_after(
     };
     let max = filter.until.map_or("+inf".to_string(), |u| u.to_string());
     let extra = skip.map_or(0, |s| s.len());
-    let ids: Vec<(String, f64)> = redis
-        .query(
-            redis::cmd("ZRANGEBYSCORE")
-                .arg(zset)
-                .arg(min)
-                .arg(max)
-                .arg("WITHSCORES")
-                .arg("LIMIT")
-                .arg(0)
-                .arg(WALK + extra),
-            format!("reading {zset}"),
-        )
-        .await?;
-    let ids: Vec<(String, Option<f64>)> = ids
+    let mut range = redis::cmd("ZRANGEBYSCORE");
+    range.arg(zset).arg(&min).arg(&max);
+    if with_scores {
+        range.arg("WITHSCORES");
+    }
+    range.arg("LIMIT").arg(0).arg(WALK + extra);
+    let ids: Vec<(String, Option<f64>)> = if with_scores {
+        let ids: Vec<(String, f64)> = redis.query(&range, format!("reading {zset}")).await?;
+        ids.into_iter().map(|(id, s)| (id, Some(s))).collect()
+    } else {
+        let ids: Vec<String> = redis.query(&range, format!("reading {zset}")).await?;
+        ids.into_iter().map(|id| (id, None)).collect()
+    };
+    let mut ids: Vec<(String, Option<f64>)> = ids
         .into_iter()
         .filter(|(id, _)| skip.is_none_or(|seen| !seen.contains(id)))
         .take(WALK)
-        .map(|(id, s)| (id, Some(s)))
         .collect();
+    if !with_scores {
+        mark_last_score(&mut redis, zset, &mut ids).await?;
+    }
     fetch(&mut redis, keys, ids).await
+}
+
+/// Gives the window's last score to the jobs that have it (the walk's cursor needs no
+/// other score, and formatting scores costs Redis more than the rest of the read).
+async fn mark_last_score(
+    redis: &mut Redis,
+    zset: &str,
+    ids: &mut [(String, Option<f64>)],
+) -> Result<(), Error> {
+    let Some((last_id, _)) = ids.last() else {
+        return Ok(());
+    };
+    let score: Option<f64> = redis
+        .query(
+            redis::cmd("ZSCORE").arg(zset).arg(last_id),
+            format!("reading {zset}"),
+        )
+        .await?;
+    let Some(score) = score else { return Ok(()) };
+    let ties: Vec<String> = redis
+        .query(
+            redis::cmd("ZRANGEBYSCORE")
+                .arg(zset)
+                .arg(score)
+                .arg(score)
+                .arg("LIMIT")
+                .arg(0)
+                .arg(WALK),
+            format!("reading {zset}"),
+        )
+        .await?;
+    let ties: HashSet<String> = ties.into_iter().collect();
+    for (id, s) in ids.iter_mut() {
+        if ties.contains(id) {
+            *s = Some(score);
+        }
+    }
+    if let Some(last) = ids.last_mut() {
+        last.1 = Some(score);
+    }
+    Ok(())
 }
 
 /// What happened to each id of a bulk step.
