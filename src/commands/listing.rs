@@ -191,7 +191,6 @@ fn reason(e: &Entry) -> String {
             let first = f
                 .stderr
                 .lines()
-                .rev()
                 .find(|l| !l.trim().is_empty())
                 .unwrap_or("");
             if first.is_empty() {
