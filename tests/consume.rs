@@ -545,3 +545,32 @@ fn sigusr1_prints_each_loop_state_the_running_jobs_and_the_counts() {
     assert!(stderr.contains("running busy (attempt 0)"), "{stderr}");
     assert!(stderr.contains("so far: ran 0"), "{stderr}");
 }
+
+#[test]
+fn prefix_marks_every_whole_line_and_the_environment_names_the_job() {
+    let server = RedisServer::start();
+    for i in 0..4 {
+        enqueue(&server, "q", &format!("j{i}"), b"");
+    }
+    let script = "for n in 1 2 3 4 5 6 7 8 9 10; do echo \"$QCTL_QUEUE $QCTL_JOB_ID $QCTL_JOB_ATTEMPT ${#QCTL_CONSUMER_ID} line $n\"; done; printf 'no newline'";
+    let out = qctl(&server)
+        .args(["consume", "q", "--drain", "-c", "4", "--prefix"])
+        .args(FAST)
+        .args(["--", "sh", "-c", script])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(out).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4 * 11, "{text}");
+    for line in lines {
+        let (prefix, rest) = line.split_once("] ").expect("every line is prefixed");
+        let id = prefix.strip_prefix('[').unwrap();
+        if rest == "no newline" {
+            continue;
+        }
+        assert!(rest.starts_with(&format!("q {id} 0 36 line ")), "{line}");
+    }
+}
