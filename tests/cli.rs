@@ -147,3 +147,38 @@ fn a_closed_stdout_ends_quietly_with_exit_0() {
         "{stderr}"
     );
 }
+
+#[test]
+fn nothing_in_the_project_reads_files_outside_it() {
+    // A user clones only this repository: code, tests, benchmarks and scripts must not reach
+    // for a sibling directory such as the specification's.
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let outside = ["..", "/shared"].concat();
+    let mut offenders = Vec::new();
+    let mut dirs = vec![
+        root.join("src"),
+        root.join("tests"),
+        root.join("bench"),
+        root.join("scripts"),
+        root.join(".ci"),
+    ];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                dirs.push(path);
+            } else if let Ok(text) = std::fs::read_to_string(&path) {
+                if text.contains(&outside) {
+                    offenders.push(path.display().to_string());
+                }
+            }
+        }
+    }
+    assert!(offenders.is_empty(), "files reading {outside}: {offenders:?}");
+    for golden in ["encode.jsonl", "decode.jsonl"] {
+        assert!(
+            root.join("tests/golden").join(golden).is_file(),
+            "tests/golden/{golden} is part of the project"
+        );
+    }
+}

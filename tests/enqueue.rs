@@ -49,10 +49,7 @@ fn enqueue_writes_a_record_byte_identical_to_curlyq() {
 
 #[test]
 fn every_golden_vector_enqueued_with_its_id_is_stored_byte_for_byte() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../shared/spec/golden/encode.jsonl"
-    );
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/encode.jsonl");
     let text = std::fs::read_to_string(path).expect("the golden vectors");
     let server = RedisServer::start();
     let mut checked = 0;

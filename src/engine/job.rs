@@ -169,7 +169,7 @@ mod tests {
     use serde_json::Value as Json;
 
     fn golden(name: &str) -> Vec<Json> {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../shared/spec/golden/");
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/golden/");
         let text = std::fs::read_to_string(format!("{path}{name}"))
             .unwrap_or_else(|e| panic!("cannot read golden file {path}{name}: {e}"));
         text.lines()
