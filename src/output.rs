@@ -41,6 +41,16 @@ impl Output {
         self.stdout.write_all(b"\n")
     }
 
+    /// One JSON value on stdout, without a newline (for a JSON array written piece by piece).
+    pub fn json(&mut self, value: &impl serde::Serialize) -> io::Result<()> {
+        serde_json::to_writer(&mut self.stdout, value).map_err(io::Error::from)
+    }
+
+    /// Bytes on stdout as they are.
+    pub fn raw(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.stdout.write_all(bytes)
+    }
+
     pub fn flush(&mut self) -> io::Result<()> {
         self.stdout.flush()
     }
@@ -166,8 +176,32 @@ fn shell_quote(word: &str) -> String {
     }
 }
 
+/// Text for a table cell or a one-line message: control characters (a newline in a queue
+/// name or id) are escaped, so they cannot break a table or fake a line.
+pub fn printable(text: &str) -> String {
+    if text.chars().any(char::is_control) {
+        text.chars()
+            .map(|c| {
+                if c.is_control() {
+                    c.escape_default().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect()
+    } else {
+        text.to_string()
+    }
+}
+
 /// `3m ago`, `in 5m`, rounded to the largest sensible unit.
 pub fn relative(t: f64, now: f64) -> String {
+    if t.is_nan() {
+        return "at an invalid time".into();
+    }
+    if t.is_infinite() {
+        return if t < 0.0 { "at -inf" } else { "at +inf" }.into();
+    }
     let d = (t - now).abs().round();
     let text = if d < 60.0 {
         format!("{d}s")

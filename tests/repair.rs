@@ -94,10 +94,11 @@ fn stats_counts_every_state_and_changes_nothing() {
     let _: () = server.cmd(&[b"SET", b"q:paused", b"1"]);
     let _: () = server.cmd(&[b"SET", b"other:active", b"wrong type"]);
     let before = server.dump_all();
+    // A wrong-typed key is listed as such and makes the exit code 4.
     let out = qctl(&server)
         .args(["--json", "stats"])
         .assert()
-        .success()
+        .code(4)
         .get_output()
         .stdout
         .clone();

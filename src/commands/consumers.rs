@@ -6,7 +6,7 @@ use serde_json::json;
 use super::Context;
 use crate::engine::jobs::describe_time;
 use crate::engine::{consumers, ExitCode, QueueKeys};
-use crate::output::relative;
+use crate::output::{printable, relative};
 
 pub async fn run(
     mut ctx: Context,
@@ -49,7 +49,7 @@ pub async fn run(
                 (None, false) => "expired".into(),
             };
             table.add_row(vec![
-                c.key.clone(),
+                printable(&c.key),
                 format!(
                     "{} ({})",
                     relative(c.heartbeat, now),

@@ -9,9 +9,9 @@ use crate::cli::{BulkArgs, FilterArgs, ListArgs, ShowArgs};
 pub use crate::engine::bulk::Action;
 use crate::engine::bulk::{self, Fate, Selection, Walk};
 use crate::engine::jobs::describe_time;
-use crate::engine::listing::{self, Entry, Filter};
+use crate::engine::listing::{self, Entry, Filter, Pager};
 use crate::engine::{self, Error, ExitCode, QueueKeys};
-use crate::output::{entry_json, preview, relative};
+use crate::output::{entry_json, preview, printable, relative};
 
 /// Ids reported one by one on stderr before only counting them.
 const MAX_REPORTED: usize = 50;
@@ -62,96 +62,58 @@ pub async fn list(mut ctx: Context, args: ListArgs, place: Place) -> anyhow::Res
     let keys = QueueKeys::new(&args.queue);
     let mut redis = ctx.server()?.connect().await?;
     let filter = filter(&args.filter);
-    let page = match place {
-        Place::Active => {
-            listing::page_active(&mut redis, &keys, &filter, args.offset, args.limit).await
-        }
-        Place::Dead => {
-            listing::page_zset(
-                &mut redis,
-                &keys,
-                &keys.dead,
-                true,
-                &filter,
-                args.offset,
-                args.limit,
-            )
-            .await
-        }
+    let limit = args.limit as u64;
+    let mut pager = match place {
+        Place::Active => Pager::active(&mut redis, &keys, &filter, args.offset, limit).await,
+        Place::Dead => Pager::zset(&mut redis, &keys.dead, true, &filter, args.offset, limit).await,
         Place::Scheduled => {
-            listing::page_zset(
+            Pager::zset(
                 &mut redis,
-                &keys,
                 &keys.scheduled,
                 false,
                 &filter,
                 args.offset,
-                args.limit,
+                limit,
             )
             .await
         }
     }
     .with_context(|| format!("cannot list {}", place.key(&keys)))?;
     let now = engine::now();
-    if args.jsonl {
-        for e in &page.entries {
-            ctx.out.json_line(&entry_json(e, place.score_name()))?;
-        }
-    } else if ctx.out.json {
-        let all: Vec<_> = page
-            .entries
-            .iter()
-            .map(|e| entry_json(e, place.score_name()))
-            .collect();
-        ctx.out.json_line(&all)?;
-    } else {
-        let header: &[&str] = match place {
-            Place::Dead => &["ID", "ATTEMPTS", "DIED", "REASON", "DATA"],
-            Place::Scheduled => &["ID", "KIND", "DUE", "ATTEMPTS", "DATA"],
-            Place::Active => &["#", "ID", "ATTEMPTS", "DATA"],
-        };
-        let mut table = ctx.out.table(header);
-        for (i, e) in page.entries.iter().enumerate() {
-            let attempts = e.attempt().map_or("-".to_string(), |a| a.to_string());
-            let data = match e.damage() {
-                Some(why) => format!("<damaged: {why}>"),
-                None => preview(e.data().unwrap_or_default(), 60),
-            };
-            let when = e
-                .score
-                .map(|s| format!("{} ({})", due_text(place, s, now), describe_time(s)));
-            let row = match place {
-                Place::Dead => vec![
-                    e.id.clone(),
-                    attempts,
-                    when.unwrap_or_default(),
-                    reason(e),
-                    data,
-                ],
-                Place::Scheduled => {
-                    let kind = if e.attempt().unwrap_or(0) > 0 {
-                        "retry"
-                    } else {
-                        "delayed"
-                    };
-                    vec![
-                        e.id.clone(),
-                        kind.into(),
-                        when.unwrap_or_default(),
-                        attempts,
-                        data,
-                    ]
+    let header: &[&str] = match place {
+        Place::Dead => &["ID", "ATTEMPTS", "DIED", "REASON", "DATA"],
+        Place::Scheduled => &["ID", "KIND", "DUE", "ATTEMPTS", "DATA"],
+        Place::Active => &["#", "ID", "ATTEMPTS", "DATA"],
+    };
+    let mut table = ctx.out.table(header);
+    let mut shown = 0u64;
+    // JSON is written chunk by chunk as it is read, so any --limit runs in bounded memory.
+    if ctx.out.json && !args.jsonl {
+        ctx.out.raw(b"[")?;
+    }
+    while let Some(chunk) = pager
+        .next(&mut redis, &keys)
+        .await
+        .with_context(|| format!("cannot list {}", place.key(&keys)))?
+    {
+        for e in &chunk {
+            if args.jsonl {
+                ctx.out.json_line(&entry_json(e, place.score_name()))?;
+            } else if ctx.out.json {
+                if shown > 0 {
+                    ctx.out.raw(b",")?;
                 }
-                Place::Active => vec![
-                    (args.offset + i as u64).to_string(),
-                    e.id.clone(),
-                    attempts,
-                    data,
-                ],
-            };
-            table.add_row(row);
+                ctx.out.json(&entry_json(e, place.score_name()))?;
+            } else {
+                table.add_row(row(place, e, args.offset + shown, now));
+            }
+            shown += 1;
         }
-        if page.entries.is_empty() {
+    }
+    if ctx.out.json && !args.jsonl {
+        ctx.out.raw(b"]\n")?;
+    } else if !args.jsonl {
+        if shown == 0 {
             ctx.out
                 .note(format_args!("no jobs in {}", place.key(&keys)));
         } else {
@@ -159,23 +121,50 @@ pub async fn list(mut ctx: Context, args: ListArgs, place: Place) -> anyhow::Res
         }
     }
     ctx.out.flush()?;
-    let shown = page.entries.len() as u64;
     if shown > 0 && !ctx.out.json && !args.jsonl {
-        let more = page
-            .next_offset
+        let more = pager
+            .next_offset()
             .map(|o| format!("; next page: --offset {o}"))
             .unwrap_or_default();
         ctx.out.note(format_args!(
             "{shown} shown of {} in {}{more}",
-            page.total,
+            pager.total(),
             place.key(&keys)
         ));
     }
     Ok(ExitCode::Success)
 }
 
+/// One table row of a listing; `index` is the job's position in the listing.
+fn row(place: Place, e: &Entry, index: u64, now: f64) -> Vec<String> {
+    let attempts = e.attempt().map_or("-".to_string(), |a| a.to_string());
+    let data = match e.damage() {
+        Some(why) => format!("<damaged: {why}>"),
+        None => preview(e.data().unwrap_or_default(), 60),
+    };
+    let when = e
+        .score
+        .map(|s| format!("{} ({})", due_text(place, s, now), describe_time(s)))
+        .unwrap_or_default();
+    let id = printable(&e.id);
+    match place {
+        Place::Dead => vec![id, attempts, when, reason(e), data],
+        Place::Scheduled => {
+            let kind = if e.attempt().unwrap_or(0) > 0 {
+                "retry"
+            } else {
+                "delayed"
+            };
+            vec![id, kind.into(), when, attempts, data]
+        }
+        Place::Active => vec![index.to_string(), id, attempts, data],
+    }
+}
+
 fn due_text(place: Place, t: f64, now: f64) -> String {
     match place {
+        Place::Scheduled if t == f64::NEG_INFINITY => "due (score -inf)".into(),
+        Place::Scheduled if t == f64::INFINITY => "never due (score +inf)".into(),
         Place::Scheduled if t <= now => {
             format!("overdue {}", relative(t, now).trim_end_matches(" ago"))
         }
@@ -232,14 +221,24 @@ pub async fn show(mut ctx: Context, args: ShowArgs, place: Place) -> anyhow::Res
         ));
     }
     if args.raw {
-        let data = match (entry.data(), entry.damage()) {
-            (Some(d), _) => d.to_vec(),
-            (None, Some(why)) => {
-                return Err(
-                    Error::BadInput(format!("job {id:?} has no usable record: {why}")).into(),
-                )
+        // A damaged record's stored bytes are written as they are, for inspection.
+        let data = match (entry.data(), entry.damage(), &entry.raw) {
+            (Some(d), None, _) => d.to_vec(),
+            (_, Some(why), Some(raw)) => {
+                ctx.out.warn(format_args!(
+                    "job {id:?} has a damaged record ({why}); writing its stored bytes"
+                ));
+                raw.clone()
             }
-            (None, None) => Vec::new(),
+            (_, why, None) => {
+                return Err(Error::BadInput(format!(
+                    "job {id:?} has no record in {}: {}",
+                    keys.data,
+                    why.unwrap_or_default()
+                ))
+                .into())
+            }
+            (None, None, _) => Vec::new(),
         };
         use std::io::Write;
         let mut stdout = std::io::stdout().lock();
@@ -267,7 +266,16 @@ pub async fn show(mut ctx: Context, args: ShowArgs, place: Place) -> anyhow::Res
             lines.push(format!("attempts:  {a}"));
         }
         match entry.damage() {
-            Some(why) => lines.push(format!("damaged:   {why}")),
+            Some(why) => {
+                lines.push(format!("damaged:   {why}"));
+                if let Some(raw) = &entry.raw {
+                    lines.push(format!(
+                        "stored:    {} bytes: {}",
+                        raw.len(),
+                        hex_preview(raw, 64)
+                    ));
+                }
+            }
             None => lines.push(format!(
                 "data:      {}",
                 preview(entry.data().unwrap_or_default(), 2000)
@@ -292,6 +300,15 @@ pub async fn show(mut ctx: Context, args: ShowArgs, place: Place) -> anyhow::Res
     }
     ctx.out.flush()?;
     Ok(ExitCode::Success)
+}
+
+/// The first `max` bytes in hex, for a record that cannot be decoded.
+fn hex_preview(bytes: &[u8], max: usize) -> String {
+    let mut text: String = bytes.iter().take(max).map(|b| format!("{b:02x}")).collect();
+    if bytes.len() > max {
+        text.push('…');
+    }
+    text
 }
 
 /// Runs a bulk action over ids or a filtered set: preview, confirm, then chunks.

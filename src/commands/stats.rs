@@ -10,6 +10,7 @@ use super::Context;
 use crate::cli::StatsArgs;
 use crate::engine::queues::{self, Count, QueueStats};
 use crate::engine::{self, ExitCode};
+use crate::output::printable;
 
 pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> {
     let mut redis = ctx.server()?.connect().await?;
@@ -80,7 +81,7 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
             let mut table = ctx.out.table(&header);
             for s in &stats {
                 let mut row = vec![
-                    s.queue.clone(),
+                    printable(&s.queue),
                     count(s.active),
                     count(s.scheduled_due),
                     count(s.scheduled_later),
@@ -112,7 +113,7 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
             }
             for s in stats.iter().filter(|s| !s.wrong_type.is_empty()) {
                 ctx.out.warn(format_args!(
-                    "queue {:?}: wrong key type in {} (shown as ?)",
+                    "queue {:?}: WRONGTYPE: {} holds the wrong type of key (counts shown as ?)",
                     s.queue,
                     s.wrong_type.join(", ")
                 ));
@@ -120,7 +121,12 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
         }
         ctx.out.flush()?;
         let Some(every) = args.watch else {
-            return Ok(ExitCode::Success);
+            // A key of the wrong type is an error Redis will repeat: say so in the exit code.
+            return Ok(if stats.iter().any(|s| !s.wrong_type.is_empty()) {
+                ExitCode::Redis
+            } else {
+                ExitCode::Success
+            });
         };
         previous = Some((
             now,

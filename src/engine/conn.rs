@@ -139,6 +139,35 @@ impl Redis {
         }
     }
 
+    /// Runs a pipeline whose commands may fail one by one (built with `ignore_errors`).
+    /// Returns each command's reply or its error, named by `op(index)`; an error of the link
+    /// fails the whole pipeline.
+    pub async fn pipeline_each(
+        &mut self,
+        pipe: &redis::Pipeline,
+        op: impl Fn(usize) -> String,
+    ) -> Result<Vec<Result<redis::Value, Error>>, Error> {
+        let replies: Vec<redis::RedisResult<redis::Value>> =
+            match pipe.query_async(&mut self.conn).await {
+                Ok(v) => v,
+                Err(e) => return Err(self.error(op(0), e)),
+            };
+        Ok(replies
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| r.map_err(|e| self.error(op(i), e)))
+            .collect())
+    }
+
+    /// [`Redis::pipeline_each`] where any failed command fails the whole.
+    pub async fn pipeline_all(
+        &mut self,
+        pipe: &redis::Pipeline,
+        op: impl Fn(usize) -> String,
+    ) -> Result<Vec<redis::Value>, Error> {
+        self.pipeline_each(pipe, op).await?.into_iter().collect()
+    }
+
     /// The server's clock (`TIME`) in unix seconds.
     pub async fn server_time(&mut self) -> Result<f64, Error> {
         let (secs, micros): (u64, u64) = self.query(&redis::cmd("TIME"), "TIME").await?;

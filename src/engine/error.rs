@@ -32,7 +32,7 @@ impl From<ExitCode> for std::process::ExitCode {
 }
 
 /// A typed engine error; `anyhow` context can be layered on top of it.
-#[derive(Debug, thiserror::Error)]
+#[derive(Clone, Debug, thiserror::Error)]
 pub enum Error {
     #[error("cannot reach Redis at {server} ({op}): {reason}")]
     Unreachable {
@@ -48,6 +48,10 @@ pub enum Error {
         /// The server's error code (WRONGTYPE, NOPERM, NOSCRIPT, ...) when there is one.
         code: Option<String>,
     },
+    /// The consumer could not renew its heartbeat in time: other consumers may recover its
+    /// jobs, so it stopped running them.
+    #[error("lost the lease on its jobs at {server}: {reason}")]
+    LeaseLost { server: String, reason: String },
     #[error("{0}")]
     Usage(String),
     #[error("{0}")]
@@ -56,10 +60,35 @@ pub enum Error {
     NothingDone(String),
 }
 
+/// Error codes after which trying again cannot help: the key has the wrong type, the user
+/// lacks the right or is not authenticated, a script is still missing after loading it, or
+/// the key lives on another node.
+const PERMANENT: [&str; 9] = [
+    "WRONGTYPE",
+    "NOPERM",
+    "NOAUTH",
+    "WRONGPASS",
+    "NOSCRIPT",
+    "MOVED",
+    "ASK",
+    "CROSSSLOT",
+    "EXECABORT",
+];
+
+/// Error codes of a server that is starting, failing over or busy: worth retrying soon.
+const TRANSIENT: [&str; 6] = [
+    "LOADING",
+    "TRYAGAIN",
+    "MASTERDOWN",
+    "CLUSTERDOWN",
+    "BUSY",
+    "READONLY",
+];
+
 impl Error {
     pub fn exit_code(&self) -> ExitCode {
         match self {
-            Error::Unreachable { .. } => ExitCode::Unreachable,
+            Error::Unreachable { .. } | Error::LeaseLost { .. } => ExitCode::Unreachable,
             Error::Redis { .. } => ExitCode::Redis,
             Error::Usage(_) => ExitCode::Usage,
             Error::BadInput(_) => ExitCode::BadInput,
@@ -67,22 +96,59 @@ impl Error {
         }
     }
 
-    /// Classifies a redis-rs error raised while doing `op` against `server`.
+    /// Classifies a redis-rs error raised while doing `op` against `server`. A server error
+    /// is shown in Redis's own words (`WRONGTYPE Operation against ...`), also when it came
+    /// from inside a pipeline.
     pub fn from_redis(server: &str, op: impl fmt::Display, err: redis::RedisError) -> Error {
-        let reason = redact(&err.to_string());
         if is_transport(&err) {
-            Error::Unreachable {
+            return Error::Unreachable {
                 server: server.to_string(),
                 op: op.to_string(),
-                reason,
-            }
-        } else {
-            Error::Redis {
+                reason: redact(&err.to_string()),
+            };
+        }
+        if err.kind() == redis::ErrorKind::Parse {
+            return Error::Unreachable {
                 server: server.to_string(),
                 op: op.to_string(),
-                code: err.code().map(str::to_string),
-                reason,
+                reason: "not a Redis server (its answer is not in the Redis protocol)".into(),
+            };
+        }
+        if err.kind() == redis::ErrorKind::AuthenticationFailed {
+            return Error::Redis {
+                server: server.to_string(),
+                op: op.to_string(),
+                code: Some("WRONGPASS".into()),
+                reason:
+                    "authentication failed: wrong user name or password, or the user is disabled"
+                        .into(),
+            };
+        }
+        let (code, reason) = match err.clone().into_server_errors() {
+            Some(errors) if !errors.is_empty() => {
+                let first = &errors[0].1;
+                let code = first.code().to_string();
+                let reason = match first.details() {
+                    Some(details) => format!("{code} {details}"),
+                    None => code.clone(),
+                };
+                (Some(code), reason)
             }
+            _ => (err.code().map(str::to_string), err.to_string()),
+        };
+        Error::Redis {
+            server: server.to_string(),
+            op: op.to_string(),
+            code,
+            reason: redact(&reason),
+        }
+    }
+
+    /// The server's error code (WRONGTYPE, NOPERM, ...), when Redis answered with an error.
+    pub fn code(&self) -> Option<&str> {
+        match self {
+            Error::Redis { code, .. } => code.as_deref(),
+            _ => None,
         }
     }
 
@@ -91,11 +157,28 @@ impl Error {
     pub fn is_transient(&self) -> bool {
         match self {
             Error::Unreachable { .. } => true,
-            Error::Redis { code, .. } => matches!(
-                code.as_deref(),
-                Some("LOADING" | "TRYAGAIN" | "MASTERDOWN" | "CLUSTERDOWN" | "BUSY" | "READONLY")
-            ),
+            Error::Redis { code, .. } => code.as_deref().is_some_and(|c| TRANSIENT.contains(&c)),
             _ => false,
+        }
+    }
+
+    /// Whether trying again cannot help: a wrong key type, a missing right or password, a
+    /// script Redis will not keep, a reply qctl cannot read, or bad input. Loops stop at once
+    /// on these instead of retrying.
+    pub fn is_permanent(&self) -> bool {
+        match self {
+            Error::Unreachable { .. } => false,
+            Error::LeaseLost { .. } => true,
+            Error::Redis { code, reason, .. } => match code.as_deref() {
+                Some(c) if PERMANENT.contains(&c) => true,
+                Some("ERR") => {
+                    reason.contains("unknown command") || reason.contains("unknown subcommand")
+                }
+                Some(_) => false,
+                // Not an error reply: a reply of a shape qctl cannot use.
+                None => true,
+            },
+            Error::Usage(_) | Error::BadInput(_) | Error::NothingDone(_) => true,
         }
     }
 }
@@ -150,11 +233,7 @@ pub fn exit_code_of(err: &anyhow::Error) -> ExitCode {
             return e.exit_code();
         }
         if let Some(e) = cause.downcast_ref::<redis::RedisError>() {
-            return if is_transport(e) {
-                ExitCode::Unreachable
-            } else {
-                ExitCode::Redis
-            };
+            return Error::from_redis("", "", e.clone()).exit_code();
         }
     }
     ExitCode::Failure

@@ -44,7 +44,9 @@ pub fn describe_time(t: f64) -> String {
         .unwrap_or_else(|| format!("{t}"))
 }
 
-/// Finds the job `id`. Reads only; a key of the wrong type is passed over.
+/// Finds the job `id`. Reads only. A key of the wrong type, or any other refusal, is an
+/// error naming the key; only a consumer's in-flight key of the wrong type is passed over
+/// (`qctl consumers` shows such members as invalid).
 pub async fn locate(redis: &mut Redis, keys: &QueueKeys, id: &str) -> Result<Location, Error> {
     let mut pipe = redis::pipe();
     pipe.ignore_errors()
@@ -55,16 +57,26 @@ pub async fn locate(redis: &mut Redis, keys: &QueueKeys, id: &str) -> Result<Loc
         .zscore(&keys.scheduled, id)
         .zscore(&keys.dead, id)
         .zrange(&keys.consumers, 0, -1);
-    let replies: Vec<redis::RedisResult<Value>> = redis.pipeline(&pipe, "locating a job").await?;
-    let mut it = replies.into_iter().map(|r| r.ok());
-    let exists: bool = take(it.next());
-    let position: Option<i64> = take(it.next());
-    let scheduled: Option<f64> = take(it.next());
-    let died: Option<f64> = take(it.next());
-    let consumers: Vec<String> = take(it.next());
-    if !exists {
-        return Ok(Location::Unknown);
-    }
+    let ops = [
+        format!("HEXISTS {}", keys.data),
+        format!("LPOS {}", keys.active),
+        format!("ZSCORE {}", keys.scheduled),
+        format!("ZSCORE {}", keys.dead),
+        format!("ZRANGE {}", keys.consumers),
+    ];
+    let replies = redis.pipeline_all(&pipe, |i| ops[i].clone()).await?;
+    let server = redis.server().to_string();
+    let Ok([exists, position, scheduled, died, consumers]) = <[Value; 5]>::try_from(replies) else {
+        return Err(Error::BadInput(format!(
+            "Redis at {server} gave an unexpected number of replies while locating a job"
+        )));
+    };
+    let exists: bool = convert(&server, &ops[0], exists)?;
+    let position: Option<i64> = convert(&server, &ops[1], position)?;
+    let scheduled: Option<f64> = convert(&server, &ops[2], scheduled)?;
+    let died: Option<f64> = convert(&server, &ops[3], died)?;
+    let consumers: Vec<String> = convert(&server, &ops[4], consumers)?;
+    // A set can hold an id whose record is missing: the job is there, damaged.
     if let Some(position) = position {
         return Ok(Location::Active { position });
     }
@@ -73,6 +85,9 @@ pub async fn locate(redis: &mut Redis, keys: &QueueKeys, id: &str) -> Result<Loc
     }
     if let Some(died) = died {
         return Ok(Location::Dead { died });
+    }
+    if !exists {
+        return Ok(Location::Unknown);
     }
     let inflight: Vec<String> = consumers
         .into_iter()
@@ -84,19 +99,25 @@ pub async fn locate(redis: &mut Redis, keys: &QueueKeys, id: &str) -> Result<Loc
         for key in &inflight {
             pipe.sismember(key, id);
         }
-        let replies: Vec<redis::RedisResult<Value>> =
-            redis.pipeline(&pipe, "locating a job in flight").await?;
-        for (key, reply) in inflight.into_iter().zip(replies) {
-            if take::<bool>(Some(reply.ok())) {
-                return Ok(Location::InFlight { consumer: key });
+        let replies = redis
+            .pipeline_each(&pipe, |i| format!("SISMEMBER {}", inflight[i]))
+            .await?;
+        for (key, reply) in inflight.iter().zip(replies) {
+            let member = match reply {
+                Ok(v) => convert::<bool>(&server, "SISMEMBER", v)?,
+                Err(e) if e.code() == Some("WRONGTYPE") => false,
+                Err(e) => return Err(e),
+            };
+            if member {
+                return Ok(Location::InFlight {
+                    consumer: key.clone(),
+                });
             }
         }
     }
     Ok(Location::Stranded)
 }
 
-fn take<T: redis::FromRedisValue + Default>(v: Option<Option<Value>>) -> T {
-    v.flatten()
-        .and_then(|v| redis::from_redis_value(v).ok())
-        .unwrap_or_default()
+fn convert<T: redis::FromRedisValue>(server: &str, op: &str, v: Value) -> Result<T, Error> {
+    redis::from_redis_value(v).map_err(|e| Error::from_redis(server, op, e.into()))
 }

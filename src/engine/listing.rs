@@ -94,16 +94,6 @@ fn memfind(hay: &[u8], needle: &[u8]) -> bool {
     needle.is_empty() || hay.windows(needle.len()).any(|w| w == needle)
 }
 
-/// A page of a listing.
-#[derive(Debug, Default)]
-pub struct Page {
-    pub entries: Vec<Entry>,
-    /// How many jobs are in the whole range (before record filters).
-    pub total: u64,
-    /// Pass as the next offset to continue (None at the end).
-    pub next_offset: Option<u64>,
-}
-
 /// Ids with their stored record and failure bytes, not yet decoded.
 pub struct Fetched {
     ids: Vec<(String, Option<f64>)>,
@@ -157,13 +147,19 @@ pub async fn fetch(
     pipe.cmd("HMGET").arg(&keys.data).arg(&names);
     pipe.cmd("HMGET").arg(&keys.failures).arg(&names);
     pipe.ignore_errors();
-    let replies: Vec<redis::RedisResult<Vec<Option<Vec<u8>>>>> =
-        redis.pipeline(&pipe, "reading job records").await?;
-    let mut it = replies.into_iter();
+    let replies = redis
+        .pipeline_all(&pipe, |i| {
+            format!("HMGET {}", [&keys.data, &keys.failures][i.min(1)])
+        })
+        .await?;
+    let mut it = replies.into_iter().map(|v| {
+        redis::from_redis_value::<Vec<Option<Vec<u8>>>>(v)
+            .map_err(|e| Error::from_redis(redis.server(), "reading job records", e.into()))
+    });
     Ok(Fetched {
         ids,
-        records: it.next().and_then(Result::ok).unwrap_or_default(),
-        failures: it.next().and_then(Result::ok).unwrap_or_default(),
+        records: it.next().transpose()?.unwrap_or_default(),
+        failures: it.next().transpose()?.unwrap_or_default(),
     })
 }
 
@@ -176,141 +172,192 @@ pub async fn fill(
     Ok(fetch(redis, keys, ids).await?.decode())
 }
 
-/// A page of a sorted set, `newest_first` or oldest first, after `offset` matches.
-pub async fn page_zset(
-    redis: &mut Redis,
-    keys: &QueueKeys,
-    zset: &str,
-    newest_first: bool,
-    filter: &Filter,
-    offset: u64,
-    limit: usize,
-) -> Result<Page, Error> {
-    // The ranks of the score range, found with ZCOUNT (O(log N)).
-    let mut pipe = redis::pipe();
-    pipe.zcount(zset, "-inf", format!("({}", filter.min()))
-        .zcount(zset, filter.min(), filter.max());
-    let (below, total): (u64, u64) = redis.pipeline(&pipe, format!("counting {zset}")).await?;
-    // Ranks in ascending order [lo, lo + total).
-    let lo = below;
-    let rank_of = |i: u64| -> i64 {
-        if newest_first {
-            (lo + total - 1 - i) as i64
-        } else {
-            (lo + i) as i64
-        }
-    };
-    let mut page = Page {
-        total,
-        ..Page::default()
-    };
-    let mut pos = if filter.needs_records() { 0 } else { offset };
-    let mut skipped = 0u64;
-    while pos < total && page.entries.len() < limit {
-        let want = if filter.needs_records() {
-            CHUNK as u64
-        } else {
-            (limit - page.entries.len()) as u64
-        };
-        let n = want.min(total - pos);
-        let (a, b) = (rank_of(pos), rank_of(pos + n - 1));
-        let (start, stop) = (a.min(b), a.max(b));
-        let mut ids: Vec<(String, f64)> = redis
-            .query(
-                redis::cmd("ZRANGE")
-                    .arg(zset)
-                    .arg(start)
-                    .arg(stop)
-                    .arg("WITHSCORES"),
-                format!("reading {zset}"),
-            )
-            .await?;
-        if newest_first {
-            ids.reverse();
-        }
-        let entries = fill(
-            redis,
-            keys,
-            ids.into_iter().map(|(id, s)| (id, Some(s))).collect(),
-        )
-        .await?;
-        for (i, e) in entries.into_iter().enumerate() {
-            if filter.matches(&e) {
-                if skipped < offset && filter.needs_records() {
-                    skipped += 1;
-                    continue;
-                }
-                if page.entries.len() < limit {
-                    page.entries.push(e);
-                    if page.entries.len() == limit {
-                        let consumed = pos + i as u64 + 1;
-                        page.next_offset = (consumed < total).then(|| {
-                            if filter.needs_records() {
-                                offset + limit as u64
-                            } else {
-                                consumed
-                            }
-                        });
-                    }
-                }
-            }
-        }
-        pos += n;
-    }
-    Ok(page)
+/// Where a [`Pager`] reads from.
+enum Source {
+    /// A sorted set; ranks `[lo, lo + total)` hold the filter's score range.
+    Zset {
+        zset: String,
+        newest_first: bool,
+        lo: u64,
+    },
+    /// `NAME:active` from the head.
+    Active,
 }
 
-/// A page of `NAME:active` from the head (next to run first).
-pub async fn page_active(
-    redis: &mut Redis,
-    keys: &QueueKeys,
-    filter: &Filter,
+/// A page of a listing, read in chunks of at most [`CHUNK`] jobs so that a long page (a
+/// `--jsonl` export of everything) is written out as it is read, in bounded memory. Pages are
+/// found by rank; a filter on records skips `offset` matches from the start.
+pub struct Pager {
+    source: Source,
+    filter: Filter,
     offset: u64,
-    limit: usize,
-) -> Result<Page, Error> {
-    let total: u64 = redis
-        .query(redis::cmd("LLEN").arg(&keys.active), "LLEN active")
-        .await?;
-    let mut page = Page {
-        total,
-        ..Page::default()
-    };
-    let mut pos = if filter.needs_records() { 0 } else { offset };
-    let mut skipped = 0;
-    while pos < total && page.entries.len() < limit {
-        let n = if filter.needs_records() {
-            CHUNK as u64
-        } else {
-            (limit - page.entries.len()) as u64
+    limit: u64,
+    /// Jobs in the range (before record filters).
+    total: u64,
+    /// Position in the range of the next read.
+    pos: u64,
+    /// Matches skipped for the offset (record filters only).
+    skipped: u64,
+    /// Jobs handed out.
+    emitted: u64,
+    next_offset: Option<u64>,
+}
+
+impl Pager {
+    /// A page of a sorted set, `newest_first` or oldest first, after `offset` matches.
+    pub async fn zset(
+        redis: &mut Redis,
+        zset: &str,
+        newest_first: bool,
+        filter: &Filter,
+        offset: u64,
+        limit: u64,
+    ) -> Result<Pager, Error> {
+        // The ranks of the score range, found with ZCOUNT (O(log N)).
+        let mut pipe = redis::pipe();
+        pipe.zcount(zset, "-inf", format!("({}", filter.min()))
+            .zcount(zset, filter.min(), filter.max());
+        let (below, total): (u64, u64) = redis.pipeline(&pipe, format!("ZCOUNT {zset}")).await?;
+        let source = Source::Zset {
+            zset: zset.to_string(),
+            newest_first,
+            lo: below,
         };
-        let ids: Vec<String> = redis
+        Ok(Pager::new(source, filter, offset, limit, total))
+    }
+
+    /// A page of `NAME:active` from the head (next to run first).
+    pub async fn active(
+        redis: &mut Redis,
+        keys: &QueueKeys,
+        filter: &Filter,
+        offset: u64,
+        limit: u64,
+    ) -> Result<Pager, Error> {
+        let total: u64 = redis
             .query(
-                redis::cmd("LRANGE")
-                    .arg(&keys.active)
-                    .arg(pos)
-                    .arg(pos + n - 1),
-                "reading active",
+                redis::cmd("LLEN").arg(&keys.active),
+                format!("LLEN {}", keys.active),
             )
             .await?;
+        Ok(Pager::new(Source::Active, filter, offset, limit, total))
+    }
+
+    fn new(source: Source, filter: &Filter, offset: u64, limit: u64, total: u64) -> Pager {
+        Pager {
+            source,
+            filter: filter.clone(),
+            offset,
+            limit,
+            total,
+            pos: if filter.needs_records() { 0 } else { offset },
+            skipped: 0,
+            emitted: 0,
+            next_offset: None,
+        }
+    }
+
+    /// How many jobs are in the whole range (before record filters).
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+
+    /// The offset of the page after this one, once this one has been read to its end.
+    pub fn next_offset(&self) -> Option<u64> {
+        self.next_offset
+    }
+
+    /// The next chunk of the page, or None at its end. A chunk may be empty when a record
+    /// filter matched nothing in it.
+    pub async fn next(
+        &mut self,
+        redis: &mut Redis,
+        keys: &QueueKeys,
+    ) -> Result<Option<Vec<Entry>>, Error> {
+        if self.pos >= self.total || self.emitted >= self.limit {
+            return Ok(None);
+        }
+        let by_records = self.filter.needs_records();
+        let want = if by_records {
+            CHUNK as u64
+        } else {
+            (self.limit - self.emitted).min(CHUNK as u64)
+        };
+        let n = want.min(self.total - self.pos);
+        let ids: Vec<(String, Option<f64>)> = match &self.source {
+            Source::Zset {
+                zset,
+                newest_first,
+                lo,
+            } => {
+                let rank = |i: u64| -> u64 {
+                    if *newest_first {
+                        lo + self.total - 1 - i
+                    } else {
+                        lo + i
+                    }
+                };
+                let (a, b) = (rank(self.pos), rank(self.pos + n - 1));
+                let mut ids: Vec<(String, f64)> = redis
+                    .query(
+                        redis::cmd("ZRANGE")
+                            .arg(zset)
+                            .arg(a.min(b))
+                            .arg(a.max(b))
+                            .arg("WITHSCORES"),
+                        format!("ZRANGE {zset}"),
+                    )
+                    .await?;
+                if *newest_first {
+                    ids.reverse();
+                }
+                ids.into_iter().map(|(id, s)| (id, Some(s))).collect()
+            }
+            Source::Active => {
+                let ids: Vec<String> = redis
+                    .query(
+                        redis::cmd("LRANGE")
+                            .arg(&keys.active)
+                            .arg(self.pos)
+                            .arg(self.pos + n - 1),
+                        format!("LRANGE {}", keys.active),
+                    )
+                    .await?;
+                ids.into_iter().map(|id| (id, None)).collect()
+            }
+        };
         if ids.is_empty() {
-            break;
+            // The list shrank while we read it.
+            self.total = self.pos;
+            return Ok(None);
         }
         let got = ids.len() as u64;
-        for e in fill(redis, keys, ids.into_iter().map(|id| (id, None)).collect()).await? {
-            if filter.matches(&e) {
-                if skipped < offset && filter.needs_records() {
-                    skipped += 1;
-                    continue;
-                }
-                if page.entries.len() < limit {
-                    page.entries.push(e);
-                }
+        let mut out = Vec::new();
+        for (i, e) in fill(redis, keys, ids).await?.into_iter().enumerate() {
+            if !self.filter.matches(&e) {
+                continue;
+            }
+            if by_records && self.skipped < self.offset {
+                self.skipped += 1;
+                continue;
+            }
+            if self.emitted == self.limit {
+                break;
+            }
+            out.push(e);
+            self.emitted += 1;
+            if self.emitted == self.limit {
+                let consumed = self.pos + i as u64 + 1;
+                self.next_offset = (consumed < self.total).then(|| {
+                    if by_records {
+                        self.offset + self.limit
+                    } else {
+                        consumed
+                    }
+                });
             }
         }
-        pos += got;
+        self.pos += got;
+        Ok(Some(out))
     }
-    if page.entries.len() == limit && pos < total {
-        page.next_offset = Some(offset + limit as u64);
-    }
-    Ok(page)
 }

@@ -1,7 +1,5 @@
 //! Finding queues (SCAN, never KEYS) and counting what each holds.
 
-use redis::Value;
-
 use super::conn::Redis;
 use super::error::Error;
 use super::keys::QueueKeys;
@@ -127,18 +125,43 @@ pub async fn stats(
                 .hget(&k.stats, "completed")
                 .hget(&k.stats, "failed");
         }
-        let replies: Vec<redis::RedisResult<Value>> =
-            redis.pipeline(&pipe, "counting queues").await?;
+        const COMMANDS: [(&str, fn(&QueueKeys) -> &str); 10] = [
+            ("LLEN", |k| &k.active),
+            ("ZCOUNT", |k| &k.scheduled),
+            ("ZCARD", |k| &k.scheduled),
+            ("ZCARD", |k| &k.dead),
+            ("HLEN", |k| &k.data),
+            ("ZCOUNT", |k| &k.consumers),
+            ("ZCARD", |k| &k.consumers),
+            ("EXISTS", |k| &k.paused),
+            ("HGET", |k| &k.stats),
+            ("HGET", |k| &k.stats),
+        ];
+        let replies = redis
+            .pipeline_each(&pipe, |i| {
+                let (cmd, key) = COMMANDS[i % COMMANDS.len()];
+                format!("{cmd} {}", key(&QueueKeys::new(&batch[i / COMMANDS.len()])))
+            })
+            .await?;
         trips += 1;
-        for (name, r) in batch.iter().zip(replies.chunks(10)) {
+        for (name, r) in batch.iter().zip(replies.chunks(COMMANDS.len())) {
             let k = QueueKeys::new(name);
             let mut wrong = Vec::new();
+            let mut failed = None;
             let mut n = |i: usize, key: &str| -> Count {
                 match &r[i] {
                     Ok(v) => redis::from_redis_value_ref(v).ok(),
-                    Err(_) => {
+                    // A key of the wrong type is shown as such; any other refusal
+                    // (NOAUTH, NOPERM, ...) is an error of the whole command.
+                    Err(e) if e.code() == Some("WRONGTYPE") => {
                         if !wrong.contains(&key.to_string()) {
                             wrong.push(key.to_string());
+                        }
+                        None
+                    }
+                    Err(e) => {
+                        if failed.is_none() {
+                            failed = Some(e.clone());
                         }
                         None
                     }
@@ -153,7 +176,10 @@ pub async fn stats(
             let consumers = n(6, &k.consumers);
             let paused = matches!(n(7, &k.paused), Some(1));
             let completed = n(8, &k.stats).unwrap_or(0);
-            let failed = n(9, &k.stats).unwrap_or(0);
+            let failed_runs = n(9, &k.stats).unwrap_or(0);
+            if let Some(e) = failed {
+                return Err(e);
+            }
             let in_flight = match (data, active, sched, dead) {
                 (Some(d), Some(a), Some(s), Some(x)) => Some(d.saturating_sub(a + s + x)),
                 _ => None,
@@ -169,7 +195,7 @@ pub async fn stats(
                 consumers_expired: consumers.zip(alive).map(|(c, a)| c.saturating_sub(a)),
                 paused,
                 completed,
-                failed,
+                failed: failed_runs,
                 wrong_type: wrong,
             });
         }
