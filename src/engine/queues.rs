@@ -125,22 +125,24 @@ pub async fn stats(
                 .hget(&k.stats, "completed")
                 .hget(&k.stats, "failed");
         }
-        const COMMANDS: [(&str, fn(&QueueKeys) -> &str); 10] = [
-            ("LLEN", |k| &k.active),
-            ("ZCOUNT", |k| &k.scheduled),
-            ("ZCARD", |k| &k.scheduled),
-            ("ZCARD", |k| &k.dead),
-            ("HLEN", |k| &k.data),
-            ("ZCOUNT", |k| &k.consumers),
-            ("ZCARD", |k| &k.consumers),
-            ("EXISTS", |k| &k.paused),
-            ("HGET", |k| &k.stats),
-            ("HGET", |k| &k.stats),
+        // Each command above and its key, as a position in `QueueKeys::fixed`.
+        const COMMANDS: [(&str, usize); 10] = [
+            ("LLEN", 0),
+            ("ZCOUNT", 2),
+            ("ZCARD", 2),
+            ("ZCARD", 3),
+            ("HLEN", 1),
+            ("ZCOUNT", 4),
+            ("ZCARD", 4),
+            ("EXISTS", 7),
+            ("HGET", 8),
+            ("HGET", 8),
         ];
         let replies = redis
             .pipeline_each(&pipe, |i| {
                 let (cmd, key) = COMMANDS[i % COMMANDS.len()];
-                format!("{cmd} {}", key(&QueueKeys::new(&batch[i / COMMANDS.len()])))
+                let k = QueueKeys::new(&batch[i / COMMANDS.len()]);
+                format!("{cmd} {}", k.fixed()[key])
             })
             .await?;
         trips += 1;
