@@ -74,6 +74,7 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             break
         }
         'qctl;consume' {
+            [CompletionResult]::new('--queue', '--queue', [CompletionResultType]::ParameterName, 'The queue''s name, for names that start with ''-'' (`--queue=-jobs`)')
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'How many handlers run at once [default: the number of CPUs]')
             [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'How many handlers run at once [default: the number of CPUs]')
             [CompletionResult]::new('--buffer', '--buffer', [CompletionResultType]::ParameterName, 'How many reserved jobs may wait locally for a free handler [default: --concurrency]')

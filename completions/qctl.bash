@@ -448,12 +448,16 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__consume)
-            opts="-c -u -q -v -h -V --concurrency --buffer --timeout --kill-after --max-retries --max-backoff --heartbeat --orphan-after --poll-interval --shutdown-grace --drain --max-jobs --replace --prefix --redis --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-c -u -q -v -h -V --queue --concurrency --buffer --timeout --kill-after --max-retries --max-backoff --heartbeat --orphan-after --poll-interval --shutdown-grace --drain --max-jobs --replace --prefix --redis --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --queue)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --concurrency)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0

@@ -69,6 +69,7 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand --version 'Print version'
         }
         &'qctl;consume'= {
+            cand --queue 'The queue''s name, for names that start with ''-'' (`--queue=-jobs`)'
             cand -c 'How many handlers run at once [default: the number of CPUs]'
             cand --concurrency 'How many handlers run at once [default: the number of CPUs]'
             cand --buffer 'How many reserved jobs may wait locally for a free handler [default: --concurrency]'

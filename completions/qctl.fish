@@ -61,6 +61,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -s v -l verbose -d 'P
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l queue -d 'The queue\'s name, for names that start with \'-\' (`--queue=-jobs`)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -s c -l concurrency -d 'How many handlers run at once [default: the number of CPUs]' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l buffer -d 'How many reserved jobs may wait locally for a free handler [default: --concurrency]' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l timeout -d 'Stop a handler that runs longer than this (SIGTERM to its process group, then SIGKILL after --kill-after); the run counts as failed with reason "timeout"' -r

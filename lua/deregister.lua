@@ -6,6 +6,9 @@
 -- ARGV     none
 --
 -- Returns  1 if removed, 0 if reservations remain.
+-- Errors   "WRONGTYPE ..." when NAME:consumers is not a zset, before any write.
+local err = check(KEYS[1], 'zset')
+if err then return err end
 local t = redis.call('TYPE', KEYS[2])['ok']
 if t == 'set' and redis.call('SCARD', KEYS[2]) > 0 then return 0 end
 if t == 'none' or t == 'set' then redis.call('DEL', KEYS[2]) end

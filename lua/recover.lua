@@ -13,11 +13,10 @@
 -- Returns  {moved, left}: ids moved by this call and ids still in the set; {-1, 0} when the
 --          consumer is no longer expired (it heartbeat since) or not registered, {-2, 0}
 --          when KEYS[4] is not a set. Nothing is changed in those two cases.
--- Errors   "WRONGTYPE ..." when NAME:active is not a list, before any write.
-local t = redis.call('TYPE', KEYS[2])['ok']
-if t ~= 'none' and t ~= 'list' then
-  return redis.error_reply('WRONGTYPE ' .. KEYS[2] .. ' holds a ' .. t .. ', expected a list')
-end
+-- Errors   "WRONGTYPE ..." when NAME:consumers is not a zset or NAME:active not a list,
+--          before any write.
+local err = check(KEYS[1], 'zset') or check(KEYS[2], 'list')
+if err then return err end
 local beat = redis.call('ZSCORE', KEYS[1], KEYS[4])
 if not beat or tonumber(beat) > tonumber(ARGV[1]) then return {-1, 0} end
 local st = redis.call('TYPE', KEYS[4])['ok']

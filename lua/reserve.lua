@@ -12,13 +12,14 @@
 -- Returns  a flat array id1, record1, id2, record2, ...; a record is nil when the id has
 --          none. Empty when nothing is ready or the queue is paused. Deletes the signal when
 --          it returned fewer than N, so idle consumers block again.
--- Errors   "NOTREGISTERED ..." when KEYS[5] is not a member of NAME:consumers;
---          "WRONGTYPE ..." naming the key; both before any write.
+-- Errors   "WRONGTYPE ..." naming the key; "NOTREGISTERED ..." when KEYS[5] is not a member
+--          of NAME:consumers; both before any write.
+local err = check(KEYS[1], 'zset') or check(KEYS[2], 'list') or check(KEYS[3], 'hash')
+  or check(KEYS[5], 'set')
+if err then return err end
 if not redis.call('ZSCORE', KEYS[1], KEYS[5]) then
   return redis.error_reply('NOTREGISTERED ' .. KEYS[5] .. ' is not in ' .. KEYS[1])
 end
-local err = check(KEYS[2], 'list') or check(KEYS[3], 'hash') or check(KEYS[5], 'set')
-if err then return err end
 if redis.call('EXISTS', KEYS[6]) == 1 then return {} end
 
 local n = tonumber(ARGV[1])

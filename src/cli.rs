@@ -182,8 +182,18 @@ pub struct EnqueueArgs {
 
 #[derive(Debug, Args)]
 pub struct ConsumeArgs {
-    /// The queue's name.
-    pub queue: String,
+    /// The queue's name (or give it with --queue, e.g. when it starts with '-').
+    #[arg(required_unless_present = "queue_name")]
+    pub queue: Option<String>,
+
+    /// The queue's name, for names that start with '-' (`--queue=-jobs`).
+    #[arg(
+        long = "queue",
+        value_name = "NAME",
+        conflicts_with = "queue",
+        allow_hyphen_values = true
+    )]
+    pub queue_name: Option<String>,
 
     /// How many handlers run at once [default: the number of CPUs].
     #[arg(short = 'c', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
@@ -409,19 +419,33 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         .map_err(|e| format!("{e} (expected a duration such as 90s, 10m, 2h or 3d)"))
 }
 
-/// Parses a point in time: RFC 3339 or unix seconds (fractions allowed). Returns unix seconds.
+/// The latest time qctl accepts: the end of year 9999, in unix seconds.
+pub const LATEST_TIME: f64 = 253_402_300_799.0;
+
+/// Parses a point in time: RFC 3339 or unix seconds (fractions allowed), from 1970 to the
+/// end of year 9999. Returns unix seconds.
 pub fn parse_time(s: &str) -> Result<f64, String> {
     let s = s.trim();
-    if let Ok(secs) = s.parse::<f64>() {
-        if secs.is_finite() {
-            return Ok(secs);
-        }
+    let t = match s.parse::<f64>() {
+        Ok(secs) => secs,
+        Err(_) => chrono::DateTime::parse_from_rfc3339(s)
+            .map(|t| t.timestamp() as f64 + f64::from(t.timestamp_subsec_millis()) / 1e3)
+            .map_err(|e| {
+                format!("{e} (expected RFC 3339 such as 2026-01-02T15:04:05Z, or unix seconds)")
+            })?,
+    };
+    check_time(t)
+}
+
+/// Accepts a time (unix seconds) from 1970 to the end of year 9999.
+pub fn check_time(t: f64) -> Result<f64, String> {
+    if (0.0..=LATEST_TIME).contains(&t) {
+        Ok(t)
+    } else {
+        Err(format!(
+            "{t} is out of range: times go from 0 (1970) to {LATEST_TIME} (the end of year 9999)"
+        ))
     }
-    chrono::DateTime::parse_from_rfc3339(s)
-        .map(|t| t.timestamp() as f64 + f64::from(t.timestamp_subsec_millis()) / 1e3)
-        .map_err(|e| {
-            format!("{e} (expected RFC 3339 such as 2026-01-02T15:04:05Z, or unix seconds)")
-        })
 }
 
 /// A point in time, or an age (`2h`: two hours ago). Returns unix seconds.
@@ -457,5 +481,8 @@ mod tests {
             1_700_000_000.0
         );
         assert!(parse_time("tomorrow").is_err());
+        for bad in ["1e30", "-1", "inf", "NaN", "10000-01-01T00:00:00Z"] {
+            assert!(parse_time(bad).is_err(), "{bad} accepted");
+        }
     }
 }

@@ -14,6 +14,7 @@ use crate::handler::{resolve_program, HandlerSpec, LineSink};
 
 pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode> {
     let cfg = config(&args)?;
+    let queue = cfg.queue.clone();
     if cfg.orphan_after < Duration::from_secs(120) {
         ctx.out.warn(format_args!(
             "--orphan-after {}s is below 2m: live Go CurlyQ consumers (heartbeat every 60s) could be robbed of their jobs",
@@ -27,7 +28,7 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
     let handle = consumer.handle();
     ctx.out.verbose(format_args!(
         "consumer {} on queue {:?} ({})",
-        handle.id, args.queue, handle.inflight
+        handle.id, queue, handle.inflight
     ));
 
     let mut sigint = signal(SignalKind::interrupt())?;
@@ -65,7 +66,7 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
     print_summary(&mut ctx, &summary)?;
     if let Some(err) = failure {
         return Err(
-            anyhow::Error::from(err).context(format!("consumer of queue {:?} stopped", args.queue))
+            anyhow::Error::from(err).context(format!("consumer of queue {queue:?} stopped"))
         );
     }
     Ok(
@@ -98,8 +99,16 @@ fn config(args: &ConsumeArgs) -> anyhow::Result<Config> {
         ))
         .into());
     }
+    let queue = args
+        .queue
+        .clone()
+        .or_else(|| args.queue_name.clone())
+        .unwrap_or_default();
+    if queue.is_empty() {
+        return Err(Error::Usage("the queue name is empty".into()).into());
+    }
     Ok(Config {
-        queue: args.queue.clone(),
+        queue,
         concurrency,
         buffer: args.buffer.map_or(concurrency, |b| b as usize),
         heartbeat: args.heartbeat,

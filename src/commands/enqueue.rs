@@ -12,7 +12,7 @@ use serde_json::json;
 use tokio::sync::mpsc;
 
 use super::Context;
-use crate::cli::{parse_time, EnqueueArgs};
+use crate::cli::{check_time, parse_time, EnqueueArgs};
 use crate::engine::enqueue::{self, submit, NewJob, Prepared, MAX_JOBS_PER_CALL};
 use crate::engine::jobs::{describe_time, locate};
 use crate::engine::{self, Error, ExitCode, QueueKeys};
@@ -30,11 +30,20 @@ pub async fn run(ctx: Context, args: EnqueueArgs) -> anyhow::Result<ExitCode> {
     if args.queue.is_empty() {
         return Err(Error::Usage("the queue name is empty".into()).into());
     }
-    let due = match (args.delay, args.at) {
-        (Some(delay), _) => Some(engine::now() + delay.as_secs_f64()),
-        (None, at) => at,
+    if args.id.as_deref() == Some("") {
+        return Err(Error::Usage(
+            "--id is empty: give a job id, or leave --id out for a new UUID".into(),
+        )
+        .into());
     }
-    .map(|t| (t * 1000.0).round() / 1000.0);
+    let due =
+        match (args.delay, args.at) {
+            (Some(delay), _) => Some(check_time(engine::now() + delay.as_secs_f64()).map_err(
+                |e| Error::Usage(format!("--in {}: {e}", humantime::format_duration(delay))),
+            )?),
+            (None, at) => at,
+        }
+        .map(|t| (t * 1000.0).round() / 1000.0);
     if args.lines || args.jsonl {
         bulk(ctx, args, due).await
     } else {
@@ -416,7 +425,12 @@ fn parse_json_job(line: &[u8], default_due: Option<f64>) -> Result<NewJob, Strin
     };
     let due = match j.at {
         None | Some(serde_json::Value::Null) => default_due,
-        Some(serde_json::Value::Number(n)) => Some(n.as_f64().ok_or("\"at\" is out of range")?),
+        Some(serde_json::Value::Number(n)) => Some(
+            n.as_f64()
+                .ok_or_else(|| "\"at\" is out of range".to_string())
+                .and_then(check_time)
+                .map_err(|e| format!("\"at\": {e}"))?,
+        ),
         Some(serde_json::Value::String(s)) => {
             Some(parse_time(&s).map_err(|e| format!("\"at\": {e}"))?)
         }
@@ -424,6 +438,9 @@ fn parse_json_job(line: &[u8], default_due: Option<f64>) -> Result<NewJob, Strin
     };
     if j.id.as_deref() == Some("") {
         return Err("\"id\" is empty".into());
+    }
+    if j.attempt.is_some_and(|a| a < 0) {
+        return Err("\"attempt\" is negative: it counts failures so far, 0 or more".into());
     }
     Ok(NewJob {
         id: j.id,
@@ -466,6 +483,9 @@ mod tests {
             (br#"{"data":"x","at":"soon"}"#, "\"at\""),
             (br#"not json"#, "invalid JSON"),
             (br#"{"id":"","data":"x"}"#, "empty"),
+            (br#"{"data":"x","attempt":-1}"#, "negative"),
+            (br#"{"data":"x","at":1e30}"#, "out of range"),
+            (br#"{"data":"x","at":"1e30"}"#, "out of range"),
         ] {
             let err = parse_json_job(line, None).unwrap_err();
             assert!(err.contains(want), "{err}");

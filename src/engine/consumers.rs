@@ -25,6 +25,28 @@ pub async fn heartbeat(
     Ok(())
 }
 
+/// Renews the heartbeat of a registered consumer without registering it again; false when
+/// its entry is gone.
+pub async fn renew(
+    redis: &mut Redis,
+    keys: &QueueKeys,
+    inflight: &str,
+    now: f64,
+) -> Result<bool, Error> {
+    let mut pipe = redis::pipe();
+    pipe.cmd("ZADD")
+        .arg(&keys.consumers)
+        .arg("XX")
+        .arg(now)
+        .arg(inflight)
+        .ignore()
+        .zscore(&keys.consumers, inflight);
+    let (score,): (Option<f64>,) = redis
+        .pipeline(&pipe, format!("heartbeat in {}", keys.consumers))
+        .await?;
+    Ok(score.is_some())
+}
+
 /// Leaves `NAME:consumers` if no reservations remain; true if it left.
 pub async fn deregister(
     redis: &mut Redis,
@@ -73,6 +95,32 @@ pub async fn expired(
         .await
 }
 
+/// How far in the future (seconds) a heartbeat may be before it is flagged: the writer's
+/// clock is ahead of the Redis server's.
+pub const AHEAD_TOLERANCE: f64 = 5.0;
+
+/// Members of `NAME:consumers` whose heartbeat is more than [`AHEAD_TOLERANCE`] after `now`
+/// (server clock), with their scores; at most 1000.
+pub async fn ahead(
+    redis: &mut Redis,
+    keys: &QueueKeys,
+    now: f64,
+) -> Result<Vec<(String, f64)>, Error> {
+    redis
+        .query(
+            redis::cmd("ZRANGEBYSCORE")
+                .arg(&keys.consumers)
+                .arg(format!("({}", now + AHEAD_TOLERANCE))
+                .arg("+inf")
+                .arg("WITHSCORES")
+                .arg("LIMIT")
+                .arg(0)
+                .arg(1000),
+            format!("ZRANGEBYSCORE {}", keys.consumers),
+        )
+        .await
+}
+
 /// Moves the reservations of every consumer whose heartbeat is at or before `cutoff` back
 /// to `NAME:active`, at most 1000 ids a call. Members that are not this queue's in-flight
 /// keys, or not sets, are skipped and reported, never touched.
@@ -83,40 +131,55 @@ pub async fn recover_orphans(
 ) -> Result<Recovery, Error> {
     let mut report = Recovery::default();
     for member in expired(redis, keys, cutoff).await? {
-        if !keys.is_inflight_key(&member) {
-            report.skipped.push((
-                member,
-                format!("not of the form {}:inflight:<uuid>", keys.name),
-            ));
-            continue;
-        }
-        let mut moved = 0u64;
-        loop {
-            let (n, left): (i64, i64) = scripts::RECOVER
-                .call(&[&keys.consumers, &keys.active, &keys.signal, &member])
-                .arg(cutoff)
-                .arg(1000)
-                .invoke(redis)
-                .await?;
-            match n {
-                -1 => break,
-                -2 => {
-                    report
-                        .skipped
-                        .push((member.clone(), "its in-flight key is not a set".into()));
-                    break;
-                }
-                n => moved += n as u64,
-            }
-            if left == 0 {
-                break;
-            }
-        }
-        if moved > 0 || report.skipped.last().map(|s| &s.0) != Some(&member) {
-            report.recovered.push((member, moved));
-        }
+        recover(redis, keys, &member, cutoff, &mut report).await?;
     }
     Ok(report)
+}
+
+/// Moves the reservations of one consumer back to `NAME:active` if its heartbeat is still at
+/// or before `cutoff`, adding what happened to `report`.
+pub async fn recover(
+    redis: &mut Redis,
+    keys: &QueueKeys,
+    member: &str,
+    cutoff: f64,
+    report: &mut Recovery,
+) -> Result<(), Error> {
+    if !keys.is_inflight_key(member) {
+        report.skipped.push((
+            member.to_string(),
+            format!("not of the form {}:inflight:<uuid>", keys.name),
+        ));
+        return Ok(());
+    }
+    let mut moved = 0u64;
+    loop {
+        let (n, left): (i64, i64) = scripts::RECOVER
+            .call(&[&keys.consumers, &keys.active, &keys.signal, member])
+            .arg(cutoff)
+            .arg(1000)
+            .invoke(redis)
+            .await?;
+        match n {
+            // It beat since (or left): not expired after all.
+            -1 => break,
+            -2 => {
+                report
+                    .skipped
+                    .push((member.to_string(), "its in-flight key is not a set".into()));
+                return Ok(());
+            }
+            n => moved += n as u64,
+        }
+        if left == 0 {
+            report.recovered.push((member.to_string(), moved));
+            return Ok(());
+        }
+    }
+    if moved > 0 {
+        report.recovered.push((member.to_string(), moved));
+    }
+    Ok(())
 }
 
 /// One member of `NAME:consumers`.

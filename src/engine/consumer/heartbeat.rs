@@ -1,31 +1,154 @@
-//! Keeps this consumer's entry in `NAME:consumers` fresh, and notices when it has been
-//! stale for so long that others may have recovered its jobs (the lease is lost).
+//! Keeps this consumer's entry in `NAME:consumers` fresh, and watches the lease: when no
+//! heartbeat has succeeded for `--orphan-after` minus a margin, others may soon recover its
+//! jobs, so it stops its handlers before they can (a timer, not a check after a call that
+//! may itself hang).
 
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+use tokio_util::sync::CancellationToken;
 
 use super::Shared;
 use crate::engine::consumers;
 use crate::engine::error::Error;
 
-/// One heartbeat; records its time on success.
-pub async fn beat(shared: &Shared) -> Result<(), Error> {
-    let now = shared.now();
+/// The longest a heartbeat call may take: a beat that needs longer counts as failed, so a
+/// stalled link cannot hold the heartbeat past the lease.
+fn beat_timeout(shared: &Shared) -> Duration {
+    shared
+        .cfg
+        .heartbeat
+        .clamp(Duration::from_millis(500), Duration::from_secs(5))
+        .min(shared.server.response_timeout)
+}
+
+/// Registers the consumer (its first heartbeat).
+pub async fn register(shared: &Shared) -> Result<(), Error> {
+    let sent = Instant::now();
+    let score = shared.now();
     let mut redis = shared.redis.clone();
-    consumers::heartbeat(&mut redis, &shared.keys, &shared.inflight, now).await?;
-    shared.last_beat.store(now.to_bits(), Ordering::Relaxed);
+    consumers::heartbeat(&mut redis, &shared.keys, &shared.inflight, score).await?;
+    renewed(shared, sent, score)
+}
+
+/// One heartbeat on the heartbeat's own connection. It only renews an existing entry: when
+/// the entry is gone (recovered by another consumer, or deleted by hand) while jobs are held
+/// here, others may run them, so the lease is lost; with nothing held it registers again.
+pub async fn beat(shared: &Shared) -> Result<(), Error> {
+    if let Some(why) = expire(shared) {
+        return Err(lost(shared, why));
+    }
+    let sent = Instant::now();
+    let score = shared.now();
+    let limit = beat_timeout(shared);
+    let mut conn = shared.beat_conn.lock().await;
+    let result = tokio::time::timeout(limit, async {
+        if conn.is_none() {
+            let mut spec = shared.server.clone();
+            spec.connect_timeout = spec.connect_timeout.min(limit);
+            spec.response_timeout = limit;
+            spec.reconnect_retries = 0;
+            *conn = Some(spec.connect().await?);
+        }
+        let redis = conn.as_mut().expect("connected above");
+        consumers::renew(redis, &shared.keys, &shared.inflight, score).await
+    })
+    .await;
+    let present = match result {
+        Ok(Ok(present)) => present,
+        Ok(Err(e)) => {
+            if e.is_transient() {
+                *conn = None;
+            }
+            return Err(e);
+        }
+        Err(_) => {
+            *conn = None;
+            return Err(Error::Unreachable {
+                server: shared.server.server().to_string(),
+                op: format!("heartbeat in {}", shared.keys.consumers),
+                reason: format!("no answer within {}ms", limit.as_millis()),
+            });
+        }
+    };
+    drop(conn);
+    if !present {
+        if shared.held() > 0 {
+            let why = format!(
+                "its entry {} was removed from {} while it held {} job(s)",
+                shared.inflight,
+                shared.keys.consumers,
+                shared.held()
+            );
+            shared.lose_lease(why.clone());
+            return Err(lost(shared, why));
+        }
+        shared.emit(super::Event::Warning {
+            message: format!(
+                "this consumer's entry was removed from {}; registering again",
+                shared.keys.consumers
+            ),
+        });
+        return register(shared).await;
+    }
+    renewed(shared, sent, score)
+}
+
+/// Records a successful heartbeat, unless the lease was lost meanwhile (a beat that lands
+/// after the deadline does not bring it back: others may already run the jobs).
+fn renewed(shared: &Shared, sent: Instant, score: f64) -> Result<(), Error> {
+    if let Some(why) = expire(shared) {
+        return Err(lost(shared, why));
+    }
+    let mut lease = shared.lease.lock().expect("lease lock");
+    if sent > lease.sent {
+        lease.sent = sent;
+        lease.score = score;
+    }
     Ok(())
+}
+
+fn lost(shared: &Shared, why: String) -> Error {
+    Error::LeaseLost {
+        server: shared.server.server().to_string(),
+        reason: why,
+    }
 }
 
 /// A step of the heartbeat loop.
 pub async fn run(shared: Arc<Shared>) -> Result<Duration, Error> {
-    let stale_after = (shared.cfg.orphan_after - shared.lease_margin()).as_secs_f64();
-    if shared.now() - shared.last_beat() > stale_after {
-        // A paused machine or a long partition: others may already run our jobs.
-        shared.lease_lost.cancel();
-        shared.stop.cancel();
-    }
     beat(&shared).await?;
     Ok(shared.cfg.heartbeat)
+}
+
+/// Loses the lease when no heartbeat has succeeded within the lease window. Ends when the
+/// lease is lost or `stop` is cancelled.
+pub async fn watch(shared: Arc<Shared>, stop: CancellationToken) -> Result<(), Error> {
+    loop {
+        let deadline = shared.lease.lock().expect("lease lock").sent + shared.lease_window();
+        tokio::select! {
+            _ = tokio::time::sleep_until(deadline.into()) => {}
+            _ = stop.cancelled() => return Ok(()),
+        }
+        if expire(&shared).is_some() {
+            return Ok(());
+        }
+    }
+}
+
+/// Why the lease is lost, after losing it now if its window has passed (a stopped process
+/// that wakes up must not renew a lease others may already have taken over).
+fn expire(shared: &Shared) -> Option<String> {
+    let silent = shared.lease.lock().expect("lease lock").sent.elapsed();
+    if silent >= shared.lease_window() {
+        shared.lose_lease(format!(
+            "no heartbeat succeeded for {:.1}s (--orphan-after {}s minus a margin of {}s): \
+             other consumers may recover its jobs, so it stopped its running handlers \
+             and settled none of them",
+            silent.as_secs_f64(),
+            shared.cfg.orphan_after.as_secs_f64(),
+            shared.lease_margin().as_secs_f64()
+        ));
+    }
+    shared.lease_lost_why()
 }

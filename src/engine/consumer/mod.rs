@@ -172,8 +172,25 @@ pub(crate) struct Shared {
     pub slots: Arc<Semaphore>,
     /// Rung whenever a local job finishes.
     pub finished: Notify,
-    /// Unix time (server clock) of the last successful heartbeat, as f64 bits.
-    pub last_beat: AtomicU64,
+    /// The last successful heartbeat, and whether the lease has been lost.
+    pub lease: std::sync::Mutex<Lease>,
+    /// The heartbeat's own connection, with a short response timeout.
+    pub beat_conn: tokio::sync::Mutex<Option<Redis>>,
+    /// Keys of the warnings already given (each is said once).
+    pub reported: std::sync::Mutex<std::collections::HashSet<String>>,
+    /// Members seen with a heartbeat in the future: (score, when first seen with it).
+    pub ahead: std::sync::Mutex<std::collections::HashMap<String, (f64, std::time::Instant)>>,
+}
+
+/// This consumer's hold on its reservations, renewed by every successful heartbeat.
+#[derive(Debug)]
+pub struct Lease {
+    /// When (local monotonic clock) the last successful heartbeat's score was taken.
+    pub sent: std::time::Instant,
+    /// That score: the server's clock at `sent`, in unix seconds.
+    pub score: f64,
+    /// Why it was lost; once set, it stays.
+    pub lost: Option<String>,
 }
 
 impl Shared {
@@ -196,16 +213,57 @@ impl Shared {
     }
 
     pub fn last_beat(&self) -> f64 {
-        f64::from_bits(self.last_beat.load(Ordering::Relaxed))
+        self.lease.lock().expect("lease lock").score
     }
 
-    /// Until when settling a job may be retried: after that others may have recovered it.
+    /// Until when (server clock) settling a job may be retried: after that others may have
+    /// recovered it.
     pub fn lease_deadline(&self) -> f64 {
-        self.last_beat() + self.cfg.orphan_after.as_secs_f64() - self.lease_margin().as_secs_f64()
+        self.last_beat() + self.lease_window().as_secs_f64()
+    }
+
+    /// How long after its last successful heartbeat the consumer keeps its lease:
+    /// `--orphan-after` minus a margin (heartbeat + 5 s, at most half of `--orphan-after`).
+    pub fn lease_window(&self) -> Duration {
+        self.cfg.orphan_after - self.lease_margin()
     }
 
     pub fn lease_margin(&self) -> Duration {
         (self.cfg.heartbeat + Duration::from_secs(5)).min(self.cfg.orphan_after / 2)
+    }
+
+    /// How long handlers get between SIGTERM and SIGKILL when the lease is lost: at most
+    /// half the margin, so they are gone well before others may recover their jobs.
+    pub fn lease_kill_after(&self) -> Duration {
+        self.cfg.handler.kill_after.min(self.lease_margin() / 2)
+    }
+
+    /// Gives up the lease (once): stop reserving, stop running handlers, settle nothing.
+    pub fn lose_lease(&self, why: String) {
+        let mut lease = self.lease.lock().expect("lease lock");
+        if lease.lost.is_none() {
+            lease.lost = Some(why);
+        }
+        drop(lease);
+        self.lease_lost.cancel();
+        self.stop.cancel();
+    }
+
+    /// Why the lease was lost, if it was.
+    pub fn lease_lost_why(&self) -> Option<String> {
+        self.lease.lock().expect("lease lock").lost.clone()
+    }
+
+    /// Says something once in this consumer's life; `key` names what it is about.
+    pub fn report_once(&self, key: &str, message: String) {
+        if self
+            .reported
+            .lock()
+            .expect("report lock")
+            .insert(key.to_string())
+        {
+            self.emit(Event::Warning { message });
+        }
     }
 }
 
@@ -276,10 +334,17 @@ impl Consumer {
             lease_lost: CancellationToken::new(),
             slots: Arc::new(Semaphore::new(capacity)),
             finished: Notify::new(),
-            last_beat: AtomicU64::new(0),
+            lease: std::sync::Mutex::new(Lease {
+                sent: std::time::Instant::now(),
+                score: server_time,
+                lost: None,
+            }),
+            beat_conn: tokio::sync::Mutex::new(None),
+            reported: Default::default(),
+            ahead: Default::default(),
             cfg,
         });
-        heartbeat::beat(&shared).await?;
+        heartbeat::register(&shared).await?;
         Ok(Consumer { shared })
     }
 
@@ -294,85 +359,118 @@ impl Consumer {
         }
     }
 
-    /// Runs until drained, max-jobs reached, stopped, or a loop gives up (the error).
+    /// Runs until drained, max-jobs reached, stopped, a loop gives up, or the lease is lost
+    /// (the error). On every way out it returns what it still holds to `NAME:active` and
+    /// leaves `NAME:consumers`, when Redis can be reached.
     pub async fn run(self) -> (Summary, Option<Error>) {
         let shared = self.shared;
-        // One scheduler pass and one orphan pass before the first reservation.
-        if let Err(e) = scheduler::pass(&shared).await {
-            return (shared.counters.summary(), Some(e));
-        }
-        if let Err(e) = custodian::pass(&shared).await {
-            return (shared.counters.summary(), Some(e));
-        }
-
-        let (jobs_tx, jobs_rx) = mpsc::channel(shared.capacity().max(1));
         let background = CancellationToken::new();
         let mut loops = tokio::task::JoinSet::new();
+        // The lease is watched from the first moment: nothing below may outlive it.
+        loops.spawn(heartbeat::watch(shared.clone(), background.clone()));
         loops.spawn(supervisor::supervise(
             shared.clone(),
             "heartbeat",
             background.clone(),
             heartbeat::run,
         ));
-        loops.spawn(supervisor::supervise(
-            shared.clone(),
-            "scheduler",
-            background.clone(),
-            scheduler::run,
-        ));
-        loops.spawn(supervisor::supervise(
-            shared.clone(),
-            "custodian",
-            background.clone(),
-            custodian::run,
-        ));
-        let poller = tokio::spawn(poller::run(shared.clone(), jobs_tx));
-        let processor = tokio::spawn(processor::run(shared.clone(), jobs_rx));
-
-        // A background loop that gives up ends the consumer.
-        let mut failure: Option<Error> = None;
-        let poll_result = tokio::select! {
-            r = poller => Some(r),
-            Some(Ok(Err(e))) = loops.join_next() => { failure = Some(e); None }
-        };
-        if failure.is_some() || shared.lease_lost.is_cancelled() {
-            shared.stop.cancel();
-        }
-        if let Some(Ok(Err(e))) = poll_result {
-            failure.get_or_insert(e);
-            shared.stop.cancel();
-        }
-        // The processor finishes the jobs it holds (or returns them) and then ends.
-        let processed = processor.await;
+        let mut failure = work(&shared, &background, &mut loops).await;
         background.cancel();
-        while loops.join_next().await.is_some() {}
-        if let Ok(Err(e)) = processed {
-            failure.get_or_insert(e);
-        }
-        // Whatever is still reserved here goes back; then leave cleanly.
-        let mut redis = shared.redis.clone();
-        if !shared.lease_lost.is_cancelled() {
-            if let Ok(ids) = super::inflight::members(&mut redis, &shared.inflight).await {
-                let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-                if let Ok(n) =
-                    super::inflight::requeue(&mut redis, &shared.keys, &shared.inflight, &refs)
-                        .await
-                {
-                    shared.counters.returned.fetch_add(n, Ordering::Relaxed);
-                }
+        while let Some(joined) = loops.join_next().await {
+            if let Ok(Err(e)) = joined {
+                failure.get_or_insert(e);
             }
-            let _ = super::consumers::deregister(&mut redis, &shared.keys, &shared.inflight).await;
         }
-        if shared.lease_lost.is_cancelled() {
-            failure.get_or_insert(Error::Unreachable {
+        let lost = shared.lease_lost_why();
+        // Whatever is still reserved here goes back (its handlers have ended, so this is
+        // safe even after the lease was lost); then leave cleanly. Bounded: an unreachable
+        // Redis leaves it to orphan recovery.
+        let limit = if lost.is_some() {
+            shared.server.response_timeout.min(Duration::from_secs(3))
+        } else {
+            shared.server.response_timeout
+        };
+        let _ = tokio::time::timeout(limit, give_back_and_leave(&shared)).await;
+        if let Some(why) = lost {
+            failure = Some(Error::LeaseLost {
                 server: shared.server.server().to_string(),
-                op: "heartbeat".into(),
-                reason: format!(
-                    "heartbeats failed for longer than {}s; running jobs were stopped and left for recovery",
-                    (shared.cfg.orphan_after - shared.lease_margin()).as_secs()
-                ),
+                reason: why,
             });
         }
         (shared.counters.summary(), failure)
     }
+}
+
+/// The consumer's work: the first scheduler and orphan passes, then the loops, until the
+/// poller and the processor end. Returns the error that ended it, if one did.
+async fn work(
+    shared: &Arc<Shared>,
+    background: &CancellationToken,
+    loops: &mut tokio::task::JoinSet<Result<(), Error>>,
+) -> Option<Error> {
+    // One scheduler pass and one orphan pass before the first reservation.
+    if let Err(e) = scheduler::pass(shared).await {
+        return Some(e);
+    }
+    if let Err(e) = custodian::pass(shared).await {
+        return Some(e);
+    }
+    loops.spawn(supervisor::supervise(
+        shared.clone(),
+        "scheduler",
+        background.clone(),
+        scheduler::run,
+    ));
+    loops.spawn(supervisor::supervise(
+        shared.clone(),
+        "custodian",
+        background.clone(),
+        custodian::run,
+    ));
+    let (jobs_tx, jobs_rx) = mpsc::channel(shared.capacity().max(1));
+    let mut poller = tokio::spawn(poller::run(shared.clone(), jobs_tx));
+    let processor = tokio::spawn(processor::run(shared.clone(), jobs_rx));
+
+    // A background loop that gives up ends the consumer.
+    let mut failure: Option<Error> = None;
+    loop {
+        tokio::select! {
+            r = &mut poller => {
+                if let Ok(Err(e)) = r {
+                    failure = Some(e);
+                }
+                break;
+            }
+            Some(joined) = loops.join_next() => {
+                if let Ok(Err(e)) = joined {
+                    failure = Some(e);
+                    break;
+                }
+            }
+        }
+    }
+    shared.stop.cancel();
+    // The processor finishes the jobs it holds (or returns them) and then ends.
+    if let Ok(Err(e)) = processor.await {
+        failure.get_or_insert(e);
+    }
+    if !poller.is_finished() {
+        let _ = poller.await;
+    }
+    failure
+}
+
+/// Returns every id still in this consumer's in-flight set to `NAME:active` (Attempt
+/// unchanged) and removes the consumer from `NAME:consumers`.
+async fn give_back_and_leave(shared: &Shared) {
+    let mut redis = shared.redis.clone();
+    if let Ok(ids) = super::inflight::members(&mut redis, &shared.inflight).await {
+        let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
+        if let Ok(n) =
+            super::inflight::requeue(&mut redis, &shared.keys, &shared.inflight, &refs).await
+        {
+            shared.counters.returned.fetch_add(n, Ordering::Relaxed);
+        }
+    }
+    let _ = super::consumers::deregister(&mut redis, &shared.keys, &shared.inflight).await;
 }

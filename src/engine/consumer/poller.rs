@@ -9,8 +9,9 @@ use tokio::sync::{mpsc, OwnedSemaphorePermit};
 
 use super::status::LoopState;
 use super::supervisor::backoff;
-use super::{heartbeat, scheduler, Event, Shared};
+use super::{custodian, heartbeat, scheduler, Event, Shared};
 use crate::engine::conn::Redis;
+use crate::engine::consumers;
 use crate::engine::error::Error;
 use crate::engine::inflight::{self, Reserved};
 
@@ -23,6 +24,8 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
     let mut waiter: Option<Redis> = None;
     let mut failing_since: Option<Instant> = None;
     let mut failures = 0u32;
+    // With --drain: jobs last seen in flight at other consumers.
+    let mut elsewhere = 0u64;
     loop {
         if shared.stop.is_cancelled() {
             break;
@@ -92,7 +95,7 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
                     continue;
                 }
                 if shared.cfg.drain {
-                    if drained(&shared).await? {
+                    if drained(&shared, &mut elsewhere).await? {
                         break;
                     }
                     continue;
@@ -111,11 +114,12 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
                 drop(permits);
                 failures += 1;
                 let since = *failing_since.get_or_insert_with(Instant::now);
-                if since.elapsed() >= shared.cfg.orphan_after {
+                if err.is_permanent() || since.elapsed() >= shared.cfg.orphan_after {
                     return Err(err);
                 }
-                if matches!(&err, Error::Redis { code: Some(c), .. } if c == "NOTREGISTERED") {
-                    // Our entry was removed (by an operator, or recovery after a long stall).
+                if err.code() == Some("NOTREGISTERED") {
+                    // Our entry was removed (by an operator, or recovery after a long stall):
+                    // the heartbeat registers again, or gives up the lease if jobs are held.
                     let _ = heartbeat::beat(&shared).await;
                 }
                 let wait = backoff(failures, err.is_transient());
@@ -140,9 +144,12 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
     Ok(())
 }
 
-/// With --drain: true when nothing is ready and nothing is held here. Waits for local jobs
-/// to finish first; promotes due jobs before deciding.
-async fn drained(shared: &Shared) -> Result<bool, Error> {
+/// With --drain: true when nothing is ready, nothing is held here, and no other consumer
+/// holds a job of the queue. Waits for local jobs to finish first; promotes due jobs and
+/// recovers expired consumers' jobs before deciding. Jobs in flight elsewhere may still fail
+/// and come back, or belong to a consumer that died and is not yet expired: it waits for
+/// them, saying so.
+async fn drained(shared: &Shared, elsewhere: &mut u64) -> Result<bool, Error> {
     if shared.held() > 0 {
         let finished = shared.finished.notified();
         if shared.held() > 0 {
@@ -154,7 +161,31 @@ async fn drained(shared: &Shared) -> Result<bool, Error> {
         }
         return Ok(false);
     }
-    if scheduler::pass(shared).await? > 0 {
+    if scheduler::pass(shared).await? > 0 || custodian::pass(shared).await? > 0 {
+        return Ok(false);
+    }
+    let mut redis = shared.redis.clone();
+    let others: Vec<_> = consumers::list(&mut redis, &shared.keys)
+        .await?
+        .into_iter()
+        .filter(|c| c.key != shared.inflight && c.in_flight.unwrap_or(0) > 0)
+        .collect();
+    let held: u64 = others.iter().filter_map(|c| c.in_flight).sum();
+    if held > 0 {
+        if held != *elsewhere {
+            let names: Vec<&str> = others.iter().map(|c| c.key.as_str()).collect();
+            shared.emit(Event::Warning {
+                message: format!(
+                    "draining: waiting for {held} job(s) in flight at other consumers ({}); a consumer that died is recovered after --orphan-after",
+                    names.join(", ")
+                ),
+            });
+        }
+        *elsewhere = held;
+        tokio::select! {
+            _ = tokio::time::sleep(shared.cfg.poll_interval.min(Duration::from_secs(1))) => {}
+            _ = shared.stop.cancelled() => {}
+        }
         return Ok(false);
     }
     if paused(shared).await? {

@@ -1,6 +1,6 @@
 //! Runs a loop's step again and again. An error is reported and retried with exponential
-//! backoff (short for transient errors); a panic restarts the step; a loop that has not
-//! succeeded for the orphan cut-off gives up, which ends the consumer.
+//! backoff (short for transient errors); a panic restarts the step; a permanent error, or a
+//! loop that has not succeeded for the orphan cut-off, gives up, which ends the consumer.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -56,7 +56,9 @@ where
             Ok(Err(err)) => {
                 failures += 1;
                 let since = *failing_since.get_or_insert_with(Instant::now);
-                if since.elapsed() >= give_up_after {
+                // A permanent error (wrong key type, missing right, lost lease) will not go
+                // away by trying again: give up at once.
+                if err.is_permanent() || since.elapsed() >= give_up_after {
                     shared.status.set(name, LoopState::Stopped);
                     return Err(err);
                 }
