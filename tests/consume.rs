@@ -203,7 +203,7 @@ fn sigterm_mid_job_returns_the_job_with_attempt_unchanged() {
 }
 
 #[test]
-fn jobs_of_a_consumer_killed_with_sigkill_are_recovered_by_another_after_the_cutoff() {
+fn drain_waits_for_a_killed_consumers_jobs_and_recovers_them_after_the_cutoff() {
     let server = RedisServer::start();
     enqueue(&server, "q", "orphan", b"");
     let mut first = spawn_consumer(
@@ -231,24 +231,30 @@ fn jobs_of_a_consumer_killed_with_sigkill_are_recovered_by_another_after_the_cut
         1,
         "a killed consumer stays registered"
     );
-    // A second consumer right away must not steal from a consumer that may be alive.
-    qctl(&server)
-        .args(["consume", "q", "--max-jobs", "1", "--drain"])
-        .args(FAST)
-        .args(["--", "true"])
-        .assert()
-        .success();
-    assert!(
-        server.hget_bytes("q:data", "orphan").is_some(),
-        "recovered too early"
-    );
-    std::thread::sleep(Duration::from_millis(3500));
-    qctl(&server)
+    let killed_at = std::time::Instant::now();
+    // A draining consumer started right away must neither steal the job from a consumer
+    // that may be alive nor call the queue drained while it is held: it waits, recovers it
+    // once the killed consumer's heartbeat is older than the cut-off, and runs it.
+    let out = qctl(&server)
         .args(["consume", "q", "--drain"])
         .args(FAST)
         .args(["--", "true"])
         .assert()
-        .success();
+        .success()
+        .get_output()
+        .clone();
+    let waited = killed_at.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("waiting for 1 job(s) in flight at other consumers"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("recovered 1 jobs"), "{stderr}");
+    // The last heartbeat was at most 1 s before the kill; the cut-off is 3 s.
+    assert!(
+        waited >= Duration::from_millis(1900),
+        "recovered too early: {waited:?}"
+    );
     assert_eq!(
         server.hget_bytes("q:data", "orphan"),
         None,

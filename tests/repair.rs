@@ -479,9 +479,11 @@ fn consumers_and_orphans_judge_heartbeats_and_skip_invalid_members() {
     let now = qctl::engine::now();
     let alive = "q:inflight:0b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff";
     let dead = "q:inflight:1b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff";
+    let ahead = "q:inflight:2b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff";
     for (key, beat) in [
         (alive, now),
         (dead, now - 600.0),
+        (ahead, now + 180.0),
         ("q:inflight:not-a-uuid", now - 600.0),
     ] {
         let _: () = server.cmd(&[
@@ -513,6 +515,7 @@ fn consumers_and_orphans_judge_heartbeats_and_skip_invalid_members() {
         keys_of(&rows[0]),
         [
             "alive",
+            "clock_ahead_secs",
             "consumer",
             "heartbeat",
             "heartbeat_age_secs",
@@ -532,6 +535,20 @@ fn consumers_and_orphans_judge_heartbeats_and_skip_invalid_members() {
     assert_eq!(by(dead)["alive"], false);
     assert_eq!(by(dead)["in_flight"], 2500);
     assert!(by("q:inflight:not-a-uuid")["problem"].is_string());
+    // A heartbeat in the future is flagged, not shown as alive "in 3m" and left at that.
+    let far = by(ahead)["clock_ahead_secs"].as_f64().unwrap();
+    assert!((175.0..=185.0).contains(&far), "{far}");
+    assert!(by(ahead)["problem"]
+        .as_str()
+        .unwrap()
+        .contains("in the future"));
+    assert!(by(alive)["clock_ahead_secs"].is_null());
+    qctl(&server)
+        .args(["consumers", "q"])
+        .assert()
+        .success()
+        .stdout(contains("in the future"));
+    let _: () = server.cmd(&[b"SADD", ahead.as_bytes(), b"theirs"]);
     let before = server.dump_all();
     qctl(&server)
         .args(["orphans", "q", "--dry-run"])
@@ -543,7 +560,8 @@ fn consumers_and_orphans_judge_heartbeats_and_skip_invalid_members() {
         .args(["orphans", "q"])
         .assert()
         .code(7)
-        .stdout(contains("not-a-uuid"));
+        .stdout(contains("not-a-uuid"))
+        .stdout(contains("in the future"));
     assert_eq!(
         server.lrange("q:active").len(),
         2500,
@@ -558,6 +576,12 @@ fn consumers_and_orphans_judge_heartbeats_and_skip_invalid_members() {
     assert!(members.contains(&alive.to_string()) && !members.contains(&dead.to_string()));
     let mine: Vec<String> = server.cmd(&[b"SMEMBERS", alive.as_bytes()]);
     assert_eq!(mine, vec!["mine"], "a live consumer keeps its jobs");
+    let theirs: Vec<String> = server.cmd(&[b"SMEMBERS", ahead.as_bytes()]);
+    assert_eq!(
+        theirs,
+        vec!["theirs"],
+        "one look cannot judge a heartbeat ahead"
+    );
 }
 
 #[test]

@@ -184,9 +184,7 @@ fn render(ctx: &mut Context, event: &Event) -> anyhow::Result<()> {
         Event::Recovered { consumer, jobs } => ctx.out.note(format_args!(
             "recovered {jobs} jobs of expired consumer {consumer}"
         )),
-        Event::Lost { id } => ctx.out.warn(format_args!(
-            "job {id} was no longer reserved by this consumer; it was not settled here"
-        )),
+        Event::Lost { id, reason } => ctx.out.warn(format_args!("job {id}: {reason}")),
         Event::Returned { id, .. } => ctx
             .out
             .verbose(format_args!("job {id} returned to the queue")),

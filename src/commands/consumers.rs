@@ -28,9 +28,10 @@ pub async fn run(
                     "consumer": c.key,
                     "heartbeat": c.heartbeat,
                     "heartbeat_age_secs": (now - c.heartbeat).max(0.0),
+                    "clock_ahead_secs": ahead(c.heartbeat, now),
                     "in_flight": c.in_flight,
                     "alive": c.heartbeat > cutoff,
-                    "problem": c.problem,
+                    "problem": c.problem.clone().or_else(|| ahead(c.heartbeat, now).map(ahead_problem)),
                 })
             })
             .collect();
@@ -43,10 +44,11 @@ pub async fn run(
             .out
             .table(&["CONSUMER", "HEARTBEAT", "IN FLIGHT", "STATE"]);
         for c in &list {
-            let state = match (&c.problem, c.heartbeat > cutoff) {
-                (Some(p), _) => format!("invalid: {p}"),
-                (None, true) => "alive".into(),
-                (None, false) => "expired".into(),
+            let state = match (&c.problem, ahead(c.heartbeat, now), c.heartbeat > cutoff) {
+                (Some(p), _, _) => format!("invalid: {p}"),
+                (None, Some(secs), _) => ahead_problem(secs),
+                (None, None, true) => "alive".into(),
+                (None, None, false) => "expired".into(),
             };
             table.add_row(vec![
                 printable(&c.key),
@@ -63,4 +65,16 @@ pub async fn run(
     }
     ctx.out.flush()?;
     Ok(ExitCode::Success)
+}
+
+/// How far (seconds) a heartbeat is in the future, when it is more than a few seconds.
+fn ahead(heartbeat: f64, now: f64) -> Option<f64> {
+    (heartbeat > now + consumers::AHEAD_TOLERANCE).then(|| (heartbeat - now).round())
+}
+
+fn ahead_problem(secs: f64) -> String {
+    format!(
+        "heartbeat {secs}s in the future: its clock is ahead of the Redis server's \
+         (a running qctl consumer recovers its jobs once the heartbeat stays unchanged for --orphan-after)"
+    )
 }

@@ -230,13 +230,10 @@ pub async fn show(mut ctx: Context, args: ShowArgs, place: Place) -> anyhow::Res
                 ));
                 raw.clone()
             }
-            (_, why, None) => {
-                return Err(Error::BadInput(format!(
-                    "job {id:?} has no record in {}: {}",
-                    keys.data,
-                    why.unwrap_or_default()
-                ))
-                .into())
+            (_, _, None) => {
+                return Err(
+                    Error::BadInput(format!("job {id:?} has no record in {}", keys.data)).into(),
+                )
             }
             (None, None, _) => Vec::new(),
         };

@@ -20,21 +20,36 @@ pub async fn run(
         let list = consumers::list(&mut redis, &keys)
             .await
             .with_context(|| format!("cannot list the consumers of queue {queue:?}"))?;
-        let expired: Vec<_> = list.iter().filter(|c| c.heartbeat <= cutoff).collect();
+        // Expired ones, and ones with a heartbeat in the future (skipped), with why.
+        let expired: Vec<_> = list
+            .iter()
+            .filter_map(|c| {
+                let ahead = c.heartbeat > now + consumers::AHEAD_TOLERANCE;
+                let skip = c.problem.clone().or_else(|| {
+                    ahead.then(|| {
+                        format!(
+                            "heartbeat {:.0}s in the future (its clock is ahead)",
+                            c.heartbeat - now
+                        )
+                    })
+                });
+                (c.heartbeat <= cutoff || ahead).then_some((c, skip))
+            })
+            .collect();
         if ctx.out.json {
             let rows: Vec<_> = expired
                 .iter()
-                .map(|c| json!({"consumer": c.key, "in_flight": c.in_flight, "skip": c.problem}))
+                .map(|(c, skip)| json!({"consumer": c.key, "in_flight": c.in_flight, "skip": skip}))
                 .collect();
             ctx.out
                 .json_line(&json!({"dry_run": true, "expired": rows}))?;
         } else {
-            for c in &expired {
-                match (&c.problem, c.in_flight) {
-                    (Some(p), _) => ctx.out.line(format!("would skip {}: {p}", c.key))?,
-                    (None, n) => ctx.out.line(format!(
+            for (c, skip) in &expired {
+                match skip {
+                    Some(why) => ctx.out.line(format!("would skip {}: {why}", c.key))?,
+                    None => ctx.out.line(format!(
                         "would recover {} job(s) of {}",
-                        n.unwrap_or(0),
+                        c.in_flight.unwrap_or(0),
                         c.key
                     ))?,
                 }
@@ -46,9 +61,19 @@ pub async fn run(
         ctx.out.flush()?;
         return Ok(ExitCode::Success);
     }
-    let report = consumers::recover_orphans(&mut redis, &keys, cutoff)
+    let mut report = consumers::recover_orphans(&mut redis, &keys, cutoff, None)
         .await
         .with_context(|| format!("cannot recover the orphans of queue {queue:?}"))?;
+    // A heartbeat in the future cannot be judged by one look: say so, touch nothing.
+    for (member, score) in consumers::ahead(&mut redis, &keys, now).await? {
+        report.skipped.push((
+            member,
+            format!(
+                "heartbeat {:.0}s in the future (its clock is ahead); a running qctl consumer recovers it once the heartbeat stays unchanged for --orphan-after",
+                score - now
+            ),
+        ));
+    }
     if ctx.out.json {
         ctx.out.json_line(&json!({
             "recovered": report.recovered.iter().map(|(c, n)| json!({"consumer": c, "jobs": n})).collect::<Vec<_>>(),

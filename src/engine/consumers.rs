@@ -122,15 +122,20 @@ pub async fn ahead(
 }
 
 /// Moves the reservations of every consumer whose heartbeat is at or before `cutoff` back
-/// to `NAME:active`, at most 1000 ids a call. Members that are not this queue's in-flight
-/// keys, or not sets, are skipped and reported, never touched.
+/// to `NAME:active`, at most 1000 ids a call; `except` (the caller's own entry) is never
+/// touched. Members that are not this queue's in-flight keys, or not sets, are skipped and
+/// reported, never touched.
 pub async fn recover_orphans(
     redis: &mut Redis,
     keys: &QueueKeys,
     cutoff: f64,
+    except: Option<&str>,
 ) -> Result<Recovery, Error> {
     let mut report = Recovery::default();
     for member in expired(redis, keys, cutoff).await? {
+        if Some(member.as_str()) == except {
+            continue;
+        }
         recover(redis, keys, &member, cutoff, &mut report).await?;
     }
     Ok(report)

@@ -5,16 +5,20 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use super::{Event, Shared};
+use super::{heartbeat, Event, Shared};
 use crate::engine::consumers::{self, Recovery};
 use crate::engine::error::Error;
 
 /// One recovery pass; returns how many jobs it moved back to `NAME:active`.
 pub async fn pass(shared: &Shared) -> Result<u64, Error> {
+    // A consumer that was stopped past its lease judges nobody: it gives up instead.
+    heartbeat::check_lease(shared)?;
     let mut redis = shared.redis.clone();
     let now = shared.now();
     let cutoff = now - shared.cfg.orphan_after.as_secs_f64();
-    let mut report = consumers::recover_orphans(&mut redis, &shared.keys, cutoff).await?;
+    let mut report =
+        consumers::recover_orphans(&mut redis, &shared.keys, cutoff, Some(&shared.inflight))
+            .await?;
     recover_ahead(shared, now, &mut report).await?;
     for (consumer, jobs) in &report.recovered {
         if *jobs > 0 {

@@ -35,9 +35,7 @@ pub async fn register(shared: &Shared) -> Result<(), Error> {
 /// the entry is gone (recovered by another consumer, or deleted by hand) while jobs are held
 /// here, others may run them, so the lease is lost; with nothing held it registers again.
 pub async fn beat(shared: &Shared) -> Result<(), Error> {
-    if let Some(why) = expire(shared) {
-        return Err(lost(shared, why));
-    }
+    check_lease(shared)?;
     let sent = Instant::now();
     let score = shared.now();
     let limit = beat_timeout(shared);
@@ -97,9 +95,7 @@ pub async fn beat(shared: &Shared) -> Result<(), Error> {
 /// Records a successful heartbeat, unless the lease was lost meanwhile (a beat that lands
 /// after the deadline does not bring it back: others may already run the jobs).
 fn renewed(shared: &Shared, sent: Instant, score: f64) -> Result<(), Error> {
-    if let Some(why) = expire(shared) {
-        return Err(lost(shared, why));
-    }
+    check_lease(shared)?;
     let mut lease = shared.lease.lock().expect("lease lock");
     if sent > lease.sent {
         lease.sent = sent;
@@ -133,6 +129,14 @@ pub async fn watch(shared: Arc<Shared>, stop: CancellationToken) -> Result<(), E
         if expire(&shared).is_some() {
             return Ok(());
         }
+    }
+}
+
+/// An error when the lease is lost (losing it now if its window has passed).
+pub fn check_lease(shared: &Shared) -> Result<(), Error> {
+    match expire(shared) {
+        Some(why) => Err(lost(shared, why)),
+        None => Ok(()),
     }
 }
 

@@ -100,6 +100,7 @@ pub enum Event {
     /// A reservation was lost before the job was settled (another consumer may run it).
     Lost {
         id: String,
+        reason: String,
     },
     Warning {
         message: String,
@@ -449,7 +450,9 @@ async fn work(
             }
         }
     }
-    shared.stop.cancel();
+    if failure.is_some() {
+        shared.stop.cancel();
+    }
     // The processor finishes the jobs it holds (or returns them) and then ends.
     if let Ok(Err(e)) = processor.await {
         failure.get_or_insert(e);

@@ -68,6 +68,9 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
                 Err(_) => break,
             }
         }
+        if heartbeat::check_lease(&shared).is_err() {
+            break;
+        }
         let mut redis = shared.redis.clone();
         match inflight::reserve(&mut redis, &shared.keys, &shared.inflight, permits.len()).await {
             Ok(jobs) => {

@@ -18,6 +18,9 @@ use crate::engine::job::Job;
 use crate::handler::{self, JobInput, Outcome};
 
 const NAME: &str = "processor";
+/// Why a settle call changed nothing.
+const NOT_RESERVED: &str =
+    "it was no longer reserved by this consumer (recovered by another); not settled here";
 
 pub async fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Work>) -> Result<(), Error> {
     shared.status.set(NAME, LoopState::Running);
@@ -153,7 +156,10 @@ async fn process(shared: &Shared, reserved: Reserved) {
         Outcome::Cancelled => {
             if shared.lease_lost.is_cancelled() {
                 // Others may have recovered it already: leave it for them.
-                shared.emit(Event::Lost { id });
+                shared.emit(Event::Lost {
+                    id,
+                    reason: "the lease was lost; its handler was stopped".into(),
+                });
                 return;
             }
             let ids = [id.as_str()];
@@ -184,7 +190,10 @@ async fn process(shared: &Shared, reserved: Reserved) {
             })
             .await;
             if acked.is_some_and(|flags| flags.first() == Some(&false)) {
-                shared.emit(Event::Lost { id });
+                shared.emit(Event::Lost {
+                    id,
+                    reason: NOT_RESERVED.into(),
+                });
             }
         }
         Outcome::Failed {
@@ -244,7 +253,10 @@ async fn settle_failure(shared: &Shared, job: &Job, now: f64, failure: &Failure)
                     retry_at: at,
                 });
             }
-            Some(false) => shared.emit(Event::Lost { id: id.clone() }),
+            Some(false) => shared.emit(Event::Lost {
+                id: id.clone(),
+                reason: NOT_RESERVED.into(),
+            }),
             None => {}
         }
     } else {
@@ -269,7 +281,10 @@ async fn settle_failure(shared: &Shared, job: &Job, now: f64, failure: &Failure)
                     attempt: job.attempt + 1,
                 });
             }
-            Some(false) => shared.emit(Event::Lost { id: id.clone() }),
+            Some(false) => shared.emit(Event::Lost {
+                id: id.clone(),
+                reason: NOT_RESERVED.into(),
+            }),
             None => {}
         }
     }
