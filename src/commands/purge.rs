@@ -48,9 +48,8 @@ pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow:
     }
     pipe.hlen(&keys.data);
     let mut present: Vec<u64> = redis
-        .pipeline(&pipe, "checking the queue's keys")
-        .await
-        .unwrap_or_default();
+        .pipeline(&pipe, format!("checking the keys of queue {queue:?}"))
+        .await?;
     let jobs = present.pop().unwrap_or(0);
     let existing: Vec<String> = targets
         .into_iter()

@@ -391,7 +391,18 @@ impl Consumer {
         } else {
             shared.server.response_timeout
         };
-        let _ = tokio::time::timeout(limit, give_back_and_leave(&shared)).await;
+        if tokio::time::timeout(limit, give_back_and_leave(&shared))
+            .await
+            .is_err()
+        {
+            shared.emit(Event::Warning {
+                message: format!(
+                    "Redis did not answer within {}s while this consumer returned its jobs and left; what it still holds stays in {} for orphan recovery",
+                    limit.as_secs_f64(),
+                    shared.inflight
+                ),
+            });
+        }
         if let Some(why) = lost {
             failure = Some(Error::LeaseLost {
                 server: shared.server.server().to_string(),
@@ -467,13 +478,25 @@ async fn work(
 /// unchanged) and removes the consumer from `NAME:consumers`.
 async fn give_back_and_leave(shared: &Shared) {
     let mut redis = shared.redis.clone();
-    if let Ok(ids) = super::inflight::members(&mut redis, &shared.inflight).await {
+    let returned = async {
+        let ids = super::inflight::members(&mut redis, &shared.inflight).await?;
         let refs: Vec<&str> = ids.iter().map(String::as_str).collect();
-        if let Ok(n) =
-            super::inflight::requeue(&mut redis, &shared.keys, &shared.inflight, &refs).await
-        {
+        super::inflight::requeue(&mut redis, &shared.keys, &shared.inflight, &refs).await
+    };
+    match returned.await {
+        Ok(n) => {
             shared.counters.returned.fetch_add(n, Ordering::Relaxed);
         }
+        Err(e) => shared.emit(Event::Warning {
+            message: format!(
+                "could not return this consumer's reserved jobs: {e}; they stay in {} for orphan recovery",
+                shared.inflight
+            ),
+        }),
     }
-    let _ = super::consumers::deregister(&mut redis, &shared.keys, &shared.inflight).await;
+    if let Err(e) = super::consumers::deregister(&mut redis, &shared.keys, &shared.inflight).await {
+        shared.emit(Event::Warning {
+            message: format!("could not leave {}: {e}", shared.keys.consumers),
+        });
+    }
 }
