@@ -257,3 +257,19 @@ pub fn signal(child: &std::process::Child, sig: nix::sys::signal::Signal) {
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), sig)
         .expect("signal the child");
 }
+
+/// Prints one line of a fault or bad-input scenario's figures, and appends it to
+/// `fault-figures.txt` in Cargo's test scratch directory so that CI can print them all at the
+/// end (tests run in parallel: one append per line).
+pub fn figure(line: &str) {
+    use std::io::Write;
+    println!("{line}");
+    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("fault-figures.txt");
+    if let Ok(mut file) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+    {
+        let _ = file.write_all(format!("{line}\n").as_bytes());
+    }
+}
