@@ -73,6 +73,44 @@ impl QueueKeys {
     }
 }
 
+/// Checks in one round trip that every key of the queue is missing or of its type, so that
+/// a consumer refuses to start (naming the key) rather than fail on its first job.
+pub async fn check_types(
+    redis: &mut super::conn::Redis,
+    keys: &QueueKeys,
+) -> Result<(), super::error::Error> {
+    let expected = [
+        (&keys.active, "list"),
+        (&keys.data, "hash"),
+        (&keys.scheduled, "zset"),
+        (&keys.dead, "zset"),
+        (&keys.consumers, "zset"),
+        (&keys.failures, "hash"),
+        (&keys.stats, "hash"),
+    ];
+    let mut pipe = redis::pipe();
+    for (key, _) in &expected {
+        pipe.cmd("TYPE").arg(key.as_str());
+    }
+    let types: Vec<String> = redis
+        .pipeline(
+            &pipe,
+            format!("checking the key types of queue {:?}", keys.name),
+        )
+        .await?;
+    for ((key, want), got) in expected.iter().zip(types) {
+        if got != "none" && got != *want {
+            return Err(super::error::Error::Redis {
+                server: redis.server().to_string(),
+                op: format!("TYPE {key}"),
+                reason: format!("WRONGTYPE {key} holds a {got}, expected a {want}"),
+                code: Some("WRONGTYPE".into()),
+            });
+        }
+    }
+    Ok(())
+}
+
 fn is_canonical_uuid(s: &str) -> bool {
     s.len() == 36
         && s.bytes().enumerate().all(|(i, b)| match i {

@@ -177,6 +177,8 @@ pub(crate) struct Shared {
     pub lease: std::sync::Mutex<Lease>,
     /// The heartbeat's own connection, with a short response timeout.
     pub beat_conn: tokio::sync::Mutex<Option<Redis>>,
+    /// An error that ends the consumer, raised where no loop can return it (settling a job).
+    pub fatal: std::sync::Mutex<Option<Error>>,
     /// Keys of the warnings already given (each is said once).
     pub reported: std::sync::Mutex<std::collections::HashSet<String>>,
     /// Members seen with a heartbeat in the future: (score, when first seen with it).
@@ -250,6 +252,13 @@ impl Shared {
         self.stop.cancel();
     }
 
+    /// Ends the consumer with `err` (the first one given wins): it stops reserving and lets
+    /// running handlers finish.
+    pub fn fail(&self, err: Error) {
+        self.fatal.lock().expect("fatal lock").get_or_insert(err);
+        self.stop.cancel();
+    }
+
     /// Why the lease was lost, if it was.
     pub fn lease_lost_why(&self) -> Option<String> {
         self.lease.lock().expect("lease lock").lost.clone()
@@ -304,6 +313,7 @@ impl Consumer {
         // Keep the connection through restarts and failovers; calls are retried above it.
         server.reconnect_retries = 6;
         let mut redis = server.connect().await?;
+        super::keys::check_types(&mut redis, &QueueKeys::new(&cfg.queue)).await?;
         let before = super::now();
         let server_time = redis.server_time().await?;
         let after = super::now();
@@ -341,6 +351,7 @@ impl Consumer {
                 lost: None,
             }),
             beat_conn: tokio::sync::Mutex::new(None),
+            fatal: std::sync::Mutex::new(None),
             reported: Default::default(),
             ahead: Default::default(),
             cfg,
@@ -381,6 +392,9 @@ impl Consumer {
             if let Ok(Err(e)) = joined {
                 failure.get_or_insert(e);
             }
+        }
+        if let Some(e) = shared.fatal.lock().expect("fatal lock").take() {
+            failure.get_or_insert(e);
         }
         let lost = shared.lease_lost_why();
         // Whatever is still reserved here goes back (its handlers have ended, so this is

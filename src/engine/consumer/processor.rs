@@ -333,6 +333,11 @@ where
                         "could not settle job {id:?}: {err}; it stays reserved for recovery"
                     ),
                 });
+                if err.is_permanent() {
+                    // No later job could be settled either: stop rather than run jobs whose
+                    // outcome cannot be recorded.
+                    shared.fail(err);
+                }
                 return None;
             }
         }
