@@ -1,6 +1,6 @@
 //! Running one command for one job: spawn it directly (no shell) in its own process group,
 //! feed the job data to its stdin, pass its output on in whole lines, enforce the timeout,
-//! and make sure nothing it started outlives it.
+//! and make sure nothing it started outlives it, nor the consumer (see `crate::reaper`).
 
 use std::ffi::{OsStr, OsString};
 use std::io::Write;
@@ -21,6 +21,12 @@ use tokio_util::sync::CancellationToken;
 pub const STDERR_TAIL: usize = 4096;
 /// How long output is still read after the process group was killed.
 const DRAIN_LIMIT: Duration = Duration::from_secs(1);
+/// The longest piece of output passed on at once: a longer line, or output without any
+/// newline, is split so that a handler cannot make qctl hold it all in memory.
+pub const MAX_LINE: usize = 64 * 1024;
+/// Variables of the consumer's environment that a handler does not get: they may carry the
+/// Redis password.
+const WITHHELD_ENV: [&str; 3] = ["QCTL_REDIS_URL", "REDIS_URL", "QCTL_REDIS_PASSWORD"];
 
 /// The command to run per job.
 #[derive(Clone, Debug)]
@@ -40,6 +46,8 @@ pub struct HandlerSpec {
 pub enum HandlerError {
     #[error("command not found in PATH: {0}")]
     NotFound(String),
+    #[error("no such file: {0}")]
+    NoSuchFile(String),
     #[error("not an executable file: {0}")]
     NotExecutable(String),
 }
@@ -54,7 +62,7 @@ pub fn resolve_program(program: &OsStr) -> Result<PathBuf, HandlerError> {
     if program.as_bytes().contains(&b'/') {
         let path = PathBuf::from(program);
         if !path.exists() {
-            return Err(HandlerError::NotFound(shown));
+            return Err(HandlerError::NoSuchFile(shown));
         }
         return if executable(&path) {
             Ok(path)
@@ -109,6 +117,8 @@ pub struct RunReport {
     /// The last 4 KiB of the handler's stderr.
     pub stderr_tail: Vec<u8>,
     pub spawn_error: Option<String>,
+    /// Something the consumer should report once, such as a reaper that could not start.
+    pub warning: Option<String>,
 }
 
 #[derive(Clone)]
@@ -206,6 +216,9 @@ pub async fn run(
 ) -> RunReport {
     let started = Instant::now();
     let mut cmd = Command::new(program);
+    for name in WITHHELD_ENV {
+        cmd.env_remove(name);
+    }
     cmd.arg0(&spec.program)
         .args(build_args(spec, job.data))
         .env("QCTL_QUEUE", job.queue)
@@ -217,6 +230,7 @@ pub async fn run(
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
+    die_with_parent(&mut cmd);
     let mut child = match cmd.spawn() {
         Ok(child) => child,
         Err(e) => {
@@ -229,10 +243,13 @@ pub async fn run(
                 duration: started.elapsed(),
                 stderr_tail: Vec::new(),
                 spawn_error: Some(format!("{}: {e}", program.display())),
+                warning: None,
             }
         }
     };
     let pgid = child.id().map(|id| Pid::from_raw(id as i32));
+    let warning = pgid.and_then(|p| crate::reaper::watch(p.as_raw()));
+    let group = pgid.map(Group);
 
     // Feed stdin in its own task: a handler that never reads it must not block us.
     let stdin_task = child.stdin.take().map(|mut stdin| {
@@ -284,9 +301,7 @@ pub async fn run(
         }
     };
     // Nothing the handler started outlives the job.
-    if let Some(pgid) = pgid {
-        let _ = killpg(pgid, Signal::SIGKILL);
-    }
+    drop(group);
     if let Some(t) = stdin_task {
         t.abort();
     }
@@ -328,10 +343,49 @@ pub async fn run(
         duration: started.elapsed(),
         stderr_tail,
         spawn_error: None,
+        warning,
     }
 }
 
-/// Copies a stream to the sink line by line; returns the last 4 KiB when `keep_tail`.
+/// A handler's process group, registered with the reaper. Dropping it kills whatever is
+/// left in the group and then unregisters it; also when `run` is abandoned mid-job, while
+/// the unreaped leader still keeps the id from being reused.
+struct Group(Pid);
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        let _ = killpg(self.0, Signal::SIGKILL);
+        crate::reaper::unwatch(self.0.as_raw());
+    }
+}
+
+/// Asks the kernel to SIGKILL the handler when its parent dies. Only a second line of
+/// defence behind the reaper: it reaches the handler but nothing the handler started, it is
+/// cleared by exec of a set-user-ID program, and it fires when the spawning *thread* exits
+/// (tokio's workers live as long as the runtime, so in effect when the consumer dies). It
+/// covers the moment between spawn and registration, and a consumer without a reaper.
+fn die_with_parent(cmd: &mut Command) {
+    #[cfg(target_os = "linux")]
+    {
+        let parent = nix::unistd::getpid();
+        // SAFETY: only async-signal-safe calls (prctl, getppid) between fork and exec.
+        unsafe {
+            cmd.pre_exec(move || {
+                nix::sys::prctl::set_pdeathsig(Signal::SIGKILL)?;
+                // The parent died before the request was made: it will never fire.
+                if nix::unistd::getppid() != parent {
+                    return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+                }
+                Ok(())
+            });
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = cmd;
+}
+
+/// Copies a stream to the sink line by line, in pieces of at most `MAX_LINE` bytes;
+/// returns the last 4 KiB when `keep_tail`.
 async fn pump(
     stream: impl AsyncRead + Unpin,
     target: Target,
@@ -343,29 +397,90 @@ async fn pump(
     let mut tail = Vec::new();
     let mut out = Vec::new();
     loop {
-        line.clear();
-        match reader.read_until(b'\n', &mut line).await {
-            Ok(0) | Err(_) => break,
-            Ok(_) => {}
-        }
+        let buf = match reader.fill_buf().await {
+            Ok(buf) if !buf.is_empty() => buf,
+            _ => break,
+        };
+        let room = MAX_LINE - line.len();
+        // A newline right after a full piece ends that piece instead of making an empty line.
+        let (take, complete) = match buf.iter().take(room + 1).position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None if buf.len() > room => (room, true),
+            None => (buf.len(), false),
+        };
+        let chunk = &buf[..take];
+        line.extend_from_slice(chunk);
         if keep_tail {
-            tail.extend_from_slice(&line);
+            tail.extend_from_slice(chunk);
             if tail.len() > 2 * STDERR_TAIL {
                 tail.drain(..tail.len() - STDERR_TAIL);
             }
         }
-        out.clear();
-        if let Some(p) = &prefix {
-            out.extend_from_slice(p);
+        reader.consume(take);
+        if complete {
+            pass_on(&line, &target, prefix.as_deref(), &mut out);
+            line.clear();
         }
-        out.extend_from_slice(&line);
-        if out.last() != Some(&b'\n') {
-            out.push(b'\n');
-        }
-        target.write_line(&out);
+    }
+    if !line.is_empty() {
+        pass_on(&line, &target, prefix.as_deref(), &mut out);
     }
     if tail.len() > STDERR_TAIL {
         tail.drain(..tail.len() - STDERR_TAIL);
     }
     tail
+}
+
+/// Writes one line or piece whole, with the prefix and a newline at its end.
+fn pass_on(line: &[u8], target: &Target, prefix: Option<&[u8]>, out: &mut Vec<u8>) {
+    out.clear();
+    if let Some(p) = prefix {
+        out.extend_from_slice(p);
+    }
+    out.extend_from_slice(line);
+    if out.last() != Some(&b'\n') {
+        out.push(b'\n');
+    }
+    target.write_line(out);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn pieces(input: &[u8]) -> (Vec<Vec<u8>>, Vec<u8>) {
+        let (sink, buf) = LineSink::memory();
+        let tail = pump(input, sink.out, None, true).await;
+        let out = buf.lock().unwrap().clone();
+        let lines = out.split_inclusive(|&b| b == b'\n').map(<[u8]>::to_vec);
+        (lines.collect(), tail)
+    }
+
+    #[tokio::test]
+    async fn a_line_is_split_only_when_longer_than_max_line() {
+        let mut exact = vec![b'x'; MAX_LINE];
+        exact.push(b'\n');
+        let (lines, _) = pieces(&exact).await;
+        assert_eq!(
+            lines,
+            [exact.clone()],
+            "a full piece and its newline stay one line"
+        );
+
+        let mut longer = vec![b'y'; MAX_LINE + 1];
+        longer.push(b'\n');
+        let (lines, _) = pieces(&longer).await;
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0].len(), MAX_LINE + 1);
+        assert_eq!(lines[1], b"y\n");
+
+        let (lines, tail) = pieces(&vec![b'z'; 2 * MAX_LINE]).await;
+        assert_eq!(lines.len(), 2, "no empty line after the last full piece");
+        assert!(lines.iter().all(|l| l.len() == MAX_LINE + 1));
+        assert_eq!(
+            tail,
+            vec![b'z'; STDERR_TAIL],
+            "the tail holds the handler's bytes only"
+        );
+    }
 }

@@ -1,10 +1,12 @@
 //! qctl: operate and consume CurlyQ job queues in Redis.
 //!
 //! `engine` holds everything that talks to Redis and can be used as a library; `commands`
-//! turns parsed command lines into engine calls; `output` is the only terminal code.
+//! turns parsed command lines into engine calls; `output` is the only terminal code;
+//! `handler` runs one command for one job and `reaper` kills handlers a dead consumer left.
 
 pub mod cli;
 pub mod commands;
 pub mod engine;
 pub mod handler;
 pub mod output;
+pub mod reaper;

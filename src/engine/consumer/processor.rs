@@ -147,6 +147,9 @@ async fn process(shared: &Shared, reserved: Reserved) {
         &cancel,
     )
     .await;
+    if let Some(message) = report.warning.clone() {
+        shared.emit(Event::Warning { message });
+    }
     cancel.cancel();
     let _ = watcher.await;
     shared.status.finished(&id);

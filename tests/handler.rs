@@ -1,0 +1,376 @@
+//! The handler contract at its edges: handlers die with a killed consumer, never see the
+//! Redis credentials, cannot make qctl hold unbounded output, and a bad CMD path is named
+//! for what is wrong with it.
+
+mod support;
+
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::process::CommandExt;
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
+use qctl::engine::failure::Failure;
+use qctl::engine::Job;
+use qctl::handler::{MAX_LINE, STDERR_TAIL};
+use support::{qctl, qctl_process, signal, spawn_consumer, wait_until, RedisServer};
+
+/// Fast settings so the tests do not wait on production defaults.
+const FAST: &[&str] = &[
+    "--poll-interval",
+    "200ms",
+    "--heartbeat",
+    "1s",
+    "--orphan-after",
+    "3s",
+    "--max-backoff",
+    "0s",
+];
+
+fn enqueue(server: &RedisServer, queue: &str, id: &str, data: &[u8]) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("data");
+    std::fs::write(&file, data).unwrap();
+    qctl(server)
+        .args(["enqueue", queue, "--id", id, "--file"])
+        .arg(&file)
+        .assert()
+        .success();
+}
+
+/// The fields of /proc/PID/stat after the command name: state, ppid, ...
+fn stat_fields(pid: i32) -> Option<Vec<String>> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 1..];
+    Some(rest.split_whitespace().map(String::from).collect())
+}
+
+/// The process exists and has not exited (a zombie waiting to be reaped has).
+fn running(pid: i32) -> bool {
+    stat_fields(pid).is_some_and(|f| f[0] != "Z" && f[0] != "X")
+}
+
+/// The reaper a consumer started: its child whose argv[0] is `qctl-reaper`.
+fn reaper_of(consumer: u32) -> Option<i32> {
+    std::fs::read_dir("/proc")
+        .ok()?
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .find(|&pid| {
+            stat_fields(pid).is_some_and(|f| f[1] == consumer.to_string())
+                && std::fs::read(format!("/proc/{pid}/cmdline"))
+                    .is_ok_and(|c| c.split(|&b| b == 0).next() == Some(b"qctl-reaper"))
+        })
+}
+
+/// A pid a handler wrote to `path`, once it is there.
+fn pid_in(path: &Path) -> i32 {
+    let mut pid = None;
+    assert!(
+        wait_until(Duration::from_secs(10), || {
+            pid = std::fs::read_to_string(path)
+                .ok()
+                .and_then(|s| s.trim().parse().ok());
+            pid.is_some()
+        }),
+        "no pid in {}",
+        path.display()
+    );
+    pid.unwrap()
+}
+
+fn found_reaper(consumer: u32) -> i32 {
+    let mut reaper = None;
+    assert!(
+        wait_until(Duration::from_secs(5), || {
+            reaper = reaper_of(consumer);
+            reaper.is_some()
+        }),
+        "consumer {consumer} started no reaper"
+    );
+    reaper.unwrap()
+}
+
+#[test]
+fn a_consumer_killed_with_sigkill_takes_its_handler_and_the_handlers_children_along() {
+    let server = RedisServer::start();
+    enqueue(&server, "q", "j", b"");
+    let dir = tempfile::tempdir().unwrap();
+    let (handler, grandchild) = (dir.path().join("handler"), dir.path().join("grandchild"));
+    let script = format!(
+        "sleep 300 & echo $! > {}; echo $$ > {}; wait",
+        grandchild.display(),
+        handler.display()
+    );
+    let mut consumer = spawn_consumer(
+        &server,
+        &[&["q"], FAST, &["--", "sh", "-c", &script]].concat(),
+    );
+    let (handler, grandchild) = (pid_in(&handler), pid_in(&grandchild));
+    let reaper = found_reaper(consumer.id());
+    assert!(running(handler) && running(grandchild));
+
+    signal(&consumer, Signal::SIGKILL);
+    let _ = consumer.wait();
+    assert!(
+        wait_until(Duration::from_secs(5), || !running(handler)
+            && !running(grandchild)),
+        "handler {handler} or its child {grandchild} outlived the killed consumer"
+    );
+    assert!(
+        wait_until(Duration::from_secs(5), || !running(reaper)),
+        "the reaper {reaper} stayed"
+    );
+}
+
+#[test]
+fn a_consumer_that_exits_normally_leaves_no_reaper_and_the_reaper_holds_only_its_pipe() {
+    let server = RedisServer::start();
+    enqueue(&server, "q", "j", b"");
+    let consumer = spawn_consumer(
+        &server,
+        &[&["q", "--drain"], FAST, &["--", "sleep", "1"]].concat(),
+    );
+    let reaper = found_reaper(consumer.id());
+    let mut fds: Vec<(String, String)> = std::fs::read_dir(format!("/proc/{reaper}/fd"))
+        .unwrap()
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let target = std::fs::read_link(e.path()).ok()?;
+            Some((
+                e.file_name().into_string().ok()?,
+                target.display().to_string(),
+            ))
+        })
+        .collect();
+    fds.sort();
+    assert_eq!(fds.len(), 3, "{fds:?}");
+    assert!(fds[0].1.starts_with("pipe:"), "stdin is the pipe: {fds:?}");
+    assert_eq!(
+        (fds[1].1.as_str(), fds[2].1.as_str()),
+        ("/dev/null", "/dev/null")
+    );
+
+    let out = consumer.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        server.hget_bytes("q:data", "j"),
+        None,
+        "the job ran and was acked"
+    );
+    assert!(
+        wait_until(Duration::from_secs(3), || !running(reaper)),
+        "the reaper {reaper} outlived its consumer"
+    );
+}
+
+#[test]
+fn ctrl_c_to_the_consumers_group_returns_the_job_and_the_reaper_kills_nothing_early() {
+    let server = RedisServer::start();
+    enqueue(&server, "q", "long", b"");
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("handler");
+    let script = format!("echo $$ > {}; exec sleep 30", pidfile.display());
+    // Its own group, as a shell gives a foreground job; the Ctrl-C goes to the whole group.
+    let mut consumer = qctl_process(&server)
+        .args(["consume", "q", "--shutdown-grace", "1s"])
+        .args(FAST)
+        .args(["--", "sh", "-c", &script])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let handler = pid_in(&pidfile);
+    let reaper = found_reaper(consumer.id());
+
+    killpg(Pid::from_raw(consumer.id() as i32), Signal::SIGINT).unwrap();
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(running(reaper), "the reaper died of the Ctrl-C");
+    assert!(
+        running(handler),
+        "the handler was stopped before the grace ended"
+    );
+    assert!(consumer.try_wait().unwrap().is_none(), "no grace was given");
+
+    let status = consumer.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "a Ctrl-C ends the consumer cleanly");
+    assert_eq!(server.lrange("q:active"), vec!["long".to_string()]);
+    let record = server
+        .hget_bytes("q:data", "long")
+        .expect("the record stays");
+    assert_eq!(Job::decode(&record).unwrap().attempt, 0);
+    assert_eq!(server.hget_bytes("q:failures", "long"), None);
+    assert_eq!(server.key_type("q:consumers"), "none");
+    assert!(!running(handler), "the handler outlived the shutdown");
+    assert!(
+        wait_until(Duration::from_secs(3), || !running(reaper)),
+        "the reaper {reaper} outlived its consumer"
+    );
+}
+
+#[test]
+fn handlers_never_see_the_redis_url_or_password() {
+    let server = RedisServer::start();
+    let _: redis::Value = server.cmd(&[
+        b"ACL",
+        b"SETUSER",
+        b"worker",
+        b"on",
+        b">s3cret-pw",
+        b"~*",
+        b"&*",
+        b"+@all",
+    ]);
+    enqueue(&server, "q", "j", b"");
+    let port = server.port();
+    let out = assert_cmd::Command::cargo_bin("qctl")
+        .unwrap()
+        .env("NO_COLOR", "1")
+        .env(
+            "QCTL_REDIS_URL",
+            format!("redis://worker:s3cret-pw@127.0.0.1:{port}"),
+        )
+        .env(
+            "REDIS_URL",
+            format!("redis://worker:other-pw@127.0.0.1:{port}"),
+        )
+        .env("QCTL_REDIS_PASSWORD", "third-pw")
+        .env("QCTL_TEST_KEPT", "kept")
+        .args(["consume", "q", "--drain"])
+        .args(FAST)
+        .args(["--", "env"])
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    assert_eq!(
+        server.hget_bytes("q:data", "j"),
+        None,
+        "the job ran and was acked"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("QCTL_JOB_ID=j\n"), "{stdout}");
+    assert!(
+        stdout.contains("QCTL_TEST_KEPT=kept\n"),
+        "other variables stay"
+    );
+    let all = format!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    for secret in [
+        "s3cret",
+        "other-pw",
+        "third-pw",
+        "REDIS_URL",
+        "REDIS_PASSWORD",
+    ] {
+        assert!(!all.contains(secret), "{secret} reached the handler: {all}");
+    }
+}
+
+#[test]
+fn a_megabyte_without_a_newline_is_passed_on_in_prefixed_64k_pieces() {
+    let server = RedisServer::start();
+    enqueue(&server, "q", "big", b"");
+    let out = qctl(&server)
+        .args(["consume", "q", "--drain", "--prefix"])
+        .args(FAST)
+        .args(["--", "sh", "-c", "head -c 1048576 /dev/zero | tr '\\0' a"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let prefix = b"[big] ";
+    assert_eq!(out.last(), Some(&b'\n'));
+    let lines: Vec<&[u8]> = out[..out.len() - 1].split(|&b| b == b'\n').collect();
+    let mut total = 0;
+    for line in &lines {
+        assert!(
+            line.len() <= MAX_LINE + prefix.len(),
+            "a line of {}",
+            line.len()
+        );
+        let data = line.strip_prefix(prefix).expect("every piece is prefixed");
+        assert!(data.iter().all(|&b| b == b'a'));
+        total += data.len();
+    }
+    assert_eq!(total, 1 << 20, "every byte arrived");
+    assert_eq!(lines.len(), (1 << 20) / MAX_LINE);
+}
+
+#[test]
+fn the_failure_keeps_the_last_4k_of_a_long_unterminated_stderr_line() {
+    let server = RedisServer::start();
+    enqueue(&server, "q", "loud", b"");
+    let out = qctl(&server)
+        .args(["consume", "q", "--drain", "--max-retries", "0"])
+        .args(FAST)
+        .args([
+            "--",
+            "sh",
+            "-c",
+            "head -c 1048576 /dev/zero | tr '\\0' e >&2; printf END >&2; exit 3",
+        ])
+        .assert()
+        .code(7)
+        .get_output()
+        .stderr
+        .clone();
+    let failure = server
+        .hget_bytes("q:failures", "loud")
+        .and_then(|b| Failure::from_json(&b))
+        .expect("the failure is recorded");
+    assert_eq!(failure.reason, "exit 3");
+    assert_eq!(failure.stderr.len(), STDERR_TAIL);
+    assert!(
+        failure.stderr.ends_with("eeeEND"),
+        "{:?}",
+        &failure.stderr[4000..]
+    );
+    let passed: usize = out
+        .split(|&b| b == b'\n')
+        .inspect(|l| assert!(l.len() <= MAX_LINE, "a line of {}", l.len()))
+        .filter(|l| !l.is_empty() && l.iter().all(|&b| b == b'e'))
+        .map(<[u8]>::len)
+        .sum();
+    assert_eq!(passed, 1 << 20, "every byte went to stderr");
+}
+
+#[test]
+fn a_cmd_path_that_is_missing_or_not_executable_is_refused_naming_what_is_wrong() {
+    let server = RedisServer::start();
+    enqueue(&server, "q", "j", b"");
+    let before = server.dump_all();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("subdir")).unwrap();
+    let plain = dir.path().join("plain.sh");
+    std::fs::write(&plain, "#!/bin/sh\n").unwrap();
+    std::fs::set_permissions(&plain, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let plain = plain.display().to_string();
+    for (cmd, message) in [
+        ("/no/such/file", "no such file: /no/such/file"),
+        ("./missing", "no such file: ./missing"),
+        ("bin/missing", "no such file: bin/missing"),
+        ("./subdir", "not an executable file: ./subdir"),
+        ("./plain.sh", "not an executable file: ./plain.sh"),
+        (&plain, &format!("not an executable file: {plain}")),
+    ] {
+        let out = qctl(&server)
+            .current_dir(dir.path())
+            .args(["consume", "q", "--drain", "--", cmd])
+            .assert()
+            .code(2)
+            .get_output()
+            .stderr
+            .clone();
+        let stderr = String::from_utf8_lossy(&out);
+        assert!(stderr.contains(message), "{cmd}: {stderr}");
+        assert!(!stderr.contains("PATH"), "{cmd} is a path: {stderr}");
+    }
+    assert_eq!(server.dump_all(), before, "nothing was reserved");
+}
