@@ -25,6 +25,21 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// Parses the command line, or prints the usage error (with a hint where clap's own tip
+/// would mislead) and exits with 2.
+pub fn parse() -> Cli {
+    Cli::try_parse().unwrap_or_else(|err| {
+        // For `consume`, clap suggests `-- -name`, but `--` starts the command there.
+        let consume = std::env::args().any(|a| a == "consume");
+        if consume && err.kind() == clap::error::ErrorKind::UnknownArgument {
+            let _ = err.print();
+            eprintln!("hint: a queue name that starts with '-' is given as --queue=NAME");
+            std::process::exit(2);
+        }
+        err.exit()
+    })
+}
+
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
     /// Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS.

@@ -206,13 +206,15 @@ fn build_args(spec: &HandlerSpec, data: &[u8]) -> Vec<OsString> {
 }
 
 /// Runs the handler for one job and reports how it ended. Always returns within the
-/// timeout (or cancellation) plus `kill_after` plus about a second.
+/// timeout (or cancellation) plus `kill_after` plus about a second. `cancel` stops it with
+/// SIGTERM; `kill_now` cuts the grace before SIGKILL short.
 pub async fn run(
     spec: &HandlerSpec,
     program: &Path,
     job: &JobInput<'_>,
     sink: &LineSink,
     cancel: &CancellationToken,
+    kill_now: &CancellationToken,
 ) -> RunReport {
     let started = Instant::now();
     let mut cmd = Command::new(program);
@@ -289,9 +291,13 @@ pub async fn run(
             if let Some(pgid) = pgid {
                 let _ = killpg(pgid, Signal::SIGTERM);
             }
-            match tokio::time::timeout(spec.kill_after, child.wait()).await {
-                Ok(s) => s.ok(),
-                Err(_) => {
+            let exited = tokio::select! {
+                s = tokio::time::timeout(spec.kill_after, child.wait()) => s.ok(),
+                _ = kill_now.cancelled() => None,
+            };
+            match exited {
+                Some(s) => s.ok(),
+                None => {
                     if let Some(pgid) = pgid {
                         let _ = killpg(pgid, Signal::SIGKILL);
                     }

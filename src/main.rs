@@ -1,11 +1,9 @@
-use clap::Parser;
-
 fn main() -> std::process::ExitCode {
     // A consumer re-executes this binary as its reaper: that mode has no command line.
     if let Some(code) = qctl::reaper::init() {
         return code;
     }
-    let cli = qctl::cli::Cli::parse();
+    let cli = qctl::cli::parse();
     match qctl::commands::run(cli) {
         Ok(code) => code.into(),
         Err(err) if is_broken_pipe(&err) => std::process::ExitCode::SUCCESS,

@@ -142,7 +142,7 @@ fn f8_heartbeats_in_the_future_are_flagged_once_and_recovered_only_when_they_sto
         &["past-job"],
     );
     let started = Instant::now();
-    let mut consumer = spawn_consumer(
+    let consumer = spawn_consumer(
         &server,
         &[&["q", "-c", "2"][..], FAST, &["--", "cat"]].concat(),
     );
@@ -240,7 +240,7 @@ fn f9_bad_consumer_entries_are_skipped_once_and_9000_orphans_move_in_batches() {
 
     // A running consumer, paused so that it only recovers: several custodian passes.
     let _: () = server.cmd(&[b"SET", b"q:paused", b"1"]);
-    let mut consumer = spawn_consumer(
+    let consumer = spawn_consumer(
         &server,
         &[&["q", "-c", "1"][..], FAST, &["--", "true"]].concat(),
     );

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use tokio::sync::{mpsc, Semaphore};
 use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
 
 use super::poller::Work;
 use super::status::LoopState;
@@ -115,21 +116,28 @@ async fn process(shared: &Shared, reserved: Reserved) {
         attempt: job.attempt,
     });
     shared.status.started(&id, job.attempt);
-    // Shutdown past its grace, or a lost lease, stops the handler.
-    let cancel = tokio_util::sync::CancellationToken::new();
+    // Shutdown past its grace, or a lost lease, stops the handler. After a lost lease its
+    // SIGTERM grace is cut short, so it is gone before others may recover the job.
+    let cancel = CancellationToken::new();
+    let kill_now = CancellationToken::new();
+    let done = CancellationToken::new();
     let watcher = {
-        let (cancel, kill, lost) = (
-            cancel.clone(),
-            shared.kill.clone(),
-            shared.lease_lost.clone(),
-        );
+        let (cancel, kill_now, done) = (cancel.clone(), kill_now.clone(), done.clone());
+        let (kill, lost) = (shared.kill.clone(), shared.lease_lost.clone());
+        let grace = shared.lease_kill_after();
         tokio::spawn(async move {
             tokio::select! {
                 _ = kill.cancelled() => {}
                 _ = lost.cancelled() => {}
-                _ = cancel.cancelled() => {}
+                _ = done.cancelled() => return,
             }
             cancel.cancel();
+            if lost.is_cancelled() {
+                tokio::select! {
+                    _ = tokio::time::sleep(grace) => kill_now.cancel(),
+                    _ = done.cancelled() => {}
+                }
+            }
         })
     };
     let input = JobInput {
@@ -145,12 +153,13 @@ async fn process(shared: &Shared, reserved: Reserved) {
         &input,
         &shared.sink,
         &cancel,
+        &kill_now,
     )
     .await;
     if let Some(message) = report.warning.clone() {
         shared.emit(Event::Warning { message });
     }
-    cancel.cancel();
+    done.cancel();
     let _ = watcher.await;
     shared.status.finished(&id);
     let duration_ms = report.duration.as_millis() as u64;
