@@ -174,7 +174,10 @@ fn nothing_in_the_project_reads_files_outside_it() {
             }
         }
     }
-    assert!(offenders.is_empty(), "files reading {outside}: {offenders:?}");
+    assert!(
+        offenders.is_empty(),
+        "files reading {outside}: {offenders:?}"
+    );
     for golden in ["encode.jsonl", "decode.jsonl"] {
         assert!(
             root.join("tests/golden").join(golden).is_file(),
