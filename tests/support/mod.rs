@@ -2,9 +2,15 @@
 //! and small helpers to run qctl against it and read Redis as raw bytes.
 #![allow(dead_code)]
 
+pub mod ledger;
+pub mod proxy;
+
+use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 pub struct RedisServer {
@@ -220,9 +226,14 @@ pub fn qctl(server: &RedisServer) -> assert_cmd::Command {
 /// A `std::process::Command` for qctl (for runs that must be signalled or run in the
 /// background).
 pub fn qctl_process(server: &RedisServer) -> Command {
+    qctl_process_at(&server.url())
+}
+
+/// As `qctl_process`, for any Redis URL (a fault proxy's, for instance).
+pub fn qctl_process_at(url: &str) -> Command {
     let mut cmd = Command::new(assert_cmd::cargo::cargo_bin("qctl"));
     cmd.arg("-u")
-        .arg(server.url())
+        .arg(url)
         .env("NO_COLOR", "1")
         .env_remove("QCTL_REDIS_URL")
         .env_remove("REDIS_URL");
@@ -258,18 +269,141 @@ pub fn signal(child: &std::process::Child, sig: nix::sys::signal::Signal) {
         .expect("signal the child");
 }
 
-/// Prints one line of a fault or bad-input scenario's figures, and appends it to
-/// `fault-figures.txt` in Cargo's test scratch directory so that CI can print them all at the
-/// end (tests run in parallel: one append per line).
+/// A background process that is killed (SIGKILL) and reaped when dropped, so a failing test
+/// never leaves it running. Its stdout and stderr are collected by threads, so it never
+/// blocks on a full pipe.
+pub struct Background {
+    child: Child,
+    stdout: Arc<Mutex<Vec<u8>>>,
+    stderr: Arc<Mutex<Vec<u8>>>,
+    readers: Vec<JoinHandle<()>>,
+}
+
+impl Background {
+    pub fn spawn(mut cmd: Command) -> Background {
+        let mut child = cmd
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("start a background process");
+        let stdout = Arc::new(Mutex::new(Vec::new()));
+        let stderr = Arc::new(Mutex::new(Vec::new()));
+        let readers = vec![
+            collect(child.stdout.take().expect("piped"), stdout.clone()),
+            collect(child.stderr.take().expect("piped"), stderr.clone()),
+        ];
+        Background {
+            child,
+            stdout,
+            stderr,
+            readers,
+        }
+    }
+
+    pub fn pid(&self) -> i32 {
+        self.child.id() as i32
+    }
+
+    pub fn signal(&self, sig: nix::sys::signal::Signal) {
+        signal(&self.child, sig);
+    }
+
+    /// The exit status, once it exits within `limit`.
+    pub fn wait_timeout(&mut self, limit: Duration) -> Option<ExitStatus> {
+        let mut status = None;
+        wait_until(limit, || {
+            status = self.child.try_wait().expect("try_wait");
+            status.is_some()
+        });
+        status
+    }
+
+    /// SIGTERM, then the exit status once it exits within `limit`.
+    pub fn stop(&mut self, limit: Duration) -> Option<ExitStatus> {
+        if let Ok(Some(status)) = self.child.try_wait() {
+            return Some(status);
+        }
+        self.signal(nix::sys::signal::Signal::SIGTERM);
+        self.wait_timeout(limit)
+    }
+
+    /// Its stdout so far (all of it once it has exited and its pipes are drained).
+    pub fn stdout(&self) -> String {
+        self.drain();
+        String::from_utf8_lossy(&self.stdout.lock().unwrap()).into_owned()
+    }
+
+    /// Its stderr so far (all of it once it has exited and its pipes are drained).
+    pub fn stderr(&self) -> String {
+        self.drain();
+        String::from_utf8_lossy(&self.stderr.lock().unwrap()).into_owned()
+    }
+
+    /// After an exit, gives the readers a moment to reach the end of the pipes (a grandchild
+    /// that inherited them could hold them open, so this is bounded).
+    fn drain(&self) {
+        let exited = std::fs::metadata(format!("/proc/{}", self.pid())).is_err()
+            || process_state(self.pid()) == Some('Z');
+        if exited {
+            wait_until(Duration::from_secs(2), || {
+                self.readers.iter().all(JoinHandle::is_finished)
+            });
+        }
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn collect(mut pipe: impl Read + Send + 'static, into: Arc<Mutex<Vec<u8>>>) -> JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut buf = [0u8; 8192];
+        while let Ok(n) = pipe.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            into.lock().unwrap().extend_from_slice(&buf[..n]);
+        }
+    })
+}
+
+/// `qctl -u URL consume ARGS` in the background.
+pub fn spawn_consumer_at(url: &str, args: &[&str]) -> Background {
+    let mut cmd = qctl_process_at(url);
+    cmd.arg("consume").args(args);
+    Background::spawn(cmd)
+}
+
+/// The state letter of `/proc/PID/stat` (R, S, Z, ...), or None when there is no such
+/// process.
+pub fn process_state(pid: i32) -> Option<char> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name in parentheses may contain spaces: the state follows the last ')'.
+    stat.rsplit_once(')')?.1.trim_start().chars().next()
+}
+
+/// Whether `pid` is still a running process: a zombie has stopped running, even if its
+/// parent has not reaped it yet.
+pub fn running(pid: i32) -> bool {
+    !matches!(process_state(pid), None | Some('Z') | Some('X'))
+}
+
+/// Prints a scenario's figure line and appends it to `fault-figures.txt` in the test target's
+/// temp dir, so CI can show every figure at the end. One O_APPEND write per line keeps lines
+/// of tests running in parallel whole.
 pub fn figure(line: &str) {
-    use std::io::Write;
     println!("{line}");
-    let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("fault-figures.txt");
-    if let Ok(mut file) = std::fs::OpenOptions::new()
+    let path = concat!(env!("CARGO_TARGET_TMPDIR"), "/fault-figures.txt");
+    let mut file = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)
-    {
-        let _ = file.write_all(format!("{line}\n").as_bytes());
-    }
+        .unwrap_or_else(|e| panic!("open {path}: {e}"));
+    file.write_all(format!("{line}\n").as_bytes())
+        .unwrap_or_else(|e| panic!("append to {path}: {e}"));
 }

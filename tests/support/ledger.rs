@@ -1,0 +1,135 @@
+//! Counting what ran, for "lost=0 dup=N" figures: a handler script that appends one line per
+//! run to a file, and the tally of those lines against the ids that were enqueued.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::{Duration, SystemTime};
+
+use super::{qctl, RedisServer};
+
+/// A temp dir with a handler script and the runs file it appends to.
+pub struct Ledger {
+    _dir: tempfile::TempDir,
+    script: PathBuf,
+    runs: PathBuf,
+}
+
+/// One handler run as the script recorded it.
+#[derive(Clone, Debug)]
+pub struct Run {
+    pub id: String,
+    /// The handler's pid (the script `exec`s its sleep, so this is the process qctl waits on).
+    pub pid: i32,
+    pub started: SystemTime,
+}
+
+/// Ids enqueued and never run, and runs beyond one per enqueued id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tally {
+    pub lost: usize,
+    pub dup: usize,
+}
+
+impl Ledger {
+    pub fn new() -> Ledger {
+        let dir = tempfile::tempdir().expect("ledger dir");
+        let script = dir.path().join("handler.sh");
+        let runs = dir.path().join("runs");
+        let quoted = runs.to_str().expect("a UTF-8 temp path");
+        assert!(!quoted.contains('\''), "{quoted} cannot be single-quoted");
+        // One short line per run in a single O_APPEND write, so concurrent runs never tear
+        // each other's lines. The job data is read and thrown away, never interpreted.
+        let text = format!(
+            "#!/bin/sh\n\
+             started=$(date +%s.%N)\n\
+             cat >/dev/null\n\
+             printf '%s %s %s\\n' \"$QCTL_JOB_ID\" \"$$\" \"$started\" >> '{quoted}'\n\
+             exec sleep \"$1\"\n"
+        );
+        std::fs::write(&script, text).expect("write the handler script");
+        std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .expect("chmod the handler script");
+        Ledger {
+            _dir: dir,
+            script,
+            runs,
+        }
+    }
+
+    /// What to put after `--`: the script, sleeping `sleep` after it recorded the run. It runs
+    /// through `sh` so a parallel test's fork that still holds the script's write descriptor
+    /// cannot make the exec fail with ETXTBSY.
+    pub fn handler_args(&self, sleep: Duration) -> Vec<String> {
+        vec![
+            "sh".to_string(),
+            self.script.display().to_string(),
+            format!("{:.3}", sleep.as_secs_f64()),
+        ]
+    }
+
+    /// The ids run so far, in the order they started.
+    pub fn runs(&self) -> Vec<String> {
+        self.entries().into_iter().map(|r| r.id).collect()
+    }
+
+    /// Every run recorded so far, in the order they started.
+    pub fn entries(&self) -> Vec<Run> {
+        let text = match std::fs::read_to_string(&self.runs) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
+            Err(e) => panic!("read {}: {e}", self.runs.display()),
+        };
+        // A line still being written has no newline yet: leave it for the next read.
+        let complete = &text[..text.rfind('\n').map_or(0, |i| i + 1)];
+        complete
+            .lines()
+            .map(|line| {
+                let mut fields = line.split(' ');
+                let (Some(id), Some(pid), Some(started), None) =
+                    (fields.next(), fields.next(), fields.next(), fields.next())
+                else {
+                    panic!("a malformed ledger line {line:?}");
+                };
+                let secs: f64 = started.parse().expect("a start time");
+                Run {
+                    id: id.to_string(),
+                    pid: pid.parse().expect("a pid"),
+                    started: SystemTime::UNIX_EPOCH + Duration::from_secs_f64(secs),
+                }
+            })
+            .collect()
+    }
+}
+
+/// `lost`: enqueued ids never run; `dup`: runs beyond one per enqueued id (a run of an id
+/// that was never enqueued counts as a dup too).
+pub fn tally(enqueued: &[String], runs: &[String]) -> Tally {
+    let mut counts: HashMap<&str, usize> = HashMap::new();
+    for id in runs {
+        *counts.entry(id.as_str()).or_default() += 1;
+    }
+    let ran = enqueued
+        .iter()
+        .filter(|id| counts.contains_key(id.as_str()))
+        .count();
+    Tally {
+        lost: enqueued.len() - ran,
+        dup: runs.len() - ran,
+    }
+}
+
+/// Enqueues `n` jobs with empty data and ids `{prefix}0001`, `{prefix}0002`, ... in one
+/// `qctl enqueue QUEUE --jsonl` run; returns the ids in order.
+pub fn enqueue_numbered(server: &RedisServer, queue: &str, prefix: &str, n: usize) -> Vec<String> {
+    let ids: Vec<String> = (1..=n).map(|i| format!("{prefix}{i:04}")).collect();
+    let input: String = ids
+        .iter()
+        .map(|id| format!("{{\"id\":\"{id}\",\"data\":\"\"}}\n"))
+        .collect();
+    qctl(server)
+        .args(["enqueue", queue, "--jsonl", "-q"])
+        .write_stdin(input)
+        .assert()
+        .success();
+    ids
+}
