@@ -334,52 +334,6 @@ fn a_job_in_active_without_a_signal_still_runs() {
 }
 
 #[test]
-fn every_job_is_acked_across_a_redis_restart() {
-    let mut server = RedisServer::start_with(&["--appendonly", "yes", "--appendfsync", "always"]);
-    let input: String = (0..40).map(|i| format!("job-{i}\n")).collect();
-    qctl(&server)
-        .args(["enqueue", "q", "--lines"])
-        .write_stdin(input)
-        .assert()
-        .success();
-    let mut child = spawn_consumer(
-        &server,
-        &[
-            "q",
-            "-c",
-            "2",
-            "--poll-interval",
-            "200ms",
-            "--heartbeat",
-            "1s",
-            "--orphan-after",
-            "20s",
-            "--",
-            "sleep",
-            "0.1",
-        ],
-    );
-    assert!(wait_until(Duration::from_secs(10), || {
-        let left: i64 = server.cmd(&[b"HLEN", b"q:data"]);
-        left < 35
-    }));
-    server.restart();
-    let done = wait_until(Duration::from_secs(30), || {
-        let left: i64 = server.cmd(&[b"HLEN", b"q:data"]);
-        left == 0
-    });
-    signal(&child, nix::sys::signal::Signal::SIGTERM);
-    let status = child.wait().unwrap();
-    assert!(
-        done,
-        "jobs were left after the restart: {:?}",
-        server.dump_all()
-    );
-    assert_eq!(status.code(), Some(0));
-    assert!(server.lrange("q:active").is_empty());
-}
-
-#[test]
 fn data_with_all_256_byte_values_reaches_the_handler_intact() {
     let server = RedisServer::start();
     let data: Vec<u8> = (0..=255u8).collect();

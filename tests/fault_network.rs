@@ -508,3 +508,53 @@ fn f5d_a_consumer_cut_off_for_good_stops_its_handlers_before_they_are_recovered(
     );
     assert_settled(&server, &ids);
 }
+
+#[test]
+fn f5e_a_reservation_whose_reply_was_lost_is_returned_while_the_consumer_lives() {
+    let server = RedisServer::start();
+    let proxy = FaultProxy::start(server.port());
+    let ledger = Ledger::new();
+    let opts = ["-c", "1", "--heartbeat", "1s", "--orphan-after", "15s"];
+    let mut a = consumer(&proxy.url(), &opts, &ledger, Duration::from_millis(20));
+    assert!(wait_until(Duration::from_secs(10), || {
+        server.cmd::<i64>(&[b"ZCARD", b"q:consumers"]) == 1
+    }));
+    let members: Vec<String> = server.cmd(&[b"ZRANGE", b"q:consumers", b"0", b"-1"]);
+    let inflight = members[0].clone();
+    // What a reservation leaves behind when Redis ran it but its reply was lost on the way:
+    // the id in this consumer's in-flight set, and the consumer none the wiser.
+    // Paused, the consumer reserves nothing, so the job is placed by hand alone.
+    let _: () = server.cmd(&[b"SET", b"q:paused", b"1"]);
+    let ids = enqueue_numbered(&server, QUEUE, "lost", 1);
+    let _: () = server.cmd(&[b"LREM", b"q:active", b"0", ids[0].as_bytes()]);
+    let _: () = server.cmd(&[b"SADD", inflight.as_bytes(), ids[0].as_bytes()]);
+    let started = Instant::now();
+    // The next failed call makes the consumer unsure of its reservations: it gives back what
+    // it does not hold.
+    let returned = wait_until(Duration::from_secs(20), || {
+        proxy.reset_all();
+        std::thread::sleep(Duration::from_millis(300));
+        server.lrange("q:active") == ids
+    });
+    assert!(returned, "{}\n{}", whereabouts(&server), a.stderr());
+    let returned_in = started.elapsed();
+    let _: () = server.cmd(&[b"DEL", b"q:paused"]);
+    assert!(
+        wait_until(Duration::from_secs(10), || ledger.runs().len() == 1),
+        "{}\n{}",
+        whereabouts(&server),
+        a.stderr()
+    );
+    let status = a.stop(Duration::from_secs(15)).expect("the consumer stops");
+    assert_eq!(status.code(), Some(0), "{}", a.stderr());
+    assert!(
+        a.stderr().contains("whose reservation reply was lost"),
+        "{}",
+        a.stderr()
+    );
+    assert_settled(&server, &ids);
+    figure(&format!(
+        "F5e lost reservation reply: the stranded job was returned {} after the connection failed, while its consumer lived, then ran once; lost=0 dup=0",
+        secs(returned_in)
+    ));
+}

@@ -6,8 +6,10 @@ mod support;
 
 use std::time::{Duration, Instant};
 
+use nix::sys::signal::Signal;
 use qctl::engine::Job;
-use support::{figure, qctl, spawn_consumer, wait_until, RedisServer};
+use support::ledger::{enqueue_numbered, tally, Ledger};
+use support::{figure, qctl, running, spawn_consumer_at, wait_until, Background, RedisServer};
 
 /// Fast consumer settings: the cut-off is 3 s.
 const FAST: &[&str] = &[
@@ -56,6 +58,327 @@ fn fake_consumer(
 
 fn count(haystack: &str, needle: &str) -> usize {
     haystack.matches(needle).count()
+}
+
+/// `qctl consume q FAST OPTS -- <ledger handler sleeping `sleep`>` in the background.
+fn consumer(server: &RedisServer, opts: &[&str], ledger: &Ledger, sleep: Duration) -> Background {
+    let handler = ledger.handler_args(sleep);
+    let mut args = vec!["q"];
+    args.extend_from_slice(FAST);
+    args.extend_from_slice(opts);
+    args.push("--");
+    args.extend(handler.iter().map(String::as_str));
+    spawn_consumer_at(&server.url(), &args)
+}
+
+/// Records still in `q:data`: jobs not acked yet.
+fn pending(server: &RedisServer) -> i64 {
+    server.cmd(&[b"HLEN", b"q:data"])
+}
+
+/// The members of `q:consumers`.
+fn consumer_keys(server: &RedisServer) -> Vec<String> {
+    server.cmd(&[b"ZRANGE", b"q:consumers", b"0", b"-1"])
+}
+
+fn smembers(server: &RedisServer, key: &str) -> Vec<String> {
+    server.cmd(&[b"SMEMBERS", key.as_bytes()])
+}
+
+/// Ids run more than once.
+fn repeated(runs: &[String]) -> Vec<String> {
+    let mut seen = std::collections::HashMap::<&str, usize>::new();
+    for id in runs {
+        *seen.entry(id).or_default() += 1;
+    }
+    let mut ids: Vec<String> = seen
+        .into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(id, _)| id.to_string())
+        .collect();
+    ids.sort();
+    ids
+}
+
+#[test]
+fn f1_sigkill_of_one_of_four_consumers_loses_nothing_and_repeats_only_what_it_ran() {
+    let server = RedisServer::start();
+    let ledger = Ledger::new();
+    let ids = enqueue_numbered(&server, "q", "j", 2000);
+    let sleep = Duration::from_millis(20);
+    let mut victim = consumer(&server, &["-c", "2"], &ledger, sleep);
+    assert!(wait_until(Duration::from_secs(10), || consumer_keys(
+        &server
+    )
+    .len()
+        == 1));
+    let victim_key = consumer_keys(&server).remove(0);
+    let mut others: Vec<Background> = (0..3)
+        .map(|_| consumer(&server, &["-c", "2"], &ledger, sleep))
+        .collect();
+    assert!(wait_until(Duration::from_secs(60), || ledger.runs().len() >= 600));
+    victim.signal(Signal::SIGKILL);
+    let killed = Instant::now();
+    victim
+        .wait_timeout(Duration::from_secs(5))
+        .expect("the victim dies");
+    // What it held when it died: the jobs that may run twice (those it had started).
+    let held = smembers(&server, &victim_key);
+    let victim_runs: Vec<_> = ledger
+        .entries()
+        .into_iter()
+        .filter(|r| held.contains(&r.id))
+        .collect();
+    // Its handlers die with it (the reaper), not beside the recovered copies.
+    assert!(
+        wait_until(Duration::from_secs(5), || victim_runs
+            .iter()
+            .all(|r| !running(r.pid))),
+        "a killed consumer's handlers outlived it"
+    );
+    assert!(
+        wait_until(Duration::from_secs(30), || !consumer_keys(&server)
+            .contains(&victim_key)),
+        "the killed consumer's jobs were never recovered"
+    );
+    let recovered_in = killed.elapsed();
+    assert!(
+        wait_until(Duration::from_secs(60), || pending(&server) == 0),
+        "jobs left unacked"
+    );
+    for c in &mut others {
+        assert_eq!(
+            c.stop(Duration::from_secs(15)).and_then(|s| s.code()),
+            Some(0),
+            "{}",
+            c.stderr()
+        );
+    }
+    let runs = ledger.runs();
+    let t = tally(&ids, &runs);
+    let twice = repeated(&runs);
+    assert_eq!(t.lost, 0);
+    assert!(
+        twice.iter().all(|id| held.contains(id)),
+        "only jobs the killed consumer held may run twice: {twice:?} vs {held:?}"
+    );
+    assert_eq!(
+        consumer_keys(&server),
+        Vec::<String>::new(),
+        "everyone left"
+    );
+    figure(&format!(
+        "F1 SIGKILL 1 of 4 consumers at {}/2000 runs: lost={} dup={} (all among the {} it held) recovered_in={:.1}s (cut-off 3s)",
+        600,
+        t.lost,
+        t.dup,
+        held.len(),
+        recovered_in.as_secs_f64()
+    ));
+}
+
+#[test]
+fn f2_sigterm_lets_short_jobs_finish_and_returns_long_ones_with_attempt_unchanged() {
+    let server = RedisServer::start();
+    for (id, secs) in [("short", "0.5"), ("long", "60")] {
+        qctl(&server)
+            .args(["enqueue", "q", "--id", id, secs])
+            .assert()
+            .success();
+    }
+    let mut args = vec!["q", "-c", "2", "--shutdown-grace", "2s"];
+    args.extend_from_slice(FAST);
+    // `xargs sleep` runs `sleep DATA`: the data is an argument, never shell text.
+    args.extend(["--", "xargs", "sleep"]);
+    let mut c = spawn_consumer_at(&server.url(), &args);
+    assert!(wait_until(Duration::from_secs(10), || server
+        .lrange("q:active")
+        .is_empty()));
+    std::thread::sleep(Duration::from_millis(200));
+    c.signal(Signal::SIGTERM);
+    let signalled = Instant::now();
+    let status = c.wait_timeout(Duration::from_secs(15)).expect("it exits");
+    let exit_after = signalled.elapsed();
+    assert_eq!(status.code(), Some(0), "{}", c.stderr());
+    assert_eq!(
+        server.hget_bytes("q:data", "short"),
+        None,
+        "the short job finished and was acked"
+    );
+    assert_eq!(
+        server.lrange("q:active"),
+        ["long"],
+        "the long job went back"
+    );
+    let long = Job::decode(&server.hget_bytes("q:data", "long").unwrap()).unwrap();
+    assert_eq!(
+        long.attempt, 0,
+        "an interrupted job is not a failed attempt"
+    );
+    assert!(
+        exit_after >= Duration::from_millis(1900),
+        "the grace was not given: {exit_after:?}"
+    );
+    assert_eq!(consumer_keys(&server), Vec::<String>::new());
+
+    // A second signal skips the grace.
+    let mut c = spawn_consumer_at(&server.url(), &args);
+    assert!(wait_until(Duration::from_secs(10), || server
+        .lrange("q:active")
+        .is_empty()));
+    std::thread::sleep(Duration::from_millis(200));
+    c.signal(Signal::SIGTERM);
+    std::thread::sleep(Duration::from_millis(200));
+    c.signal(Signal::SIGTERM);
+    let signalled = Instant::now();
+    let status = c.wait_timeout(Duration::from_secs(15)).expect("it exits");
+    let second_exit = signalled.elapsed();
+    assert_eq!(status.code(), Some(0), "{}", c.stderr());
+    assert_eq!(server.lrange("q:active"), ["long"]);
+    figure(&format!(
+        "F2 SIGTERM, grace 2s: short job finished and acked, long job returned with attempt 0; exit {:.1}s after the signal, {:.1}s after a second signal",
+        exit_after.as_secs_f64(),
+        second_exit.as_secs_f64()
+    ));
+}
+
+#[test]
+fn f3_a_consumer_stopped_past_the_cut_off_changes_nothing_when_it_wakes() {
+    let server = RedisServer::start();
+    let ledger = Ledger::new();
+    let ids = enqueue_numbered(&server, "q", "s", 1);
+    // A's handler ends while A is stopped: on waking it holds a success it must not record.
+    let mut a = consumer(&server, &["-c", "1"], &ledger, Duration::from_secs(2));
+    assert!(wait_until(Duration::from_secs(10), || ledger.runs().len() == 1));
+    let a_key = consumer_keys(&server).remove(0);
+    a.signal(Signal::SIGSTOP);
+    let stopped = Instant::now();
+    let mut b = consumer(&server, &["-c", "1"], &ledger, Duration::from_secs(6));
+    assert!(
+        wait_until(Duration::from_secs(15), || ledger.runs().len() == 2),
+        "B never recovered the job"
+    );
+    let b_started = stopped.elapsed();
+    std::thread::sleep(Duration::from_millis(500));
+    a.signal(Signal::SIGCONT);
+    let status = a
+        .wait_timeout(Duration::from_secs(10))
+        .expect("A exits on its own");
+    let a_stderr = a.stderr();
+    assert_eq!(status.code(), Some(3), "{a_stderr}");
+    assert!(a_stderr.contains("lost the lease"), "{a_stderr}");
+    // A's late success changed nothing: B's copy still holds the job and its record.
+    assert!(
+        server.hget_bytes("q:data", &ids[0]).is_some(),
+        "a stale ack deleted the record"
+    );
+    let b_key = consumer_keys(&server)
+        .into_iter()
+        .find(|k| *k != a_key)
+        .expect("B is registered");
+    assert_eq!(smembers(&server, &b_key), ids);
+    assert!(
+        !consumer_keys(&server).contains(&a_key),
+        "A left q:consumers"
+    );
+    assert!(wait_until(Duration::from_secs(15), || pending(&server) == 0));
+    b.stop(Duration::from_secs(10)).expect("B stops");
+    let t = tally(&ids, &ledger.runs());
+    assert_eq!(t.lost, 0);
+    figure(&format!(
+        "F3 SIGSTOP past the cut-off: B recovered and started the job {:.1}s after the stop; on SIGCONT A exited 3 (lease lost), its stale ack changed nothing, it left q:consumers; lost={} dup={} (the job A had started)",
+        b_started.as_secs_f64(),
+        t.lost,
+        t.dup
+    ));
+}
+
+#[test]
+fn f4_a_redis_restart_with_aof_loses_no_job() {
+    let mut server = RedisServer::start_with(&["--appendonly", "yes", "--appendfsync", "always"]);
+    let ledger = Ledger::new();
+    let ids = enqueue_numbered(&server, "q", "r", 300);
+    let mut c = consumer(
+        &server,
+        &["-c", "4", "--orphan-after", "30s"],
+        &ledger,
+        Duration::from_millis(20),
+    );
+    assert!(wait_until(Duration::from_secs(30), || ledger.runs().len() >= 90));
+    let down = Instant::now();
+    server.restart();
+    let back = down.elapsed();
+    let before = pending(&server);
+    assert!(
+        wait_until(Duration::from_secs(30), || pending(&server) < before),
+        "nothing acked after the restart: {}",
+        c.stderr()
+    );
+    let resumed_in = down.elapsed();
+    assert!(
+        wait_until(Duration::from_secs(60), || pending(&server) == 0),
+        "jobs left after the restart: {}",
+        c.stderr()
+    );
+    let status = c.stop(Duration::from_secs(15)).expect("the consumer stops");
+    assert_eq!(status.code(), Some(0), "{}", c.stderr());
+    let runs = ledger.runs();
+    let t = tally(&ids, &runs);
+    assert_eq!(t.lost, 0);
+    assert!(server.lrange("q:active").is_empty());
+    assert_eq!(consumer_keys(&server), Vec::<String>::new());
+    figure(&format!(
+        "F4 redis-server SIGKILLed and restarted (AOF always) at 90/300 runs: lost={} dup={} {:?}; down {:.1}s, first ack {:.1}s after the kill",
+        t.lost,
+        t.dup,
+        repeated(&runs),
+        back.as_secs_f64(),
+        resumed_in.as_secs_f64()
+    ));
+}
+
+#[test]
+fn f6_a_timeout_kills_the_handler_its_children_and_a_sigterm_ignorer() {
+    let server = RedisServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let pids = dir.path().join("pids");
+    qctl(&server)
+        .args(["enqueue", "q", "--id", "t", "x"])
+        .assert()
+        .success();
+    // The handler ignores SIGTERM and leaves a grandchild in its group.
+    let script = format!(
+        "trap '' TERM; sleep 300 & echo $! >> {p}; echo $$ >> {p}; while true; do sleep 1; done",
+        p = pids.display()
+    );
+    let started = Instant::now();
+    qctl(&server)
+        .args(["consume", "q", "--drain", "-c", "1", "--max-retries", "0"])
+        .args(["--timeout", "1s", "--kill-after", "1s"])
+        .args(FAST)
+        .args(["--", "sh", "-c", &script])
+        .assert()
+        .code(7);
+    let took = started.elapsed();
+    let pids: Vec<i32> = std::fs::read_to_string(&pids)
+        .unwrap()
+        .lines()
+        .map(|l| l.trim().parse().unwrap())
+        .collect();
+    assert_eq!(pids.len(), 2);
+    assert!(
+        pids.iter().all(|p| !running(*p)),
+        "{pids:?} outlived the job"
+    );
+    let failure: serde_json::Value =
+        serde_json::from_slice(&server.hget_bytes("q:failures", "t").unwrap()).unwrap();
+    assert_eq!(failure["reason"], "timeout");
+    assert_eq!(failure["timed_out"], true);
+    assert_eq!(server.zrange_withscores("q:dead").len(), 1);
+    figure(&format!(
+        "F6 --timeout 1s --kill-after 1s, handler ignoring SIGTERM with a grandchild: both killed, job dead with reason timeout; consume ended in {:.1}s",
+        took.as_secs_f64()
+    ));
 }
 
 #[test]
@@ -142,8 +465,8 @@ fn f8_heartbeats_in_the_future_are_flagged_once_and_recovered_only_when_they_sto
         &["past-job"],
     );
     let started = Instant::now();
-    let consumer = spawn_consumer(
-        &server,
+    let mut consumer = spawn_consumer_at(
+        &server.url(),
         &[&["q", "-c", "2"][..], FAST, &["--", "cat"]].concat(),
     );
     assert!(
@@ -161,9 +484,10 @@ fn f8_heartbeats_in_the_future_are_flagged_once_and_recovered_only_when_they_sto
         }
         std::thread::sleep(Duration::from_millis(200));
     }
-    support::signal(&consumer, nix::sys::signal::Signal::SIGTERM);
-    let out = consumer.wait_with_output_bounded(Duration::from_secs(10));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    consumer
+        .stop(Duration::from_secs(10))
+        .expect("the consumer stops");
+    let stderr = consumer.stderr();
     let recovered = frozen_recovered_at.expect("the frozen heartbeat's job was recovered and run");
     assert!(
         recovered >= Duration::from_millis(2900),
@@ -240,8 +564,8 @@ fn f9_bad_consumer_entries_are_skipped_once_and_9000_orphans_move_in_batches() {
 
     // A running consumer, paused so that it only recovers: several custodian passes.
     let _: () = server.cmd(&[b"SET", b"q:paused", b"1"]);
-    let consumer = spawn_consumer(
-        &server,
+    let mut consumer = spawn_consumer_at(
+        &server.url(),
         &[&["q", "-c", "1"][..], FAST, &["--", "true"]].concat(),
     );
     assert!(wait_until(Duration::from_secs(10), || server
@@ -249,9 +573,10 @@ fn f9_bad_consumer_entries_are_skipped_once_and_9000_orphans_move_in_batches() {
         == 9000));
     // Let the custodian (every second at this cut-off) pass over the bad members again.
     std::thread::sleep(Duration::from_millis(3500));
-    support::signal(&consumer, nix::sys::signal::Signal::SIGTERM);
-    let out = consumer.wait_with_output_bounded(Duration::from_secs(10));
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    consumer
+        .stop(Duration::from_secs(10))
+        .expect("the consumer stops");
+    let stderr = consumer.stderr();
     let mut active = server.lrange("q:active");
     active.sort();
     assert_eq!(active, ids, "every orphan moved once, none lost");
@@ -273,27 +598,4 @@ fn f9_bad_consumer_entries_are_skipped_once_and_9000_orphans_move_in_batches() {
         "a bad member's key is never touched"
     );
     figure("F9 consumer entries: 3 bad members skipped and said once over 4+ passes; 9,000 orphans of one consumer recovered (1000 ids a script call), lost=0 dup=0");
-}
-
-/// Waiting for a child with a bound, for tests that must not hang.
-trait WaitBounded {
-    fn wait_with_output_bounded(self, limit: Duration) -> std::process::Output;
-}
-
-impl WaitBounded for std::process::Child {
-    fn wait_with_output_bounded(mut self, limit: Duration) -> std::process::Output {
-        let deadline = Instant::now() + limit;
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.try_wait() {
-                return self.wait_with_output().expect("collect the output");
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.kill();
-        let out = self.wait_with_output().expect("collect the output");
-        panic!(
-            "the process did not exit within {limit:?}; stderr:\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
 }

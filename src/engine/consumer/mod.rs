@@ -177,6 +177,8 @@ pub(crate) struct Shared {
     pub lease: std::sync::Mutex<Lease>,
     /// The heartbeat's own connection, with a short response timeout.
     pub beat_conn: tokio::sync::Mutex<Option<Redis>>,
+    /// Ids reserved and not yet settled here (in the local buffer or running).
+    pub holding: std::sync::Mutex<std::collections::HashSet<String>>,
     /// An error that ends the consumer, raised where no loop can return it (settling a job).
     pub fatal: std::sync::Mutex<Option<Error>>,
     /// Keys of the warnings already given (each is said once).
@@ -250,6 +252,20 @@ impl Shared {
         drop(lease);
         self.lease_lost.cancel();
         self.stop.cancel();
+    }
+
+    /// Notes ids as held here (reserved by this process).
+    pub fn hold(&self, ids: impl IntoIterator<Item = String>) {
+        self.holding.lock().expect("holding lock").extend(ids);
+    }
+
+    /// Notes that a job is no longer held here (settled, or given up).
+    pub fn release(&self, id: &str) {
+        self.holding.lock().expect("holding lock").remove(id);
+    }
+
+    pub fn is_holding(&self, id: &str) -> bool {
+        self.holding.lock().expect("holding lock").contains(id)
     }
 
     /// Ends the consumer with `err` (the first one given wins): it stops reserving and lets
@@ -352,6 +368,7 @@ impl Consumer {
             }),
             beat_conn: tokio::sync::Mutex::new(None),
             fatal: std::sync::Mutex::new(None),
+            holding: Default::default(),
             reported: Default::default(),
             ahead: Default::default(),
             cfg,

@@ -26,6 +26,8 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
     let mut failures = 0u32;
     // With --drain: jobs last seen in flight at other consumers.
     let mut elsewhere = 0u64;
+    // Whether a reservation may have happened without its reply reaching us.
+    let mut uncertain = false;
     loop {
         if shared.stop.is_cancelled() {
             break;
@@ -71,8 +73,14 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
         if heartbeat::check_lease(&shared).is_err() {
             break;
         }
-        let mut redis = shared.redis.clone();
-        match inflight::reserve(&mut redis, &shared.keys, &shared.inflight, permits.len()).await {
+        // Every call below gives way to a stop, so a stalled link cannot hold up shutdown or
+        // the end of a lost lease; what a cut-off call reserved is still in the in-flight set.
+        let step = reserve(&shared, permits.len(), &mut uncertain);
+        let result = tokio::select! {
+            r = step => r,
+            _ = shared.stop.cancelled() => break,
+        };
+        match result {
             Ok(jobs) => {
                 failing_since = None;
                 failures = 0;
@@ -98,12 +106,20 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
                     continue;
                 }
                 if shared.cfg.drain {
-                    if drained(&shared, &mut elsewhere).await? {
+                    let done = tokio::select! {
+                        r = drained(&shared, &mut elsewhere) => r?,
+                        _ = shared.stop.cancelled() => break,
+                    };
+                    if done {
                         break;
                     }
                     continue;
                 }
-                if paused(&shared).await? {
+                let paused = tokio::select! {
+                    r = paused(&shared) => r?,
+                    _ = shared.stop.cancelled() => break,
+                };
+                if paused {
                     shared.status.set(NAME, LoopState::Paused);
                     tokio::select! {
                         _ = tokio::time::sleep(shared.cfg.poll_interval) => {}
@@ -116,6 +132,8 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
             Err(err) => {
                 drop(permits);
                 failures += 1;
+                // The reply to a reservation may have been lost after Redis ran it.
+                uncertain |= err.is_transient();
                 let since = *failing_since.get_or_insert_with(Instant::now);
                 if err.is_permanent() || since.elapsed() >= shared.cfg.orphan_after {
                     return Err(err);
@@ -145,6 +163,37 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
     }
     shared.status.set(NAME, LoopState::Stopped);
     Ok(())
+}
+
+/// Reserves up to `n` jobs. After a call whose reply may have been lost (`uncertain`), it
+/// first returns to `NAME:active` whatever is in this consumer's in-flight set without being
+/// held here: those ids were reserved by a call whose answer never came, and nobody else
+/// would run them while this consumer lives.
+async fn reserve(shared: &Shared, n: usize, uncertain: &mut bool) -> Result<Vec<Reserved>, Error> {
+    let mut redis = shared.redis.clone();
+    if *uncertain {
+        let stray: Vec<String> = inflight::members(&mut redis, &shared.inflight)
+            .await?
+            .into_iter()
+            .filter(|id| !shared.is_holding(id))
+            .collect();
+        if !stray.is_empty() {
+            let ids: Vec<&str> = stray.iter().map(String::as_str).collect();
+            let n = inflight::requeue(&mut redis, &shared.keys, &shared.inflight, &ids).await?;
+            if n > 0 {
+                shared.emit(Event::Warning {
+                    message: format!(
+                        "returned {n} job(s) to {} whose reservation reply was lost",
+                        shared.keys.active
+                    ),
+                });
+            }
+        }
+        *uncertain = false;
+    }
+    let jobs = inflight::reserve(&mut redis, &shared.keys, &shared.inflight, n).await?;
+    shared.hold(jobs.iter().map(|j| j.id.clone()));
+    Ok(jobs)
 }
 
 /// With --drain: true when nothing is ready, nothing is held here, and no other consumer

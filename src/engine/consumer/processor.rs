@@ -43,7 +43,9 @@ pub async fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Work>) -> Result<()
                 let shared = shared.clone();
                 tasks.spawn(async move {
                     let (reserved, held) = work;
+                    let id = reserved.id.clone();
                     process(&shared, reserved).await;
+                    shared.release(&id);
                     drop(slot);
                     drop(held);
                     shared.finished.notify_waiters();

@@ -46,7 +46,16 @@ where
     let mut failures = 0u32;
     loop {
         shared.status.set(name, LoopState::Running);
-        let result = tokio::spawn(step(shared.clone())).await;
+        // A stop does not wait for a step stalled on an unanswered call.
+        let mut task = tokio::spawn(step(shared.clone()));
+        let result = tokio::select! {
+            r = &mut task => r,
+            _ = stop.cancelled() => {
+                task.abort();
+                shared.status.set(name, LoopState::Stopped);
+                return Ok(());
+            }
+        };
         let wait = match result {
             Ok(Ok(wait)) => {
                 failing_since = None;
