@@ -83,8 +83,11 @@ impl RedisServer {
                 return false;
             }
             if let Ok(mut con) = redis::Client::open(self.url()).and_then(|c| c.get_connection()) {
-                if redis::cmd("PING").query::<String>(&mut con).is_ok() {
-                    return true;
+                match redis::cmd("PING").query::<String>(&mut con) {
+                    Ok(_) => return true,
+                    // A server started with --requirepass is up when it asks for the password.
+                    Err(e) if e.code() == Some("NOAUTH") => return true,
+                    Err(_) => {}
                 }
             }
             std::thread::sleep(Duration::from_millis(20));
