@@ -113,6 +113,7 @@ pub enum Command {
     /// List the consumers of a queue with their heartbeat age and jobs in flight.
     Consumers {
         /// The queue's name.
+        #[arg(value_parser = parse_queue)]
         queue: String,
         /// A consumer whose heartbeat is older than this counts as expired.
         #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_duration)]
@@ -122,6 +123,7 @@ pub enum Command {
     /// Return the in-flight jobs of expired consumers to the queue.
     Orphans {
         /// The queue's name.
+        #[arg(value_parser = parse_queue)]
         queue: String,
         /// A consumer whose heartbeat is older than this is expired.
         #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_duration)]
@@ -134,18 +136,21 @@ pub enum Command {
     /// Stop qctl consumers from reserving new jobs of a queue (running jobs finish).
     Pause {
         /// The queue's name.
+        #[arg(value_parser = parse_queue)]
         queue: String,
     },
 
     /// Let qctl consumers reserve jobs of a paused queue again.
     Resume {
         /// The queue's name.
+        #[arg(value_parser = parse_queue)]
         queue: String,
     },
 
     /// Delete every key of a queue: jobs in every state, consumers, and qctl's own keys.
     Purge {
         /// The queue's name.
+        #[arg(value_parser = parse_queue)]
         queue: String,
         #[command(flatten)]
         confirm: ConfirmArgs,
@@ -161,6 +166,7 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct EnqueueArgs {
     /// The queue's name (the prefix of its Redis keys).
+    #[arg(value_parser = parse_queue)]
     pub queue: String,
 
     /// The job's data; `-` reads standard input. Without DATA or --file, standard input is
@@ -198,7 +204,7 @@ pub struct EnqueueArgs {
 #[derive(Debug, Args)]
 pub struct ConsumeArgs {
     /// The queue's name (or give it with --queue, e.g. when it starts with '-').
-    #[arg(required_unless_present = "queue_name")]
+    #[arg(required_unless_present = "queue_name", value_parser = parse_queue)]
     pub queue: Option<String>,
 
     /// The queue's name, for names that start with '-' (`--queue=-jobs`).
@@ -206,7 +212,8 @@ pub struct ConsumeArgs {
         long = "queue",
         value_name = "NAME",
         conflicts_with = "queue",
-        allow_hyphen_values = true
+        allow_hyphen_values = true,
+        value_parser = parse_queue
     )]
     pub queue_name: Option<String>,
 
@@ -277,6 +284,7 @@ pub struct ConsumeArgs {
 #[derive(Debug, Args)]
 pub struct StatsArgs {
     /// Queues to count [default: every queue found].
+    #[arg(value_parser = parse_queue)]
     pub queues: Vec<String>,
     /// Redraw every DUR (default 2s) with rates, until Ctrl-C.
     #[arg(long, value_name = "DUR", num_args = 0..=1, default_missing_value = "2s", value_parser = parse_duration)]
@@ -309,6 +317,7 @@ pub struct FilterArgs {
 #[derive(Debug, Args)]
 pub struct ListArgs {
     /// The queue's name.
+    #[arg(value_parser = parse_queue)]
     pub queue: String,
     /// How many jobs to show.
     #[arg(long, value_name = "N", default_value_t = 20)]
@@ -336,6 +345,7 @@ pub struct ConfirmArgs {
 #[derive(Debug, Args)]
 pub struct BulkArgs {
     /// The queue's name.
+    #[arg(value_parser = parse_queue)]
     pub queue: String,
     /// The jobs' ids.
     #[arg(value_name = "ID")]
@@ -352,6 +362,7 @@ pub struct BulkArgs {
 #[derive(Debug, Args)]
 pub struct ShowArgs {
     /// The queue's name.
+    #[arg(value_parser = parse_queue)]
     pub queue: String,
     /// The job's id.
     pub id: String,
@@ -385,6 +396,7 @@ pub enum DeadCommand {
     /// Write dead jobs as JSON lines that `qctl enqueue --jsonl` reads back.
     Export {
         /// The queue's name.
+        #[arg(value_parser = parse_queue)]
         queue: String,
         #[command(flatten)]
         filter: FilterArgs,
@@ -410,6 +422,7 @@ pub enum ActiveCommand {
     /// Delete ready jobs with their records.
     Delete {
         /// The queue's name.
+        #[arg(value_parser = parse_queue)]
         queue: String,
         /// The jobs' ids.
         #[arg(value_name = "ID", required = true)]
@@ -426,6 +439,15 @@ pub enum Shell {
     Fish,
     Elvish,
     Powershell,
+}
+
+/// A queue name: any text but the empty one (its keys would be `:active`, `:data`, ...).
+pub fn parse_queue(s: &str) -> Result<String, String> {
+    if s.is_empty() {
+        Err("the queue name is empty".into())
+    } else {
+        Ok(s.to_string())
+    }
 }
 
 /// Parses a duration such as `90s`, `10m`, `2h`, `3d`, `1h30m` or `500ms`.

@@ -121,30 +121,70 @@ pub struct RunReport {
     pub warning: Option<String>,
 }
 
-#[derive(Clone)]
-enum Target {
+/// One of qctl's own output streams.
+#[derive(Clone, Copy, Debug)]
+enum Stream {
     Stdout,
     Stderr,
+}
+
+/// What the output thread is asked to do.
+enum Message {
+    Line(Stream, Vec<u8>),
+    /// Answered once every line sent before it has been written.
+    Flush(tokio::sync::oneshot::Sender<()>),
+}
+
+#[derive(Clone)]
+enum Target {
+    /// Written by the output thread, so that a reader who stops reading qctl's output
+    /// holds up only the handlers that write (through the bounded queue and their pipes),
+    /// never the consumer's heartbeats.
+    Terminal {
+        queue: tokio::sync::mpsc::Sender<Message>,
+        stream: Stream,
+    },
     Memory(Arc<Mutex<Vec<u8>>>),
 }
 
 impl Target {
-    fn write_line(&self, line: &[u8]) {
-        // A closed stdout or stderr must not fail the job: the line is dropped.
+    async fn write_line(&self, line: Vec<u8>) {
         match self {
-            Target::Stdout => {
-                let mut out = std::io::stdout().lock();
-                let _ = out.write_all(line).and_then(|_| out.flush());
+            Target::Terminal { queue, stream } => {
+                let _ = queue.send(Message::Line(*stream, line)).await;
             }
-            Target::Stderr => {
-                let _ = std::io::stderr().lock().write_all(line);
-            }
-            Target::Memory(buf) => buf.lock().expect("sink lock").extend_from_slice(line),
+            Target::Memory(buf) => buf.lock().expect("sink lock").extend_from_slice(&line),
         }
     }
 }
 
-/// Where handler output lines go; every line is written whole, under one lock.
+/// Lines waiting for the output thread; a full queue makes handlers wait.
+const OUTPUT_QUEUE: usize = 256;
+
+/// Starts the thread that writes handler output lines, each whole.
+fn output_thread() -> tokio::sync::mpsc::Sender<Message> {
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<Message>(OUTPUT_QUEUE);
+    std::thread::spawn(move || {
+        while let Some(message) = rx.blocking_recv() {
+            match message {
+                // A closed stdout or stderr must not fail the job: the line is dropped.
+                Message::Line(Stream::Stdout, line) => {
+                    let mut out = std::io::stdout().lock();
+                    let _ = out.write_all(&line).and_then(|_| out.flush());
+                }
+                Message::Line(Stream::Stderr, line) => {
+                    let _ = std::io::stderr().lock().write_all(&line);
+                }
+                Message::Flush(done) => {
+                    let _ = done.send(());
+                }
+            }
+        }
+    });
+    tx
+}
+
+/// Where handler output lines go; every line is written whole.
 #[derive(Clone)]
 pub struct LineSink {
     out: Target,
@@ -155,13 +195,20 @@ impl LineSink {
     /// Handler stdout to our stdout (or to our stderr when `stdout_to_stderr`, for --json),
     /// handler stderr to our stderr.
     pub fn new(stdout_to_stderr: bool) -> Self {
+        let queue = output_thread();
         LineSink {
-            out: if stdout_to_stderr {
-                Target::Stderr
-            } else {
-                Target::Stdout
+            out: Target::Terminal {
+                queue: queue.clone(),
+                stream: if stdout_to_stderr {
+                    Stream::Stderr
+                } else {
+                    Stream::Stdout
+                },
             },
-            err: Target::Stderr,
+            err: Target::Terminal {
+                queue,
+                stream: Stream::Stderr,
+            },
         }
     }
 
@@ -176,6 +223,16 @@ impl LineSink {
             },
             buf,
         )
+    }
+
+    /// Waits until every line passed on so far has been written.
+    pub async fn flush(&self) {
+        if let Target::Terminal { queue, .. } = &self.out {
+            let (done, written) = tokio::sync::oneshot::channel();
+            if queue.send(Message::Flush(done)).await.is_ok() {
+                let _ = written.await;
+            }
+        }
     }
 }
 
@@ -401,7 +458,6 @@ async fn pump(
     let mut reader = BufReader::new(stream);
     let mut line = Vec::new();
     let mut tail = Vec::new();
-    let mut out = Vec::new();
     loop {
         let buf = match reader.fill_buf().await {
             Ok(buf) if !buf.is_empty() => buf,
@@ -424,12 +480,12 @@ async fn pump(
         }
         reader.consume(take);
         if complete {
-            pass_on(&line, &target, prefix.as_deref(), &mut out);
+            pass_on(&line, &target, prefix.as_deref()).await;
             line.clear();
         }
     }
     if !line.is_empty() {
-        pass_on(&line, &target, prefix.as_deref(), &mut out);
+        pass_on(&line, &target, prefix.as_deref()).await;
     }
     if tail.len() > STDERR_TAIL {
         tail.drain(..tail.len() - STDERR_TAIL);
@@ -438,8 +494,8 @@ async fn pump(
 }
 
 /// Writes one line or piece whole, with the prefix and a newline at its end.
-fn pass_on(line: &[u8], target: &Target, prefix: Option<&[u8]>, out: &mut Vec<u8>) {
-    out.clear();
+async fn pass_on(line: &[u8], target: &Target, prefix: Option<&[u8]>) {
+    let mut out = Vec::with_capacity(line.len() + 1 + prefix.map_or(0, <[u8]>::len));
     if let Some(p) = prefix {
         out.extend_from_slice(p);
     }
@@ -447,7 +503,7 @@ fn pass_on(line: &[u8], target: &Target, prefix: Option<&[u8]>, out: &mut Vec<u8
     if out.last() != Some(&b'\n') {
         out.push(b'\n');
     }
-    target.write_line(out);
+    target.write_line(out).await;
 }
 
 #[cfg(test)]

@@ -1273,7 +1273,7 @@ fn broken_and_unruly_handlers_are_refused_or_survived() {
     std::fs::write(&plain_file, "echo hi\n").unwrap();
     let before = server.dump_all();
     let refusals = [
-        ("/no/such/file".to_string(), "not found"),
+        ("/no/such/file".to_string(), "no such file"),
         ("no-such-cmd-xyz".to_string(), "not found"),
         (plain_file.display().to_string(), "not an executable"),
         (dir.path().display().to_string(), "not an executable"),

@@ -24,7 +24,7 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
     let server = ctx.server()?;
     let (tx, mut events) = mpsc::unbounded_channel();
     let sink = LineSink::new(ctx.out.json);
-    let consumer = Consumer::connect(server, cfg, sink, tx).await?;
+    let consumer = Consumer::connect(server, cfg, sink.clone(), tx).await?;
     let handle = consumer.handle();
     ctx.out.verbose(format_args!(
         "consumer {} on queue {:?} ({})",
@@ -60,6 +60,8 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
             }
         }
     };
+    // Handler output still queued is written before the closing summary.
+    sink.flush().await;
     while let Ok(event) = events.try_recv() {
         render(&mut ctx, &event)?;
     }
@@ -104,9 +106,6 @@ fn config(args: &ConsumeArgs) -> anyhow::Result<Config> {
         .clone()
         .or_else(|| args.queue_name.clone())
         .unwrap_or_default();
-    if queue.is_empty() {
-        return Err(Error::Usage("the queue name is empty".into()).into());
-    }
     Ok(Config {
         queue,
         concurrency,

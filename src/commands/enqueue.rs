@@ -27,9 +27,6 @@ const MAX_ROUND_BYTES: usize = 8 << 20;
 const MAX_REPORTED: u64 = 20;
 
 pub async fn run(ctx: Context, args: EnqueueArgs) -> anyhow::Result<ExitCode> {
-    if args.queue.is_empty() {
-        return Err(Error::Usage("the queue name is empty".into()).into());
-    }
     if args.id.as_deref() == Some("") {
         return Err(Error::Usage(
             "--id is empty: give a job id, or leave --id out for a new UUID".into(),
@@ -412,7 +409,15 @@ fn parse_json_job(line: &[u8], default_due: Option<f64>) -> Result<NewJob, Strin
         at: Option<serde_json::Value>,
         attempt: Option<i64>,
     }
-    let j: JsonJob = serde_json::from_slice(line).map_err(|e| format!("invalid JSON job: {e}"))?;
+    let value: serde_json::Value =
+        serde_json::from_slice(line).map_err(|e| format!("invalid JSON: {e}"))?;
+    if !value.is_object() {
+        return Err(
+            "a JSON job is an object {\"id\"?, \"data\" | \"data_b64\", \"at\"?, \"attempt\"?}"
+                .into(),
+        );
+    }
+    let j: JsonJob = serde_json::from_value(value).map_err(|e| format!("invalid JSON job: {e}"))?;
     let data = match (j.data, j.data_b64) {
         (Some(_), Some(_)) => return Err("give either \"data\" or \"data_b64\", not both".into()),
         (Some(serde_json::Value::String(s)), None) => s.into_bytes(),
@@ -482,6 +487,7 @@ mod tests {
             (br#"{"data_b64":"!!"}"#, "base64"),
             (br#"{"data":"x","at":"soon"}"#, "\"at\""),
             (br#"not json"#, "invalid JSON"),
+            (br#"["x"]"#, "is an object"),
             (br#"{"id":"","data":"x"}"#, "empty"),
             (br#"{"data":"x","attempt":-1}"#, "negative"),
             (br#"{"data":"x","at":1e30}"#, "out of range"),

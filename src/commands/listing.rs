@@ -336,10 +336,23 @@ pub async fn bulk(
     let server = ctx.server()?;
     let mut redis = server.connect().await?;
     let set = place.key(&keys).to_string();
+    // Ids that are not in the set are reported as not found, whatever their record.
+    let mut missing = Vec::new();
+    let selection = match selection {
+        Selection::Ids(ids) if place != Place::Active => {
+            let (present, absent) = in_zset(&mut redis, &set, ids).await?;
+            missing = absent;
+            Selection::Ids(present)
+        }
+        other => other,
+    };
 
     // Say what will be touched: a count and a sample.
     let (count, sample) = preview_selection(&mut redis, &keys, &set, &selection).await?;
     let what = format!("{} {count} job(s) of {set}", verb(action));
+    if count == 0 && !missing.is_empty() {
+        return report(&mut ctx, action, &args.queue, &set, 0, &missing, &[]);
+    }
     if count == 0 {
         ctx.out.note(format_args!(
             "nothing to {}: no matching jobs in {set}",
@@ -374,7 +387,7 @@ pub async fn bulk(
     // script calls and the next chunk is ready when they finish.
     let mut reader = server.connect().await?;
     let mut walk = Walk::new(&set, &selection).without_scores();
-    let (mut done, mut missing, mut skipped) = (0u64, Vec::new(), Vec::new());
+    let (mut done, mut skipped) = (0u64, Vec::new());
     let mut current = walk
         .fetch(&mut reader, &keys)
         .await
@@ -412,6 +425,28 @@ pub async fn bulk(
         current = next.with_context(|| format!("cannot read {set}"))?;
     }
     bar.finish_and_clear();
+    report(
+        &mut ctx,
+        action,
+        &args.queue,
+        &set,
+        done,
+        &missing,
+        &skipped,
+    )
+}
+
+/// Says what a bulk command did: the ids it could not touch (the first ones one by one),
+/// JSON, a closing count; the exit code says whether all, some or none was done.
+fn report(
+    ctx: &mut Context,
+    action: Action,
+    queue: &str,
+    set: &str,
+    done: u64,
+    missing: &[String],
+    skipped: &[(String, String)],
+) -> anyhow::Result<ExitCode> {
     let reports = missing
         .iter()
         .map(|id| format!("job {id:?} is not in {set}; skipped"))
@@ -433,7 +468,7 @@ pub async fn bulk(
     if ctx.out.json {
         ctx.out.json_line(&json!({
             "action": verb(action),
-            "queue": args.queue,
+            "queue": queue,
             "done": done,
             "not_found": missing,
             "skipped": skipped.iter().map(|(id, why)| json!({"id": id, "reason": why})).collect::<Vec<_>>(),
@@ -457,6 +492,27 @@ pub async fn bulk(
     } else {
         ExitCode::Partial
     })
+}
+
+/// Splits ids into those in the sorted set `set` and those not in it, in one round trip.
+async fn in_zset(
+    redis: &mut engine::Redis,
+    set: &str,
+    ids: Vec<String>,
+) -> anyhow::Result<(Vec<String>, Vec<String>)> {
+    let mut pipe = redis::pipe();
+    for id in &ids {
+        pipe.zscore(set, id);
+    }
+    let scores: Vec<Option<f64>> = redis.pipeline(&pipe, format!("ZSCORE {set}")).await?;
+    let (present, absent): (Vec<_>, Vec<_>) = ids
+        .into_iter()
+        .zip(scores)
+        .partition(|(_, score)| score.is_some());
+    Ok((
+        present.into_iter().map(|(id, _)| id).collect(),
+        absent.into_iter().map(|(id, _)| id).collect(),
+    ))
 }
 
 /// How many jobs a selection touches and up to five of their ids; reads only.

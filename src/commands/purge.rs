@@ -6,6 +6,7 @@ use serde_json::json;
 use super::Context;
 use crate::cli::ConfirmArgs;
 use crate::engine::{consumers, ExitCode, QueueKeys};
+use crate::output::printable;
 
 pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow::Result<ExitCode> {
     let keys = QueueKeys::new(queue);
@@ -67,7 +68,7 @@ pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow:
         existing
             .iter()
             .take(12)
-            .cloned()
+            .map(|k| printable(k))
             .collect::<Vec<_>>()
             .join(", ")
     ));

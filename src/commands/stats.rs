@@ -74,6 +74,8 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
                 "DEAD",
                 "CONSUMERS",
                 "PAUSED",
+                "DONE",
+                "FAILED",
             ];
             if args.watch.is_some() {
                 header.extend(["DONE/S", "FAILED/S"]);
@@ -93,15 +95,18 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
                         count(s.consumers_expired)
                     ),
                     if s.paused { "yes".into() } else { "no".into() },
+                    count(s.completed),
+                    count(s.failed),
                 ];
                 if args.watch.is_some() {
                     let b =
                         rates.and_then(|(secs, before)| before.get(&s.queue).map(|b| (secs, b)));
                     row.push(b.map_or("-".into(), |(secs, b)| {
-                        format!("{:.1}", rate(s.completed, b.completed, secs))
+                        rate(s.completed, b.completed, secs)
+                            .map_or("?".into(), |r| format!("{r:.1}"))
                     }));
                     row.push(b.map_or("-".into(), |(secs, b)| {
-                        format!("{:.1}", rate(s.failed, b.failed, secs))
+                        rate(s.failed, b.failed, secs).map_or("?".into(), |r| format!("{r:.1}"))
                     }));
                 }
                 table.add_row(row);
@@ -143,10 +148,12 @@ fn count(c: Count) -> String {
     c.map_or("?".into(), |n| n.to_string())
 }
 
-fn rate(now: u64, before: u64, secs: f64) -> f64 {
-    if secs <= 0.0 {
+/// Per second between two readings of a counter; None when either could not be read.
+fn rate(now: Count, before: Count, secs: f64) -> Option<f64> {
+    let (now, before) = (now?, before?);
+    Some(if secs <= 0.0 {
         0.0
     } else {
         now.saturating_sub(before) as f64 / secs
-    }
+    })
 }

@@ -35,7 +35,13 @@ impl ServerSpec {
         connect_timeout: Duration,
         response_timeout: Duration,
     ) -> Result<Self, Error> {
-        let bad = |why: &str| Error::Usage(format!("invalid Redis URL {:?}: {why}", redact(url)));
+        let shown = hide_secrets(url);
+        let bad = |why: &str| {
+            Error::Usage(format!(
+                "invalid Redis URL {shown:?}: {}",
+                conceal(&redact(why), url).replace(" - InvalidClientConfig", "")
+            ))
+        };
         if !url.contains("://") {
             return Err(bad(
                 "expected a URL such as redis://127.0.0.1:6379/0 or rediss://host:6380",
@@ -77,6 +83,36 @@ impl ServerSpec {
             server: self.server.clone(),
         })
     }
+}
+
+/// The parts of a URL that may hold a secret, however malformed it is: everything before its
+/// last `@` after the scheme (user and password), and the query (`?pass=...`).
+fn secret_parts(url: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let body = url.split_once("://").map_or(url, |(_, rest)| rest);
+    if let Some(at) = body.rfind('@') {
+        parts.push(&body[..at]);
+    }
+    if let Some((_, query)) = url.split_once('?') {
+        parts.push(query);
+    }
+    parts.retain(|p| !p.is_empty());
+    parts
+}
+
+/// The URL with its user, password and query replaced by `***`, for messages about a URL
+/// that may not even parse.
+pub fn hide_secrets(url: &str) -> String {
+    conceal(url, url)
+}
+
+/// `text` with every secret part of `url` replaced by `***`.
+fn conceal(text: &str, url: &str) -> String {
+    let mut out = text.to_string();
+    for part in secret_parts(url) {
+        out = out.replace(part, "***");
+    }
+    out
 }
 
 fn describe(addr: &ConnectionAddr, db: i64) -> String {
@@ -209,5 +245,23 @@ mod tests {
             assert!(matches!(err, Error::Usage(_)), "{url}: {err}");
             assert!(!err.to_string().contains("hunter2"), "{err}");
         }
+    }
+
+    #[test]
+    fn malformed_urls_never_show_their_secrets() {
+        for url in [
+            "u:hunter2@127.0.0.1:7000",
+            "redis:/u:hunter2@127.0.0.1:7000",
+            "redis://:hunter2/x@127.0.0.1:7000",
+            "redis+unix:///tmp/none.sock?pass=hunter2&db=x",
+        ] {
+            let err = parse(url).expect_err(url);
+            assert!(matches!(err, Error::Usage(_)), "{url}: {err}");
+            assert!(!err.to_string().contains("hunter2"), "{err}");
+        }
+        assert_eq!(
+            hide_secrets("redis://u:pw@h:1/0?x=1"),
+            "redis://***@h:1/0?***"
+        );
     }
 }

@@ -93,9 +93,9 @@ pub struct QueueStats {
     pub consumers_expired: Count,
     pub paused: bool,
     /// Jobs acked by qctl consumers, ever (from `NAME:stats`).
-    pub completed: u64,
+    pub completed: Count,
     /// Failed runs in qctl consumers, ever (from `NAME:stats`).
-    pub failed: u64,
+    pub failed: Count,
     /// Keys of this queue holding the wrong type.
     pub wrong_type: Vec<String>,
 }
@@ -152,6 +152,8 @@ pub async fn stats(
             let mut failed = None;
             let mut n = |i: usize, key: &str| -> Count {
                 match &r[i] {
+                    // A counter that was never written reads as nil: zero.
+                    Ok(redis::Value::Nil) => Some(0),
                     Ok(v) => redis::from_redis_value_ref(v).ok(),
                     // A key of the wrong type is shown as such; any other refusal
                     // (NOAUTH, NOPERM, ...) is an error of the whole command.
@@ -177,8 +179,8 @@ pub async fn stats(
             let alive = n(5, &k.consumers);
             let consumers = n(6, &k.consumers);
             let paused = matches!(n(7, &k.paused), Some(1));
-            let completed = n(8, &k.stats).unwrap_or(0);
-            let failed_runs = n(9, &k.stats).unwrap_or(0);
+            let completed = n(8, &k.stats);
+            let failed_runs = n(9, &k.stats);
             if let Some(e) = failed {
                 return Err(e);
             }

@@ -325,11 +325,14 @@ impl Consumer {
         sink: LineSink,
         events: mpsc::UnboundedSender<Event>,
     ) -> Result<Consumer, Error> {
+        // The first connection gives up within the timeouts asked for, so a wrong address
+        // fails at once; the consumer's own keeps reconnecting through restarts and
+        // failovers (calls are retried above it).
+        let mut first = server.connect().await?;
+        super::keys::check_types(&mut first, &QueueKeys::new(&cfg.queue)).await?;
         let mut server = server;
-        // Keep the connection through restarts and failovers; calls are retried above it.
         server.reconnect_retries = 6;
         let mut redis = server.connect().await?;
-        super::keys::check_types(&mut redis, &QueueKeys::new(&cfg.queue)).await?;
         let before = super::now();
         let server_time = redis.server_time().await?;
         let after = super::now();
