@@ -6,30 +6,7 @@ use std::time::Duration;
 
 use qctl::engine::failure::Failure;
 use qctl::engine::Job;
-use support::{qctl, signal, spawn_consumer, wait_until, RedisServer};
-
-/// Fast settings so the tests do not wait on production defaults.
-const FAST: &[&str] = &[
-    "--poll-interval",
-    "200ms",
-    "--heartbeat",
-    "1s",
-    "--orphan-after",
-    "3s",
-    "--max-backoff",
-    "0s",
-];
-
-fn enqueue(server: &RedisServer, queue: &str, id: &str, data: &[u8]) {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("data");
-    std::fs::write(&file, data).unwrap();
-    qctl(server)
-        .args(["enqueue", queue, "--id", id, "--file"])
-        .arg(&file)
-        .assert()
-        .success();
-}
+use support::{enqueue, qctl, signal, spawn_consumer, wait_until, RedisServer, FAST};
 
 fn record(server: &RedisServer, queue: &str, id: &str) -> Option<Job> {
     server

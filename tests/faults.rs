@@ -9,19 +9,9 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::Signal;
 use qctl::engine::Job;
 use support::ledger::{enqueue_numbered, tally, Ledger};
-use support::{figure, qctl, running, spawn_consumer_at, wait_until, Background, RedisServer};
-
-/// Fast consumer settings: the cut-off is 3 s.
-const FAST: &[&str] = &[
-    "--poll-interval",
-    "200ms",
-    "--heartbeat",
-    "1s",
-    "--orphan-after",
-    "3s",
-    "--max-backoff",
-    "0s",
-];
+use support::{
+    figure, qctl, running, spawn_consumer_at, wait_until, Background, RedisServer, FAST,
+};
 
 /// Stores a job record (Attempt 0) without placing its id anywhere.
 fn store(server: &RedisServer, queue: &str, id: &str, data: &[u8]) {

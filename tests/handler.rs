@@ -15,30 +15,7 @@ use nix::unistd::Pid;
 use qctl::engine::failure::Failure;
 use qctl::engine::Job;
 use qctl::handler::{MAX_LINE, STDERR_TAIL};
-use support::{qctl, qctl_process, signal, spawn_consumer, wait_until, RedisServer};
-
-/// Fast settings so the tests do not wait on production defaults.
-const FAST: &[&str] = &[
-    "--poll-interval",
-    "200ms",
-    "--heartbeat",
-    "1s",
-    "--orphan-after",
-    "3s",
-    "--max-backoff",
-    "0s",
-];
-
-fn enqueue(server: &RedisServer, queue: &str, id: &str, data: &[u8]) {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("data");
-    std::fs::write(&file, data).unwrap();
-    qctl(server)
-        .args(["enqueue", queue, "--id", id, "--file"])
-        .arg(&file)
-        .assert()
-        .success();
-}
+use support::{enqueue, qctl, qctl_process, signal, spawn_consumer, wait_until, RedisServer, FAST};
 
 /// The fields of /proc/PID/stat after the command name: state, ppid, ...
 fn stat_fields(pid: i32) -> Option<Vec<String>> {

@@ -13,6 +13,19 @@ use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+/// Consumer settings for tests that must not wait on production defaults: the cut-off is
+/// 3 s.
+pub const FAST: &[&str] = &[
+    "--poll-interval",
+    "200ms",
+    "--heartbeat",
+    "1s",
+    "--orphan-after",
+    "3s",
+    "--max-backoff",
+    "0s",
+];
+
 pub struct RedisServer {
     port: u16,
     child: Option<Child>,
@@ -241,6 +254,18 @@ pub fn qctl_process_at(url: &str) -> Command {
         .env_remove("QCTL_REDIS_URL")
         .env_remove("REDIS_URL");
     cmd
+}
+
+/// Enqueues one job with this id and data (binary-safe, through a file).
+pub fn enqueue(server: &RedisServer, queue: &str, id: &str, data: &[u8]) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let file = dir.path().join("data");
+    std::fs::write(&file, data).expect("write the data");
+    qctl(server)
+        .args(["enqueue", queue, "--id", id, "--file"])
+        .arg(&file)
+        .assert()
+        .success();
 }
 
 /// Polls `cond` every 20 ms until it holds or `limit` passes; true if it held.
