@@ -117,6 +117,25 @@ enum Watcher {
     Gone(String),
 }
 
+/// Starts this process's reaper if it has not been started; true when one is running.
+pub fn ready() -> bool {
+    if !ENABLED.load(Ordering::Relaxed) {
+        return false;
+    }
+    let mut watcher = WATCHER.lock().unwrap_or_else(|e| e.into_inner());
+    start_once(&mut watcher);
+    matches!(*watcher, Watcher::Running { .. })
+}
+
+fn start_once(watcher: &mut Watcher) {
+    if let Watcher::NotStarted = *watcher {
+        *watcher = match start() {
+            Ok((child, stdin)) => Watcher::Running { child, stdin },
+            Err(e) => Watcher::Gone(format!("could not start the reaper process: {e}")),
+        };
+    }
+}
+
 /// Tells this process's reaper that handler group `pgid` runs, starting the reaper on first
 /// use. Returns a warning, once per process, when there is no reaper to tell.
 pub fn watch(pgid: i32) -> Option<String> {
@@ -124,12 +143,7 @@ pub fn watch(pgid: i32) -> Option<String> {
         return None;
     }
     let mut watcher = WATCHER.lock().unwrap_or_else(|e| e.into_inner());
-    if let Watcher::NotStarted = *watcher {
-        *watcher = match start() {
-            Ok((child, stdin)) => Watcher::Running { child, stdin },
-            Err(e) => Watcher::Gone(format!("could not start the reaper process: {e}")),
-        };
-    }
+    start_once(&mut watcher);
     send(&mut watcher, '+', pgid);
     match &*watcher {
         Watcher::Gone(why) if !WARNED.swap(true, Ordering::Relaxed) => Some(format!(
