@@ -69,12 +69,22 @@ fn run(cmd: &mut assert_cmd::Command) -> Ran {
         .timeout(Duration::from_secs(60))
         .output()
         .expect("run qctl");
-    Ran {
+    let ran = Ran {
         code: out.status.code(),
         out: out.stdout,
         err: String::from_utf8_lossy(&out.stderr).into_owned(),
         took: start.elapsed(),
+    };
+    // Every message is qctl's or Redis's own words, never the client library's internals.
+    for raw in [
+        "Pipeline failure",
+        "Incompatible type",
+        "InvalidClientConfig",
+        "panicked",
+    ] {
+        assert!(!ran.err.contains(raw), "raw client text {raw:?}: {ran:?}");
     }
+    ran
 }
 
 /// Runs the commands six at a time, so that slow refusals overlap; results in input order.

@@ -659,3 +659,47 @@ fn bulk_requeue_walks_past_thousands_of_equal_scores_without_missing_any() {
     assert_eq!(server.lrange("q:active").len(), 9000);
     assert_eq!(server.key_type("q:dead"), "none");
 }
+
+#[test]
+fn dead_list_streams_json_over_many_chunks_newest_first() {
+    let server = RedisServer::start();
+    let mut con = server.conn();
+    let mut pipe = redis::pipe();
+    for i in 0..2500u32 {
+        let id = format!("d{i:04}");
+        pipe.hset(
+            "q:data",
+            &id,
+            Job::new(id.as_str(), Some(b"x".to_vec())).encode(),
+        )
+        .ignore()
+        .zadd("q:dead", &id, 1_700_000_000 + i)
+        .ignore();
+    }
+    let _: () = pipe.query(&mut con).unwrap();
+    let out = qctl(&server)
+        .args(["dead", "list", "q", "--jsonl", "--limit", "200000"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let lines = json_lines(&out);
+    assert_eq!(lines.len(), 2500, "every job, across chunks of 1000");
+    assert_eq!(lines[0]["id"], "d2499");
+    assert_eq!(lines[2499]["id"], "d0000");
+    let out = qctl(&server)
+        .args([
+            "--json", "dead", "list", "q", "--limit", "1500", "--offset", "700",
+        ])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let page: serde_json::Value = serde_json::from_slice(&out).expect("one JSON array");
+    let page = page.as_array().unwrap();
+    assert_eq!(page.len(), 1500);
+    assert_eq!(page[0]["id"], "d1799");
+    assert_eq!(page[1499]["id"], "d0300");
+}
