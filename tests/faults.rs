@@ -180,16 +180,24 @@ fn f2_sigterm_lets_short_jobs_finish_and_returns_long_ones_with_attempt_unchange
     args.extend_from_slice(FAST);
     // `xargs sleep` runs `sleep DATA`: the data is an argument, never shell text.
     args.extend(["--", "xargs", "sleep"]);
-    let mut c = spawn_consumer_at(&server.url(), &args);
-    assert!(wait_until(Duration::from_secs(10), || server
-        .lrange("q:active")
-        .is_empty()));
-    std::thread::sleep(Duration::from_millis(200));
-    c.signal(Signal::SIGTERM);
-    let signalled = Instant::now();
-    let status = c.wait_timeout(Duration::from_secs(15)).expect("it exits");
-    let exit_after = signalled.elapsed();
-    assert_eq!(status.code(), Some(0), "{}", c.stderr());
+    // Runs a consumer until both jobs run, sends SIGTERM `signals` times, and returns how
+    // long it took to exit after the last one.
+    let run_and_stop = |signals: usize| {
+        let mut c = spawn_consumer_at(&server.url(), &args);
+        assert!(wait_until(Duration::from_secs(10), || server
+            .lrange("q:active")
+            .is_empty()));
+        for _ in 0..signals {
+            std::thread::sleep(Duration::from_millis(200));
+            c.signal(Signal::SIGTERM);
+        }
+        let signalled = Instant::now();
+        let status = c.wait_timeout(Duration::from_secs(15)).expect("it exits");
+        let took = signalled.elapsed();
+        assert_eq!(status.code(), Some(0), "{}", c.stderr());
+        took
+    };
+    let exit_after = run_and_stop(1);
     assert_eq!(
         server.hget_bytes("q:data", "short"),
         None,
@@ -212,18 +220,7 @@ fn f2_sigterm_lets_short_jobs_finish_and_returns_long_ones_with_attempt_unchange
     assert_eq!(consumer_keys(&server), Vec::<String>::new());
 
     // A second signal skips the grace.
-    let mut c = spawn_consumer_at(&server.url(), &args);
-    assert!(wait_until(Duration::from_secs(10), || server
-        .lrange("q:active")
-        .is_empty()));
-    std::thread::sleep(Duration::from_millis(200));
-    c.signal(Signal::SIGTERM);
-    std::thread::sleep(Duration::from_millis(200));
-    c.signal(Signal::SIGTERM);
-    let signalled = Instant::now();
-    let status = c.wait_timeout(Duration::from_secs(15)).expect("it exits");
-    let second_exit = signalled.elapsed();
-    assert_eq!(status.code(), Some(0), "{}", c.stderr());
+    let second_exit = run_and_stop(2);
     assert_eq!(server.lrange("q:active"), ["long"]);
     figure(&format!(
         "F2 SIGTERM, grace 2s: short job finished and acked, long job returned with attempt 0; exit {:.1}s after the signal, {:.1}s after a second signal",
