@@ -218,7 +218,7 @@ _qctl() {
 
     case "${cmd}" in
         qctl)
-            opts="-u -q -v -h -V --redis --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version enqueue consume stats dead scheduled active consumers orphans pause resume purge completions help"
+            opts="-u -q -v -h -V --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version enqueue consume stats dead scheduled active consumers orphans pause resume purge completions help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -229,6 +229,26 @@ _qctl() {
                     return 0
                     ;;
                 -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -248,7 +268,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__active)
-            opts="-u -q -v -h -V --redis --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version list delete help"
+            opts="-u -q -v -h -V --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version list delete help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -259,6 +279,26 @@ _qctl() {
                     return 0
                     ;;
                 -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -278,7 +318,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__active__subcmd__delete)
-            opts="-y -u -q -v -h -V --yes --dry-run --redis --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-y -u -q -v -h -V --yes --dry-run --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -289,6 +329,26 @@ _qctl() {
                     return 0
                     ;;
                 -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -364,7 +424,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__active__subcmd__list)
-            opts="-u -q -v -h -V --limit --offset --grep --since --until --min-attempts --jsonl --redis --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-u -q -v -h -V --limit --offset --grep --since --until --min-attempts --jsonl --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -402,6 +462,26 @@ _qctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --connect-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -418,7 +498,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__completions)
-            opts="-u -q -v -h -V --redis --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version bash zsh fish elvish powershell"
+            opts="-u -q -v -h -V --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version bash zsh fish elvish powershell"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -429,6 +509,26 @@ _qctl() {
                     return 0
                     ;;
                 -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -448,7 +548,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__consume)
-            opts="-c -u -q -v -h -V --queue --concurrency --buffer --timeout --kill-after --max-retries --max-backoff --heartbeat --orphan-after --poll-interval --shutdown-grace --drain --max-jobs --replace --prefix --redis --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-c -u -q -v -h -V --queue --concurrency --buffer --timeout --kill-after --max-retries --max-backoff --heartbeat --orphan-after --poll-interval --shutdown-grace --drain --max-jobs --replace --prefix --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -518,6 +618,26 @@ _qctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --connect-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -534,7 +654,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__consumers)
-            opts="-u -q -v -h -V --orphan-after --redis --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-u -q -v -h -V --orphan-after --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -549,6 +669,26 @@ _qctl() {
                     return 0
                     ;;
                 -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -568,7 +708,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__dead)
-            opts="-u -q -v -h -V --redis --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version list show requeue delete export help"
+            opts="-u -q -v -h -V --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version list show requeue delete export help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -579,6 +719,26 @@ _qctl() {
                     return 0
                     ;;
                 -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -598,7 +758,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__dead__subcmd__delete)
-            opts="-y -u -q -v -h -V --all --grep --since --until --min-attempts --yes --dry-run --older-than --redis --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-y -u -q -v -h -V --all --grep --since --until --min-attempts --yes --dry-run --older-than --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -632,6 +792,26 @@ _qctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --connect-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -648,7 +828,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__dead__subcmd__export)
-            opts="-u -q -v -h -V --grep --since --until --min-attempts --redis --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-u -q -v -h -V --grep --since --until --min-attempts --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -675,6 +855,26 @@ _qctl() {
                     return 0
                     ;;
                 -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -792,7 +992,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__dead__subcmd__list)
-            opts="-u -q -v -h -V --limit --offset --grep --since --until --min-attempts --jsonl --redis --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-u -q -v -h -V --limit --offset --grep --since --until --min-attempts --jsonl --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -830,6 +1030,26 @@ _qctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --connect-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -846,7 +1066,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__dead__subcmd__requeue)
-            opts="-y -u -q -v -h -V --all --grep --since --until --min-attempts --yes --dry-run --keep-attempts --redis --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-y -u -q -v -h -V --all --grep --since --until --min-attempts --yes --dry-run --keep-attempts --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -876,6 +1096,26 @@ _qctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --connect-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -892,7 +1132,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__dead__subcmd__show)
-            opts="-u -q -v -h -V --raw --redis --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-u -q -v -h -V --raw --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -903,6 +1143,26 @@ _qctl() {
                     return 0
                     ;;
                 -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -922,7 +1182,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__enqueue)
-            opts="-u -q -v -h -V --file --id --in --at --lines --jsonl --redis --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-u -q -v -h -V --file --id --in --at --lines --jsonl --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -949,6 +1209,26 @@ _qctl() {
                     return 0
                     ;;
                 -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1318,7 +1598,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__orphans)
-            opts="-u -q -v -h -V --orphan-after --dry-run --redis --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-u -q -v -h -V --orphan-after --dry-run --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1333,6 +1613,26 @@ _qctl() {
                     return 0
                     ;;
                 -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1352,7 +1652,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__pause)
-            opts="-u -q -v -h -V --redis --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-u -q -v -h -V --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1363,6 +1663,26 @@ _qctl() {
                     return 0
                     ;;
                 -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1382,7 +1702,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__purge)
-            opts="-y -u -q -v -h -V --yes --dry-run --redis --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-y -u -q -v -h -V --yes --dry-run --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1393,6 +1713,26 @@ _qctl() {
                     return 0
                     ;;
                 -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1412,7 +1752,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__resume)
-            opts="-u -q -v -h -V --redis --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-u -q -v -h -V --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1423,6 +1763,26 @@ _qctl() {
                     return 0
                     ;;
                 -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1442,7 +1802,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__scheduled)
-            opts="-u -q -v -h -V --redis --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version list show run-now delete help"
+            opts="-u -q -v -h -V --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version list show run-now delete help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1453,6 +1813,26 @@ _qctl() {
                     return 0
                     ;;
                 -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1472,7 +1852,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__scheduled__subcmd__delete)
-            opts="-y -u -q -v -h -V --all --grep --since --until --min-attempts --yes --dry-run --redis --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-y -u -q -v -h -V --all --grep --since --until --min-attempts --yes --dry-run --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1499,6 +1879,26 @@ _qctl() {
                     return 0
                     ;;
                 -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1602,7 +2002,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__scheduled__subcmd__list)
-            opts="-u -q -v -h -V --limit --offset --grep --since --until --min-attempts --jsonl --redis --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-u -q -v -h -V --limit --offset --grep --since --until --min-attempts --jsonl --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1640,6 +2040,26 @@ _qctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --connect-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1656,7 +2076,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__scheduled__subcmd__run__subcmd__now)
-            opts="-y -u -q -v -h -V --all --grep --since --until --min-attempts --yes --dry-run --redis --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-y -u -q -v -h -V --all --grep --since --until --min-attempts --yes --dry-run --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1686,6 +2106,26 @@ _qctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --connect-timeout)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -1702,7 +2142,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__scheduled__subcmd__show)
-            opts="-u -q -v -h -V --raw --redis --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-u -q -v -h -V --raw --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1713,6 +2153,26 @@ _qctl() {
                     return 0
                     ;;
                 -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1732,7 +2192,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__stats)
-            opts="-u -q -v -h -V --watch --orphan-after --max-keys --redis --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-u -q -v -h -V --watch --orphan-after --max-keys --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1755,6 +2215,26 @@ _qctl() {
                     return 0
                     ;;
                 -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_qctl_global_optspecs
-    string join \n u/redis= json q/quiet v/verbose no-color connect-timeout= response-timeout= h/help V/version
+    string join \n u/redis= user= password-file= tls-ca-cert= tls-cert= tls-key= tls-insecure cluster json q/quiet v/verbose no-color connect-timeout= response-timeout= h/help V/version
 end
 
 function __fish_qctl_needs_command
@@ -24,9 +24,16 @@ function __fish_qctl_using_subcommand
     contains -- $cmd[1] $argv
 end
 
-complete -c qctl -n "__fish_qctl_needs_command" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_needs_command" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_needs_command" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_needs_command" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_needs_command" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_needs_command" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_needs_command" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_needs_command" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_needs_command" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_needs_command" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_needs_command" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_needs_command" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_needs_command" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_needs_command" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
@@ -50,11 +57,18 @@ complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l file -d 'Read the 
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l id -d 'The job\'s id (default: a new UUID v4). When the id is taken nothing changes and qctl exits with code 5' -r
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l in -d 'Run the job after this delay: 90s, 10m, 2h, 3d, 1h30m' -r
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l at -d 'Run the job at this time: RFC 3339 (2026-01-02T15:04:05Z) or unix seconds. A time in the past runs at once' -r
-complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l lines -d 'Every input line is the data of one job (without its newline)'
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l jsonl -d 'Every input line is a JSON object {"id"?, "data" | "data_b64", "at"?, "attempt"?}'
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
@@ -74,11 +88,18 @@ complete -c qctl -n "__fish_qctl_using_subcommand consume" -l poll-interval -d '
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l shutdown-grace -d 'On SIGINT/SIGTERM, how long running handlers may finish before they are stopped and their jobs returned to the queue' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-jobs -d 'Exit after this many jobs; exit code 7 if any job failed' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l replace -d 'Replace STR in ARGS by the job\'s data (like xargs -I); no shell is involved' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l drain -d 'Exit when nothing is ready and nothing is running; exit code 7 if any job failed'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l prefix -d 'Put "[<job id>] " before every line a handler prints'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
@@ -88,18 +109,32 @@ complete -c qctl -n "__fish_qctl_using_subcommand consume" -s V -l version -d 'P
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l watch -d 'Redraw every DUR (default 2s) with rates, until Ctrl-C' -r
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l orphan-after -d 'A consumer whose heartbeat is older than this counts as expired' -r
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l max-keys -d 'Stop discovering queues after scanning this many keys' -r
-complete -c qctl -n "__fish_qctl_using_subcommand stats" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand stats" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand stats" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand stats" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand stats" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand stats" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand stats" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand stats" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand stats" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
@@ -118,20 +153,34 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcomma
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l since -d 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l until -d 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l min-attempts -d 'Only jobs that failed at least N times' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l jsonl -d 'One JSON object per line, with full data'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l raw -d 'Write only the job\'s data bytes to standard output'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
@@ -142,13 +191,20 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcomma
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l since -d 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l until -d 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l min-attempts -d 'Only jobs that failed at least N times' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l all -d 'Every job (narrowed by the filters, if any)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -s y -l yes -d 'Do it without asking'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l dry-run -d 'Show what would be done; change nothing'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l keep-attempts -d 'Keep each job\'s Attempt instead of resetting it'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
@@ -160,12 +216,19 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcomma
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l until -d 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l min-attempts -d 'Only jobs that failed at least N times' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l older-than -d 'Only jobs that died longer ago than this (e.g. 30d)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l all -d 'Every job (narrowed by the filters, if any)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -s y -l yes -d 'Do it without asking'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l dry-run -d 'Show what would be done; change nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
@@ -176,9 +239,16 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcomma
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l since -d 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l until -d 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l min-attempts -d 'Only jobs that failed at least N times' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
@@ -191,9 +261,16 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcomma
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete dead jobs with their records'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from help" -f -a "export" -d 'Write dead jobs as JSON lines that `qctl enqueue --jsonl` reads back'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
@@ -211,20 +288,34 @@ complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_sub
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l since -d 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l until -d 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l min-attempts -d 'Only jobs that failed at least N times' -r
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l jsonl -d 'One JSON object per line, with full data'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l raw -d 'Write only the job\'s data bytes to standard output'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
@@ -235,12 +326,19 @@ complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_sub
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l since -d 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l until -d 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l min-attempts -d 'Only jobs that failed at least N times' -r
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l all -d 'Every job (narrowed by the filters, if any)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -s y -l yes -d 'Do it without asking'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l dry-run -d 'Show what would be done; change nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
@@ -251,12 +349,19 @@ complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_sub
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l since -d 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l until -d 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l min-attempts -d 'Only jobs that failed at least N times' -r
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l all -d 'Every job (narrowed by the filters, if any)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -s y -l yes -d 'Do it without asking'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l dry-run -d 'Show what would be done; change nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
@@ -268,9 +373,16 @@ complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_sub
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from help" -f -a "run-now" -d 'Make scheduled jobs ready now'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete scheduled jobs with their records'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
@@ -286,21 +398,35 @@ complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcom
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l since -d 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l until -d 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l min-attempts -d 'Only jobs that failed at least N times' -r
-complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l jsonl -d 'One JSON object per line, with full data'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -s y -l yes -d 'Do it without asking'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -l dry-run -d 'Show what would be done; change nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
@@ -311,9 +437,16 @@ complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcom
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete ready jobs with their records'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l orphan-after -d 'A consumer whose heartbeat is older than this counts as expired' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
@@ -321,48 +454,83 @@ complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l no-color -d 'Nev
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s h -l help -d 'Print help'
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l orphan-after -d 'A consumer whose heartbeat is older than this is expired' -r
-complete -c qctl -n "__fish_qctl_using_subcommand orphans" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand orphans" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l dry-run -d 'Show what would be recovered; change nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -s h -l help -d 'Print help'
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand pause" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand pause" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand pause" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand pause" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand pause" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand pause" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand pause" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand pause" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand pause" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand pause" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand pause" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand pause" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand pause" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand pause" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand pause" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand pause" -s h -l help -d 'Print help'
 complete -c qctl -n "__fish_qctl_using_subcommand pause" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand resume" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand resume" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand resume" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand resume" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand resume" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand resume" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand resume" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand resume" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand resume" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand resume" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand resume" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand resume" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand resume" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand resume" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand resume" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand resume" -s h -l help -d 'Print help'
 complete -c qctl -n "__fish_qctl_using_subcommand resume" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand purge" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand purge" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand purge" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand purge" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand purge" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand purge" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand purge" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -s y -l yes -d 'Do it without asking'
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -l dry-run -d 'Show what would be done; change nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand purge" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand purge" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -s h -l help -d 'Print help'
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand completions" -s u -l redis -d 'Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand completions" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand completions" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand completions" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand completions" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand completions" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand completions" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand completions" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand completions" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'

@@ -42,8 +42,8 @@ pub fn parse() -> Cli {
 
 #[derive(Debug, Args)]
 pub struct GlobalArgs {
-    /// Redis URL: redis://[user:password@]host[:port][/db], or rediss:// for TLS.
-    /// Falls back to $REDIS_URL, then redis://127.0.0.1:6379.
+    /// Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or
+    /// unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379.
     #[arg(
         short = 'u',
         long = "redis",
@@ -53,6 +53,53 @@ pub struct GlobalArgs {
         value_name = "URL"
     )]
     pub redis: Option<String>,
+
+    /// ACL user name (overrides a user in the URL). The password comes from
+    /// $QCTL_REDIS_PASSWORD or --password-file, never from the command line.
+    #[arg(long, global = true, env = "QCTL_REDIS_USER", value_name = "NAME")]
+    pub user: Option<String>,
+
+    /// Read the Redis password from FILE (its first line).
+    #[arg(
+        long,
+        global = true,
+        env = "QCTL_REDIS_PASSWORD_FILE",
+        value_name = "FILE"
+    )]
+    pub password_file: Option<PathBuf>,
+
+    /// Verify the server with this CA certificate (PEM) instead of the system's trust store.
+    #[arg(long, global = true, env = "QCTL_TLS_CA_CERT", value_name = "FILE")]
+    pub tls_ca_cert: Option<PathBuf>,
+
+    /// Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key.
+    #[arg(
+        long,
+        global = true,
+        env = "QCTL_TLS_CERT",
+        value_name = "FILE",
+        requires = "tls_key"
+    )]
+    pub tls_cert: Option<PathBuf>,
+
+    /// The client certificate's private key (PEM); needs --tls-cert.
+    #[arg(
+        long,
+        global = true,
+        env = "QCTL_TLS_KEY",
+        value_name = "FILE",
+        requires = "tls_cert"
+    )]
+    pub tls_key: Option<PathBuf>,
+
+    /// Do not verify the server's TLS certificate (a warning says so).
+    #[arg(long, global = true, env = "QCTL_TLS_INSECURE", value_parser = clap::builder::FalseyValueParser::new())]
+    pub tls_insecure: bool,
+
+    /// The URL names a node of a Redis Cluster: commands go to the node owning each queue's
+    /// slot. Queue names need a hash tag, as in {mail}.
+    #[arg(long, global = true, env = "QCTL_CLUSTER", value_parser = clap::builder::FalseyValueParser::new())]
+    pub cluster: bool,
 
     /// Print results as JSON.
     #[arg(long, global = true)]

@@ -26,7 +26,12 @@ const DRAIN_LIMIT: Duration = Duration::from_secs(1);
 pub const MAX_LINE: usize = 64 * 1024;
 /// Variables of the consumer's environment that a handler does not get: they may carry the
 /// Redis password.
-const WITHHELD_ENV: [&str; 3] = ["QCTL_REDIS_URL", "REDIS_URL", "QCTL_REDIS_PASSWORD"];
+const WITHHELD_ENV: [&str; 4] = [
+    "QCTL_REDIS_URL",
+    "REDIS_URL",
+    "QCTL_REDIS_PASSWORD",
+    "QCTL_REDIS_PASSWORD_FILE",
+];
 
 /// The command to run per job.
 #[derive(Clone, Debug)]

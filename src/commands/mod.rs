@@ -14,7 +14,8 @@ mod scheduled;
 mod stats;
 
 use crate::cli::{Cli, Command, GlobalArgs};
-use crate::engine::{ExitCode, ServerSpec};
+use crate::engine::conn::{Access, Secret};
+use crate::engine::{Error, ExitCode, ServerSpec};
 use crate::output::Output;
 
 /// The default server when neither --redis, $QCTL_REDIS_URL nor $REDIS_URL says otherwise.
@@ -27,20 +28,57 @@ pub struct Context {
 }
 
 impl Context {
-    /// The server from --redis / $QCTL_REDIS_URL, then $REDIS_URL, then the default.
+    /// The server from --redis / $QCTL_REDIS_URL, then $REDIS_URL, then the default, with
+    /// the user, password, TLS and cluster options applied.
     pub fn server(&self) -> anyhow::Result<ServerSpec> {
-        let url = self
-            .global
+        let g = &self.global;
+        let url = g
             .redis
             .clone()
             .or_else(|| std::env::var("REDIS_URL").ok().filter(|u| !u.is_empty()))
             .unwrap_or_else(|| DEFAULT_URL.to_string());
-        Ok(ServerSpec::parse(
-            &url,
-            self.global.connect_timeout,
-            self.global.response_timeout,
-        )?)
+        let access = Access {
+            user: g.user.clone(),
+            password: password(g.password_file.as_deref())?,
+            tls_ca_cert: g.tls_ca_cert.clone(),
+            tls_cert: g.tls_cert.clone(),
+            tls_key: g.tls_key.clone(),
+            tls_insecure: g.tls_insecure,
+            cluster: g.cluster,
+        };
+        let spec = ServerSpec::open(&url, &access, g.connect_timeout, g.response_timeout)?;
+        if g.tls_insecure {
+            self.out.warn(format!(
+                "--tls-insecure: the certificate of {} is not verified",
+                spec.server()
+            ));
+        }
+        Ok(spec)
     }
+}
+
+/// The password from --password-file (its first line), else $QCTL_REDIS_PASSWORD.
+fn password(file: Option<&std::path::Path>) -> Result<Option<Secret>, Error> {
+    if let Some(path) = file {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            Error::BadInput(format!(
+                "cannot read the password file {}: {e}",
+                path.display()
+            ))
+        })?;
+        let line = text.lines().next().unwrap_or("");
+        if line.is_empty() {
+            return Err(Error::BadInput(format!(
+                "the password file {} is empty",
+                path.display()
+            )));
+        }
+        return Ok(Some(Secret(line.to_string())));
+    }
+    Ok(std::env::var("QCTL_REDIS_PASSWORD")
+        .ok()
+        .filter(|p| !p.is_empty())
+        .map(Secret))
 }
 
 /// Runs the parsed command line; the exit code says how it went.

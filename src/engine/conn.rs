@@ -1,18 +1,59 @@
-//! Connections from a URL (`redis://`, `rediss://`, `user:password@`, `/db`) with connect and
-//! response timeouts. Every failure names the server as host:port, never with a password.
+//! Connections from a URL (`redis://`, `rediss://`, `redis+unix://`, `unix://`, `/db`) with
+//! connect and response timeouts, an ACL user and password, TLS files, and Redis Cluster.
+//! Every failure names the server as host:port, never with a password.
 
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use redis::aio::{ConnectionManager, ConnectionManagerConfig};
-use redis::{ConnectionAddr, FromRedisValue, IntoConnectionInfo};
+use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
+use redis::cluster::{ClusterClient, ClusterClientBuilder};
+use redis::cluster_async::ClusterConnection;
+use redis::{
+    ClientTlsConfig, ConnectionAddr, FromRedisValue, IntoConnectionInfo, RedisFuture,
+    TlsCertificates,
+};
 
 use super::error::{redact, Error};
+
+/// How to authenticate and secure a connection, beside what the URL says.
+#[derive(Clone, Debug, Default)]
+pub struct Access {
+    /// ACL user; overrides a user in the URL.
+    pub user: Option<String>,
+    /// Password; overrides a password in the URL. Never printed.
+    pub password: Option<Secret>,
+    /// PEM file of the CA that signed the server's certificate (instead of the system store).
+    pub tls_ca_cert: Option<PathBuf>,
+    /// PEM files of a client certificate and its key, for `tls-auth-clients yes`.
+    pub tls_cert: Option<PathBuf>,
+    pub tls_key: Option<PathBuf>,
+    /// Do not verify the server's certificate.
+    pub tls_insecure: bool,
+    /// The URL names one node of a Redis Cluster; keys are routed to the node owning them.
+    pub cluster: bool,
+}
+
+/// A password: shown as `***` by `Debug`.
+#[derive(Clone, Default)]
+pub struct Secret(pub String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("***")
+    }
+}
+
+#[derive(Clone)]
+enum Client {
+    Single(redis::Client),
+    Cluster(ClusterClient),
+}
 
 /// Where and how to connect; parsed once from the URL.
 #[derive(Clone)]
 pub struct ServerSpec {
-    client: redis::Client,
+    client: Client,
     server: Arc<str>,
     pub connect_timeout: Duration,
     pub response_timeout: Duration,
@@ -35,6 +76,16 @@ impl ServerSpec {
         connect_timeout: Duration,
         response_timeout: Duration,
     ) -> Result<Self, Error> {
+        Self::open(url, &Access::default(), connect_timeout, response_timeout)
+    }
+
+    /// Parses a Redis URL and applies `access` to it.
+    pub fn open(
+        url: &str,
+        access: &Access,
+        connect_timeout: Duration,
+        response_timeout: Duration,
+    ) -> Result<Self, Error> {
         let shown = hide_secrets(url);
         let bad = |why: &str| {
             Error::Usage(format!(
@@ -47,14 +98,87 @@ impl ServerSpec {
                 "expected a URL such as redis://127.0.0.1:6379/0 or rediss://host:6380",
             ));
         }
-        let info = url
+        let mut info = url
             .into_connection_info()
             .map_err(|e| bad(&redact(&e.to_string())))?;
-        let server = describe(info.addr(), info.redis_settings().db());
-        let client = redis::Client::open(info).map_err(|e| bad(&redact(&e.to_string())))?;
+        let mut settings = info.redis_settings().clone().set_skip_set_lib_name();
+        if let Some(user) = &access.user {
+            settings = settings.set_username(user);
+        }
+        if let Some(password) = &access.password {
+            settings = settings.set_password(&password.0);
+        }
+        info = info.set_redis_settings(settings);
+        let tls = matches!(info.addr(), ConnectionAddr::TcpTls { .. });
+        let wants_tls = access.tls_ca_cert.is_some()
+            || access.tls_cert.is_some()
+            || access.tls_key.is_some()
+            || access.tls_insecure;
+        if wants_tls && !tls {
+            return Err(Error::Usage(format!(
+                "the --tls-* options need a rediss:// URL, not {shown:?}"
+            )));
+        }
+        if access.tls_cert.is_some() != access.tls_key.is_some() {
+            return Err(Error::Usage(
+                "--tls-cert and --tls-key go together: give both or neither".into(),
+            ));
+        }
+        if access.tls_insecure {
+            let mut addr = info.addr().clone();
+            if let ConnectionAddr::TcpTls { insecure, .. } = &mut addr {
+                *insecure = true;
+            }
+            info = info.set_addr(addr);
+        }
+        let certificates = if tls && (access.tls_ca_cert.is_some() || access.tls_cert.is_some()) {
+            Some(TlsCertificates {
+                root_cert: access.tls_ca_cert.as_deref().map(read_pem).transpose()?,
+                client_tls: match (&access.tls_cert, &access.tls_key) {
+                    (Some(cert), Some(key)) => Some(ClientTlsConfig {
+                        client_cert: read_pem(cert)?,
+                        client_key: read_pem(key)?,
+                    }),
+                    _ => None,
+                },
+            })
+        } else {
+            None
+        };
+        let db = info.redis_settings().db();
+        let server = describe(info.addr(), db);
+        let client = if access.cluster {
+            if db != 0 {
+                return Err(Error::Usage(format!(
+                    "Redis Cluster has only database 0, but {shown:?} names database {db}"
+                )));
+            }
+            if matches!(info.addr(), ConnectionAddr::Unix(_)) {
+                return Err(Error::Usage(format!(
+                    "Redis Cluster is reached over TCP: {shown:?} is a Unix socket"
+                )));
+            }
+            let mut builder = ClusterClientBuilder::new(vec![info])
+                .connection_timeout(connect_timeout)
+                .response_timeout(response_timeout);
+            if let Some(certificates) = certificates {
+                builder = builder.certs(certificates);
+            }
+            Client::Cluster(builder.build().map_err(|e| bad(&e.to_string()))?)
+        } else {
+            let client = match certificates {
+                Some(certificates) => redis::Client::build_with_tls(info, certificates),
+                None => redis::Client::open(info),
+            };
+            Client::Single(client.map_err(|e| bad(&redact(&e.to_string())))?)
+        };
         Ok(ServerSpec {
             client,
-            server: server.into(),
+            server: if access.cluster {
+                format!("{server} (cluster)").into()
+            } else {
+                server.into()
+            },
             connect_timeout,
             response_timeout,
             reconnect_retries: 1,
@@ -66,22 +190,84 @@ impl ServerSpec {
         &self.server
     }
 
+    /// Whether keys are routed across the nodes of a Redis Cluster.
+    pub fn is_cluster(&self) -> bool {
+        matches!(self.client, Client::Cluster(_))
+    }
+
     /// Opens a connection that reconnects by itself after a failure (the failed call still
     /// returns its error).
     pub async fn connect(&self) -> Result<Redis, Error> {
-        let config = ConnectionManagerConfig::new()
-            .set_connection_timeout(Some(self.connect_timeout))
-            .set_response_timeout(Some(self.response_timeout))
-            .set_number_of_retries(self.reconnect_retries)
-            .set_min_delay(Duration::from_millis(100))
-            .set_max_delay(Duration::from_secs(2));
-        let conn = ConnectionManager::new_with_config(self.client.clone(), config)
-            .await
-            .map_err(|e| Error::from_redis(&self.server, "connect", e))?;
+        let conn = match &self.client {
+            Client::Single(client) => {
+                let config = ConnectionManagerConfig::new()
+                    .set_connection_timeout(Some(self.connect_timeout))
+                    .set_response_timeout(Some(self.response_timeout))
+                    .set_number_of_retries(self.reconnect_retries)
+                    .set_min_delay(Duration::from_millis(100))
+                    .set_max_delay(Duration::from_secs(2));
+                Conn::Single(
+                    ConnectionManager::new_with_config(client.clone(), config)
+                        .await
+                        .map_err(|e| Error::from_redis(&self.server, "connect", e))?,
+                )
+            }
+            Client::Cluster(client) => {
+                let config = redis::cluster::ClusterConfig::new()
+                    .set_connection_timeout(self.connect_timeout)
+                    .set_response_timeout(self.response_timeout);
+                Conn::Cluster(
+                    client
+                        .get_async_connection_with_config(config)
+                        .await
+                        .map_err(|e| Error::from_redis(&self.server, "connect", e))?,
+                )
+            }
+        };
         Ok(Redis {
             conn,
             server: self.server.clone(),
         })
+    }
+}
+
+/// Reads a PEM file named by a --tls-* option.
+fn read_pem(path: &std::path::Path) -> Result<Vec<u8>, Error> {
+    std::fs::read(path).map_err(|e| Error::BadInput(format!("cannot read {}: {e}", path.display())))
+}
+
+/// One connection to a server, or to every node of a cluster.
+#[derive(Clone)]
+pub enum Conn {
+    Single(ConnectionManager),
+    Cluster(ClusterConnection),
+}
+
+impl ConnectionLike for Conn {
+    fn req_packed_command<'a>(&'a mut self, cmd: &'a redis::Cmd) -> RedisFuture<'a, redis::Value> {
+        match self {
+            Conn::Single(c) => c.req_packed_command(cmd),
+            Conn::Cluster(c) => c.req_packed_command(cmd),
+        }
+    }
+
+    fn req_packed_commands<'a>(
+        &'a mut self,
+        pipeline: &'a redis::Pipeline,
+        offset: usize,
+        count: usize,
+    ) -> RedisFuture<'a, Vec<redis::Value>> {
+        match self {
+            Conn::Single(c) => c.req_packed_commands(pipeline, offset, count),
+            Conn::Cluster(c) => c.req_packed_commands(pipeline, offset, count),
+        }
+    }
+
+    fn get_db(&self) -> i64 {
+        match self {
+            Conn::Single(c) => c.get_db(),
+            Conn::Cluster(c) => c.get_db(),
+        }
     }
 }
 
@@ -132,7 +318,7 @@ fn describe(addr: &ConnectionAddr, db: i64) -> String {
 /// A connection to one server; cheap to clone (clones share the connection).
 #[derive(Clone)]
 pub struct Redis {
-    conn: ConnectionManager,
+    conn: Conn,
     server: Arc<str>,
 }
 
@@ -142,7 +328,7 @@ impl Redis {
     }
 
     /// The raw connection, for calls that build their own commands.
-    pub fn conn(&mut self) -> &mut ConnectionManager {
+    pub fn conn(&mut self) -> &mut Conn {
         &mut self.conn
     }
 
