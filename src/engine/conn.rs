@@ -47,7 +47,7 @@ impl std::fmt::Debug for Secret {
 #[derive(Clone)]
 enum Client {
     Single(redis::Client),
-    Cluster(ClusterClient),
+    Cluster(Box<ClusterClient>),
 }
 
 /// Where and how to connect; parsed once from the URL.
@@ -164,7 +164,7 @@ impl ServerSpec {
             if let Some(certificates) = certificates {
                 builder = builder.certs(certificates);
             }
-            Client::Cluster(builder.build().map_err(|e| bad(&e.to_string()))?)
+            Client::Cluster(Box::new(builder.build().map_err(|e| bad(&e.to_string()))?))
         } else {
             let client = match certificates {
                 Some(certificates) => redis::Client::build_with_tls(info, certificates),
