@@ -46,7 +46,7 @@ impl std::fmt::Debug for Secret {
 
 #[derive(Clone)]
 enum Client {
-    Single(redis::Client),
+    Single(Box<redis::Client>),
     Cluster(Box<ClusterClient>),
 }
 
@@ -170,7 +170,7 @@ impl ServerSpec {
                 Some(certificates) => redis::Client::build_with_tls(info, certificates),
                 None => redis::Client::open(info),
             };
-            Client::Single(client.map_err(|e| bad(&redact(&e.to_string())))?)
+            Client::Single(Box::new(client.map_err(|e| bad(&redact(&e.to_string())))?))
         };
         Ok(ServerSpec {
             client,
@@ -207,7 +207,7 @@ impl ServerSpec {
                     .set_min_delay(Duration::from_millis(100))
                     .set_max_delay(Duration::from_secs(2));
                 Conn::Single(
-                    ConnectionManager::new_with_config(client.clone(), config)
+                    ConnectionManager::new_with_config((**client).clone(), config)
                         .await
                         .map_err(|e| Error::from_redis(&self.server, "connect", e))?,
                 )
