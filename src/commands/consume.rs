@@ -21,6 +21,7 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
             cfg.orphan_after.as_secs()
         ));
     }
+    ctx.keys(&queue)?;
     let server = ctx.server()?;
     let (tx, mut events) = mpsc::unbounded_channel();
     let sink = LineSink::new(ctx.out.json);

@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::Context;
 use crate::engine::jobs::describe_time;
-use crate::engine::{consumers, ExitCode, QueueKeys};
+use crate::engine::{consumers, ExitCode};
 use crate::output::{printable, relative};
 
 pub async fn run(
@@ -13,7 +13,7 @@ pub async fn run(
     queue: &str,
     orphan_after: std::time::Duration,
 ) -> anyhow::Result<ExitCode> {
-    let keys = QueueKeys::new(queue);
+    let keys = ctx.keys(queue)?;
     let mut redis = ctx.server()?.connect().await?;
     let list = consumers::list(&mut redis, &keys)
         .await

@@ -6,7 +6,7 @@ use super::listing::{self, Action, Place};
 use super::Context;
 use crate::cli::DeadCommand;
 use crate::engine::bulk::{Selection, Walk};
-use crate::engine::{self, ExitCode, QueueKeys};
+use crate::engine::{self, ExitCode};
 use crate::output::entry_json;
 
 pub async fn run(ctx: Context, cmd: DeadCommand) -> anyhow::Result<ExitCode> {
@@ -44,7 +44,7 @@ async fn export(
     queue: &str,
     filter: engine::listing::Filter,
 ) -> anyhow::Result<ExitCode> {
-    let keys = QueueKeys::new(queue);
+    let keys = ctx.keys(queue)?;
     let mut redis = ctx.server()?.connect().await?;
     let mut walk = Walk::new(&keys.dead, &Selection::Matching(filter));
     let mut n = 0u64;

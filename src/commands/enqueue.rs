@@ -15,7 +15,7 @@ use super::Context;
 use crate::cli::{check_time, parse_time, EnqueueArgs};
 use crate::engine::enqueue::{self, submit, NewJob, Prepared, MAX_JOBS_PER_CALL};
 use crate::engine::jobs::{describe_time, locate};
-use crate::engine::{self, Error, ExitCode, QueueKeys};
+use crate::engine::{self, Error, ExitCode};
 
 /// Lines the reader hands over at once.
 const READ_CHUNK: usize = 256;
@@ -50,7 +50,7 @@ pub async fn run(ctx: Context, args: EnqueueArgs) -> anyhow::Result<ExitCode> {
 
 async fn single(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow::Result<ExitCode> {
     let data = read_data(&args)?;
-    let keys = QueueKeys::new(&args.queue);
+    let keys = ctx.keys(&args.queue)?;
     let server = ctx.server()?;
     let job = Prepared::new(
         NewJob {
@@ -162,7 +162,7 @@ async fn bulk(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow::
         ),
         None => Box::new(std::io::stdin()),
     };
-    let keys = QueueKeys::new(&args.queue);
+    let keys = ctx.keys(&args.queue)?;
     let server = ctx.server()?;
     let redis = server.connect().await?;
 

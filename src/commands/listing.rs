@@ -59,7 +59,7 @@ pub fn filter(args: &FilterArgs) -> Filter {
 }
 
 pub async fn list(mut ctx: Context, args: ListArgs, place: Place) -> anyhow::Result<ExitCode> {
-    let keys = QueueKeys::new(&args.queue);
+    let keys = ctx.keys(&args.queue)?;
     let mut redis = ctx.server()?.connect().await?;
     let filter = filter(&args.filter);
     let limit = args.limit as u64;
@@ -193,7 +193,7 @@ fn reason(e: &Entry) -> String {
 }
 
 pub async fn show(mut ctx: Context, args: ShowArgs, place: Place) -> anyhow::Result<ExitCode> {
-    let keys = QueueKeys::new(&args.queue);
+    let keys = ctx.keys(&args.queue)?;
     let mut redis = ctx.server()?.connect().await?;
     let (queue, id) = (&args.queue, &args.id);
     let mut entries = listing::fill(&mut redis, &keys, vec![(id.clone(), None)])
@@ -316,7 +316,7 @@ pub async fn bulk(
     action: Action,
     extra_until: Option<f64>,
 ) -> anyhow::Result<ExitCode> {
-    let keys = QueueKeys::new(&args.queue);
+    let keys = ctx.keys(&args.queue)?;
     let mut filter = filter(&args.filter);
     if let Some(t) = extra_until {
         filter.until = Some(filter.until.map_or(t, |u| u.min(t)));

@@ -15,7 +15,7 @@ mod stats;
 
 use crate::cli::{Cli, Command, GlobalArgs};
 use crate::engine::conn::{Access, Secret};
-use crate::engine::{Error, ExitCode, ServerSpec};
+use crate::engine::{Error, ExitCode, QueueKeys, ServerSpec};
 use crate::output::Output;
 
 /// The default server when neither --redis, $QCTL_REDIS_URL nor $REDIS_URL says otherwise.
@@ -54,6 +54,17 @@ impl Context {
             ));
         }
         Ok(spec)
+    }
+}
+
+impl Context {
+    /// The keys of `queue`; with --cluster, only for a name with a hash tag.
+    pub fn keys(&self, queue: &str) -> Result<QueueKeys, Error> {
+        if self.global.cluster {
+            QueueKeys::for_cluster(queue)
+        } else {
+            Ok(QueueKeys::new(queue))
+        }
     }
 }
 

@@ -4,7 +4,7 @@ use anyhow::Context as _;
 use serde_json::json;
 
 use super::Context;
-use crate::engine::{consumers, ExitCode, QueueKeys};
+use crate::engine::{consumers, ExitCode};
 
 pub async fn run(
     mut ctx: Context,
@@ -12,7 +12,7 @@ pub async fn run(
     orphan_after: std::time::Duration,
     dry_run: bool,
 ) -> anyhow::Result<ExitCode> {
-    let keys = QueueKeys::new(queue);
+    let keys = ctx.keys(queue)?;
     let mut redis = ctx.server()?.connect().await?;
     let now = redis.server_time().await?;
     let cutoff = now - orphan_after.as_secs_f64();

@@ -3,10 +3,10 @@
 use serde_json::json;
 
 use super::Context;
-use crate::engine::{self, ExitCode, QueueKeys};
+use crate::engine::{self, ExitCode};
 
 pub async fn run(mut ctx: Context, queue: &str, pause: bool) -> anyhow::Result<ExitCode> {
-    let keys = QueueKeys::new(queue);
+    let keys = ctx.keys(queue)?;
     let mut redis = ctx.server()?.connect().await?;
     let changed: bool = if pause {
         let since = json!({"since": engine::now()}).to_string();

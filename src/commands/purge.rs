@@ -5,11 +5,12 @@ use serde_json::json;
 
 use super::Context;
 use crate::cli::ConfirmArgs;
-use crate::engine::{consumers, ExitCode, QueueKeys};
+use crate::engine::conn::Node;
+use crate::engine::{consumers, ExitCode};
 use crate::output::printable;
 
 pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow::Result<ExitCode> {
-    let keys = QueueKeys::new(queue);
+    let keys = ctx.keys(queue)?;
     let mut redis = ctx.server()?.connect().await?;
     let mut targets: Vec<String> = keys.fixed().iter().map(|k| k.to_string()).collect();
     for c in consumers::list(&mut redis, &keys)
@@ -25,7 +26,8 @@ pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow:
     let mut cursor = 0u64;
     loop {
         let (next, found): (u64, Vec<String>) = redis
-            .query(
+            .query_at(
+                &Node::Owning(keys.active.clone()),
                 redis::cmd("SCAN")
                     .arg(cursor)
                     .arg("MATCH")

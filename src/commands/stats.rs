@@ -13,6 +13,9 @@ use crate::engine::{self, ExitCode};
 use crate::output::printable;
 
 pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> {
+    for queue in &args.queues {
+        ctx.keys(queue)?;
+    }
     let mut redis = ctx.server()?.connect().await?;
     let mut previous: Option<(Instant, HashMap<String, QueueStats>)> = None;
     loop {
@@ -30,6 +33,16 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
                 ));
             }
             queues = found.queues;
+            if ctx.global.cluster {
+                let untagged = queues.len();
+                queues.retain(|q| engine::keys::hash_tag(q).is_some());
+                let untagged = untagged - queues.len();
+                if untagged > 0 {
+                    ctx.out.warn(format_args!(
+                        "skipped {untagged} queue(s) without a hash tag: in Redis Cluster their keys are spread over slots"
+                    ));
+                }
+            }
         }
         let (stats, stat_trips) = queues::stats(
             &mut redis,

@@ -315,6 +315,27 @@ fn describe(addr: &ConnectionAddr, db: i64) -> String {
     }
 }
 
+/// Where a keyless command runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Node {
+    /// The server of a single-node connection (in a cluster: any node).
+    This,
+    /// The cluster node at this address.
+    At { host: String, port: u16 },
+    /// The cluster master owning this key's slot.
+    Owning(String),
+}
+
+impl std::fmt::Display for Node {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Node::This => Ok(()),
+            Node::At { host, port } => write!(f, " on {host}:{port}"),
+            Node::Owning(key) => write!(f, " on the node of {key}"),
+        }
+    }
+}
+
 /// A connection to one server; cheap to clone (clones share the connection).
 #[derive(Clone)]
 pub struct Redis {
@@ -388,6 +409,83 @@ impl Redis {
         op: impl Fn(usize) -> String,
     ) -> Result<Vec<redis::Value>, Error> {
         self.pipeline_each(pipe, op).await?.into_iter().collect()
+    }
+
+    /// Whether this connection routes keys across the nodes of a Redis Cluster.
+    pub fn is_cluster(&self) -> bool {
+        matches!(self.conn, Conn::Cluster(_))
+    }
+
+    /// The nodes that hold keys: this server, or every master of a cluster (from
+    /// `CLUSTER SLOTS`, which Redis 6.2 has too).
+    pub async fn masters(&mut self) -> Result<Vec<Node>, Error> {
+        if !self.is_cluster() {
+            return Ok(vec![Node::This]);
+        }
+        let slots: Vec<redis::Value> = self
+            .query(redis::cmd("CLUSTER").arg("SLOTS"), "CLUSTER SLOTS")
+            .await?;
+        let mut masters: Vec<Node> = Vec::new();
+        for range in slots {
+            let redis::Value::Array(parts) = range else {
+                continue;
+            };
+            let Some(redis::Value::Array(master)) = parts.get(2) else {
+                continue;
+            };
+            let host: Option<String> = master
+                .first()
+                .and_then(|v| redis::from_redis_value_ref(v).ok());
+            let port: Option<u16> = master
+                .get(1)
+                .and_then(|v| redis::from_redis_value_ref(v).ok());
+            if let (Some(host), Some(port)) = (host, port) {
+                let node = Node::At { host, port };
+                if !masters.contains(&node) {
+                    masters.push(node);
+                }
+            }
+        }
+        if masters.is_empty() {
+            return Err(Error::Redis {
+                server: self.server.to_string(),
+                op: "CLUSTER SLOTS".into(),
+                code: None,
+                reason: "the cluster has no master serving slots".into(),
+            });
+        }
+        Ok(masters)
+    }
+
+    /// Runs one command on `node`: for keyless commands such as SCAN, which a cluster would
+    /// otherwise send to any node.
+    pub async fn query_at<T: FromRedisValue>(
+        &mut self,
+        node: &Node,
+        cmd: &redis::Cmd,
+        op: impl std::fmt::Display,
+    ) -> Result<T, Error> {
+        use redis::cluster_routing::{Route, RoutingInfo, SingleNodeRoutingInfo, SlotAddr};
+        let routing = match (node, &mut self.conn) {
+            (_, Conn::Single(_)) | (Node::This, _) => return self.query(cmd, op).await,
+            (Node::At { host, port }, _) => SingleNodeRoutingInfo::ByAddress {
+                host: host.clone(),
+                port: *port,
+            },
+            (Node::Owning(key), _) => {
+                SingleNodeRoutingInfo::SpecificNode(Route::with_key(key, SlotAddr::Master))
+            }
+        };
+        let Conn::Cluster(conn) = &mut self.conn else {
+            unreachable!("single connections returned above");
+        };
+        let reply = conn
+            .route_command(cmd.clone(), RoutingInfo::SingleNode(routing))
+            .await;
+        match reply.and_then(|v| T::from_redis_value(v).map_err(Into::into)) {
+            Ok(v) => Ok(v),
+            Err(e) => Err(self.error(op, e)),
+        }
     }
 
     /// The server's clock (`TIME`) in unix seconds.

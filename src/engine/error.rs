@@ -136,11 +136,15 @@ impl Error {
             }
             _ => (err.code().map(str::to_string), err.to_string()),
         };
+        let mut reason = redact(&reason);
+        if matches!(code.as_deref(), Some("MOVED" | "ASK")) {
+            reason.push_str(" (this server is a Redis Cluster node: add --cluster)");
+        }
         Error::Redis {
             server: server.to_string(),
             op: op.to_string(),
             code,
-            reason: redact(&reason),
+            reason,
         }
     }
 

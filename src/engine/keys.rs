@@ -25,6 +25,14 @@ pub struct QueueKeys {
     pub stats: String,
 }
 
+/// The part of `name` that Redis Cluster hashes for every key starting with it: the text
+/// between the first `{` and the next `}`, when that is not empty.
+pub fn hash_tag(name: &str) -> Option<&str> {
+    let open = name.find('{')?;
+    let len = name[open + 1..].find('}')?;
+    (len > 0).then(|| &name[open + 1..open + 1 + len])
+}
+
 /// The prefix of every consumer's in-flight set key.
 const INFLIGHT: &str = ":inflight:";
 
@@ -42,6 +50,20 @@ impl QueueKeys {
             paused: format!("{name}:paused"),
             stats: format!("{name}:stats"),
         }
+    }
+
+    /// The keys of `name` for a Redis Cluster, where every key of a queue must hash to one
+    /// slot (the scripts touch several at once): the name needs a hash tag, as in `{mail}`.
+    pub fn for_cluster(name: &str) -> Result<Self, super::Error> {
+        if hash_tag(name).is_none() {
+            let plain: String = name.chars().filter(|c| *c != '{' && *c != '}').collect();
+            return Err(super::Error::Usage(format!(
+                "queue {name:?} has no hash tag, so in Redis Cluster its keys would land on \
+                 different nodes; name it with one, as in {{{plain}}} (Go CurlyQ services \
+                 must use the same name)"
+            )));
+        }
+        Ok(Self::new(name))
     }
 
     /// The in-flight set key of the consumer with this UUID.
@@ -122,6 +144,18 @@ fn is_canonical_uuid(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cluster_names_need_a_hash_tag() {
+        assert_eq!(hash_tag("{mail}"), Some("mail"));
+        assert_eq!(hash_tag("app:{mail}:v2"), Some("mail"));
+        assert_eq!(hash_tag("mail"), None);
+        assert_eq!(hash_tag("{}mail{x}"), None);
+        assert_eq!(hash_tag("{mail"), None);
+        assert!(QueueKeys::for_cluster("{mail}").is_ok());
+        let err = QueueKeys::for_cluster("mail").unwrap_err().to_string();
+        assert!(err.contains("{mail}"), "{err}");
+    }
 
     #[test]
     fn keys_follow_the_curlyq_names() {

@@ -27,44 +27,78 @@ pub struct Discovery {
     pub complete: bool,
 }
 
-/// Finds queue names by scanning key names, at most `max_keys` keys.
+/// Finds queue names by scanning key names, at most `max_keys` keys: on the server, or on
+/// every master of a cluster.
 pub async fn discover(redis: &mut Redis, max_keys: u64) -> Result<Discovery, Error> {
     let mut names = std::collections::BTreeSet::new();
-    let mut found = Discovery::default();
-    let mut cursor: u64 = 0;
-    loop {
-        let (next, keys): (u64, Vec<Vec<u8>>) = redis
-            .query(
-                redis::cmd("SCAN")
-                    .arg(cursor)
-                    .arg("MATCH")
-                    .arg("*:*")
-                    .arg("COUNT")
-                    .arg(SCAN_COUNT),
-                "SCAN for queues",
-            )
-            .await?;
-        found.round_trips += 1;
-        found.keys_scanned += keys.len() as u64;
-        for key in keys {
-            let Ok(key) = String::from_utf8(key) else {
-                continue;
-            };
-            if let Some(name) = queue_of(&key) {
-                names.insert(name.to_string());
+    let mut found = Discovery {
+        complete: true,
+        ..Discovery::default()
+    };
+    for node in redis.masters().await? {
+        let mut cursor: u64 = 0;
+        loop {
+            if found.keys_scanned >= max_keys {
+                found.complete = false;
+                break;
             }
-        }
-        cursor = next;
-        if cursor == 0 {
-            found.complete = true;
-            break;
-        }
-        if found.keys_scanned >= max_keys {
-            break;
+            let (next, keys): (u64, Vec<Vec<u8>>) = redis
+                .query_at(
+                    &node,
+                    redis::cmd("SCAN")
+                        .arg(cursor)
+                        .arg("MATCH")
+                        .arg("*:*")
+                        .arg("COUNT")
+                        .arg(SCAN_COUNT),
+                    format!("SCAN for queues{node}"),
+                )
+                .await?;
+            found.round_trips += 1;
+            found.keys_scanned += keys.len() as u64;
+            for key in keys {
+                let Ok(key) = String::from_utf8(key) else {
+                    continue;
+                };
+                if let Some(name) = queue_of(&key) {
+                    names.insert(name.to_string());
+                }
+            }
+            cursor = next;
+            if cursor == 0 {
+                break;
+            }
         }
     }
     found.queues = names.into_iter().collect();
     Ok(found)
+}
+
+/// Queues in batches of at most [`STATS_BATCH`] for one round trip each; in a cluster, a
+/// batch holds only queues of one slot (a pipeline cannot span slots).
+pub fn batches(queues: &[String], cluster: bool) -> Vec<Vec<String>> {
+    if !cluster {
+        return queues.chunks(STATS_BATCH).map(<[String]>::to_vec).collect();
+    }
+    let mut index = std::collections::HashMap::new();
+    let mut by_slot: Vec<Vec<String>> = Vec::new();
+    for name in queues {
+        let slot = redis::cluster_routing::Slot::for_key(QueueKeys::new(name).active);
+        let i = *index.entry(slot).or_insert_with(|| {
+            by_slot.push(Vec::new());
+            by_slot.len() - 1
+        });
+        by_slot[i].push(name.clone());
+    }
+    by_slot
+        .into_iter()
+        .flat_map(|group| {
+            group
+                .chunks(STATS_BATCH)
+                .map(<[String]>::to_vec)
+                .collect::<Vec<_>>()
+        })
+        .collect()
 }
 
 /// The queue a key belongs to, by its suffix.
@@ -109,7 +143,8 @@ pub async fn stats(
 ) -> Result<(Vec<QueueStats>, u64), Error> {
     let mut out = Vec::with_capacity(queues.len());
     let mut trips = 0;
-    for batch in queues.chunks(STATS_BATCH) {
+    for batch in batches(queues, redis.is_cluster()) {
+        let batch = batch.as_slice();
         let mut pipe = redis::pipe();
         pipe.ignore_errors();
         for name in batch {

@@ -1,0 +1,288 @@
+//! Redis Cluster: a real 3-master cluster, reached through a node that does not own the
+//! queue's slot, for the whole workload, discovery across masters, hash-tag rules, and a
+//! slot migration under a running consumer.
+
+mod support;
+
+use std::time::{Duration, Instant};
+
+use support::cluster::Cluster;
+use support::ledger::{tally, Ledger};
+use support::{figure, qctl_process_at, wait_until, Background, FAST};
+
+/// qctl against `url` in cluster mode.
+fn qctl_at(url: &str) -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::cargo_bin("qctl").expect("the qctl binary");
+    cmd.args(["-u", url, "--cluster"])
+        .env("NO_COLOR", "1")
+        .env_remove("QCTL_REDIS_URL")
+        .env_remove("REDIS_URL")
+        .env_remove("QCTL_CLUSTER");
+    cmd
+}
+
+fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn stderr(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Queue names whose hash tags land on three different masters.
+fn queues_on_every_master(cluster: &Cluster) -> Vec<String> {
+    let mut found: Vec<(usize, String)> = Vec::new();
+    for i in 0.. {
+        let name = format!("{{q{i}}}");
+        let owner = cluster.owner_of_slot(cluster.slot(&name));
+        if !found.iter().any(|(o, _)| *o == owner) {
+            found.push((owner, name));
+        }
+        if found.len() == cluster.nodes.len() {
+            break;
+        }
+    }
+    found.into_iter().map(|(_, n)| n).collect()
+}
+
+#[test]
+fn the_workload_runs_through_a_node_that_does_not_own_the_queue() {
+    let cluster = Cluster::start(3);
+    let q = "{mail}";
+    let url = cluster.url_not_owning(q);
+    let owner = cluster.owner(q);
+
+    // enqueue: one job, then many lines.
+    qctl_at(&url)
+        .args(["enqueue", q, "--id", "one", "hello"])
+        .assert()
+        .success()
+        .stdout("one\n");
+    let lines: String = (0..50).map(|i| format!("line {i}\n")).collect();
+    qctl_at(&url)
+        .args(["enqueue", q, "--lines", "-q"])
+        .write_stdin(lines)
+        .assert()
+        .success();
+    qctl_at(&url)
+        .args(["enqueue", q, "--id", "bad", "fail me"])
+        .assert()
+        .success();
+    qctl_at(&url)
+        .args(["enqueue", q, "--id", "later", "--in", "1h", "tomorrow"])
+        .assert()
+        .success();
+    let active: i64 = redis::cmd("LLEN")
+        .arg(format!("{q}:active"))
+        .query(&mut owner.conn())
+        .unwrap();
+    assert_eq!(active, 52, "the jobs landed on the owning master");
+
+    // consume --drain: every job runs; "fail me" dies after its retries.
+    let out = qctl_at(&url)
+        .args(["consume", q, "--drain", "--max-retries", "1"])
+        .args(FAST)
+        .args(["--", "sh", "-c", "! grep -q fail"])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(7), "{}", stderr(&out));
+    let active: i64 = redis::cmd("LLEN")
+        .arg(format!("{q}:active"))
+        .query(&mut owner.conn())
+        .unwrap();
+    assert_eq!(active, 0);
+
+    // Inspect and repair.
+    let out = qctl_at(&url)
+        .args(["dead", "list", q, "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("\"bad\""), "{}", stdout(&out));
+    qctl_at(&url)
+        .args(["dead", "show", q, "bad"])
+        .assert()
+        .success();
+    let out = qctl_at(&url)
+        .args(["scheduled", "list", q])
+        .output()
+        .unwrap();
+    assert!(stdout(&out).contains("later"), "{}", stdout(&out));
+    qctl_at(&url)
+        .args(["scheduled", "run-now", q, "later", "--yes"])
+        .assert()
+        .success();
+    qctl_at(&url)
+        .args(["dead", "requeue", q, "bad", "--yes"])
+        .assert()
+        .success();
+    let out = qctl_at(&url)
+        .args(["active", "list", q, "--json"])
+        .output()
+        .unwrap();
+    let listed = stdout(&out);
+    assert!(
+        listed.contains("\"bad\"") && listed.contains("\"later\""),
+        "{listed}"
+    );
+    qctl_at(&url).args(["pause", q]).assert().success();
+    qctl_at(&url)
+        .args(["consumers", q, "--json"])
+        .assert()
+        .success();
+    qctl_at(&url)
+        .args(["orphans", q, "--dry-run"])
+        .assert()
+        .success();
+    let out = qctl_at(&url).args(["stats", q, "--json"]).output().unwrap();
+    let stats: serde_json::Value = serde_json::from_slice(&out.stdout).expect("stats JSON");
+    assert_eq!(stats[0]["queue"], q);
+    assert_eq!(stats[0]["active"], 2);
+    assert_eq!(stats[0]["paused"], true);
+    assert_eq!(stats[0]["completed"], 51);
+    qctl_at(&url).args(["resume", q]).assert().success();
+    qctl_at(&url).args(["purge", q, "--yes"]).assert().success();
+    let left: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{q}:*"))
+        .query(&mut owner.conn())
+        .unwrap();
+    assert!(left.is_empty(), "purge left {left:?}");
+}
+
+#[test]
+fn stats_finds_the_queues_of_every_master() {
+    let cluster = Cluster::start(3);
+    let names = queues_on_every_master(&cluster);
+    // And more queues than fit one slot group, to count them in several round trips.
+    let mut all = names.clone();
+    all.extend((0..20).map(|i| format!("{{extra{i}}}")));
+    let url = cluster.nodes[0].url();
+    for (i, q) in all.iter().enumerate() {
+        let lines: String = (0..=i).map(|n| format!("{n}\n")).collect();
+        qctl_at(&url)
+            .args(["enqueue", q, "--lines", "-q"])
+            .write_stdin(lines)
+            .assert()
+            .success();
+    }
+    let out = qctl_at(&url).args(["stats", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).expect("JSON");
+    let mut seen: Vec<(String, u64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["queue"].as_str().unwrap().to_string(),
+                r["active"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    seen.sort();
+    let mut want: Vec<(String, u64)> = all
+        .iter()
+        .enumerate()
+        .map(|(i, q)| (q.clone(), i as u64 + 1))
+        .collect();
+    want.sort();
+    assert_eq!(seen, want);
+}
+
+#[test]
+fn a_queue_without_a_hash_tag_is_refused_with_the_fix() {
+    let cluster = Cluster::start(3);
+    let url = cluster.nodes[0].url();
+    for args in [
+        vec!["enqueue", "mail", "x"],
+        vec!["consume", "mail", "--drain", "--", "true"],
+        vec!["stats", "mail"],
+        vec!["dead", "list", "mail"],
+    ] {
+        let out = qctl_at(&url).args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        let err = stderr(&out);
+        assert!(err.contains("hash tag") && err.contains("{mail}"), "{err}");
+    }
+    for node in &cluster.nodes {
+        let keys: Vec<String> = redis::cmd("KEYS").arg("*").query(&mut node.conn()).unwrap();
+        assert!(keys.is_empty(), "a refused command wrote {keys:?}");
+    }
+    // Without --cluster, a node that does not own the key says where to go.
+    let out = qctl_process_at(&cluster.url_not_owning("{mail}"))
+        .args(["enqueue", "{mail}", "x"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(4));
+    assert!(stderr(&out).contains("--cluster"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_slot_migration_under_a_running_consumer_loses_no_job() {
+    let cluster = Cluster::start(3);
+    let q = "{mig}";
+    let slot = cluster.slot(q);
+    let from = cluster.owner_of_slot(slot);
+    let to = (from + 1) % 3;
+    let url = cluster.nodes[(from + 2) % 3].url();
+    let ids: Vec<String> = (1..=2000).map(|i| format!("m{i:04}")).collect();
+    let input: String = ids
+        .iter()
+        .map(|id| format!("{{\"id\":\"{id}\",\"data\":\"\"}}\n"))
+        .collect();
+    qctl_at(&url)
+        .args(["enqueue", q, "--jsonl", "-q"])
+        .write_stdin(input)
+        .assert()
+        .success();
+    let ledger = Ledger::new();
+    let mut cmd = qctl_process_at(&url);
+    cmd.args(["--cluster", "consume", q, "-c", "4", "--drain"])
+        .args(FAST)
+        .arg("--")
+        .args(ledger.handler_args(Duration::from_millis(0)));
+    let started = Instant::now();
+    let mut consumer = Background::spawn(cmd);
+    assert!(
+        wait_until(Duration::from_secs(60), || ledger.runs().len() >= 300),
+        "the consumer did not start: {}",
+        consumer.stderr()
+    );
+    let at = ledger.runs().len();
+    let moved = cluster.migrate_slot(slot, from, to);
+    let migrated_at = started.elapsed();
+    // And on again to the third master while the consumer runs on.
+    assert!(
+        wait_until(Duration::from_secs(60), || ledger.runs().len() >= 1000),
+        "the consumer stalled after the first migration: {}",
+        consumer.stderr()
+    );
+    let at2 = ledger.runs().len();
+    let third = (from + 2) % 3;
+    cluster.migrate_slot(slot, to, third);
+    let to = third;
+    let status = consumer
+        .wait_timeout(Duration::from_secs(120))
+        .expect("the drain ends");
+    assert_eq!(status.code(), Some(0), "{}", consumer.stderr());
+    let runs = ledger.runs();
+    let t = tally(&ids, &runs);
+    assert_eq!(t.lost, 0, "{}", consumer.stderr());
+    // Everything lives on the new owner now, and nothing is left to do.
+    let owner = &cluster.nodes[to];
+    let active: i64 = redis::cmd("LLEN")
+        .arg(format!("{q}:active"))
+        .query(&mut owner.conn())
+        .unwrap();
+    let data: i64 = redis::cmd("HLEN")
+        .arg(format!("{q}:data"))
+        .query(&mut owner.conn())
+        .unwrap();
+    assert_eq!((active, data), (0, 0));
+    figure(&format!(
+        "C1 slot {slot} of {q} migrated ({moved} keys) at {at}/2000 runs, {:.1}s in, and again at {at2}/2000: lost={} dup={}; drain took {:.1}s",
+        migrated_at.as_secs_f64(),
+        t.lost,
+        t.dup,
+        started.elapsed().as_secs_f64()
+    ));
+}
