@@ -206,11 +206,21 @@ impl ServerSpec {
                     .set_number_of_retries(self.reconnect_retries)
                     .set_min_delay(Duration::from_millis(100))
                     .set_max_delay(Duration::from_secs(2));
-                Conn::Single(
-                    ConnectionManager::new_with_config((**client).clone(), config)
-                        .await
-                        .map_err(|e| Error::from_redis(&self.server, "connect", e))?,
-                )
+                let mut conn = ConnectionManager::new_with_config((**client).clone(), config)
+                    .await
+                    .map_err(|e| Error::from_redis(&self.server, "connect", e))?;
+                // One PING proves the peer speaks the Redis protocol before any real command
+                // is sent; a refusal (a user without +ping) is an answer too.
+                let pong: redis::RedisResult<redis::Value> =
+                    redis::cmd("PING").query_async(&mut conn).await;
+                match pong {
+                    Ok(_) => {}
+                    Err(e)
+                        if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoPerm) => {
+                    }
+                    Err(e) => return Err(Error::from_redis(&self.server, "connect", e)),
+                }
+                Conn::Single(conn)
             }
             Client::Cluster(client) => {
                 let config = redis::cluster::ClusterConfig::new()
