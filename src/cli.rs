@@ -45,6 +45,7 @@ pub struct GlobalArgs {
     /// Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or
     /// unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379.
     #[arg(
+        help_heading = "Connection",
         short = 'u',
         long = "redis",
         env = "QCTL_REDIS_URL",
@@ -56,11 +57,18 @@ pub struct GlobalArgs {
 
     /// ACL user name (overrides a user in the URL). The password comes from
     /// $QCTL_REDIS_PASSWORD or --password-file, never from the command line.
-    #[arg(long, global = true, env = "QCTL_REDIS_USER", value_name = "NAME")]
+    #[arg(
+        help_heading = "Connection",
+        long,
+        global = true,
+        env = "QCTL_REDIS_USER",
+        value_name = "NAME"
+    )]
     pub user: Option<String>,
 
     /// Read the Redis password from FILE (its first line).
     #[arg(
+        help_heading = "Connection",
         long,
         global = true,
         env = "QCTL_REDIS_PASSWORD_FILE",
@@ -69,11 +77,18 @@ pub struct GlobalArgs {
     pub password_file: Option<PathBuf>,
 
     /// Verify the server with this CA certificate (PEM) instead of the system's trust store.
-    #[arg(long, global = true, env = "QCTL_TLS_CA_CERT", value_name = "FILE")]
+    #[arg(
+        help_heading = "Connection",
+        long,
+        global = true,
+        env = "QCTL_TLS_CA_CERT",
+        value_name = "FILE"
+    )]
     pub tls_ca_cert: Option<PathBuf>,
 
     /// Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key.
     #[arg(
+        help_heading = "Connection",
         long,
         global = true,
         env = "QCTL_TLS_CERT",
@@ -84,6 +99,7 @@ pub struct GlobalArgs {
 
     /// The client certificate's private key (PEM); needs --tls-cert.
     #[arg(
+        help_heading = "Connection",
         long,
         global = true,
         env = "QCTL_TLS_KEY",
@@ -93,12 +109,12 @@ pub struct GlobalArgs {
     pub tls_key: Option<PathBuf>,
 
     /// Do not verify the server's TLS certificate (a warning says so).
-    #[arg(long, global = true, env = "QCTL_TLS_INSECURE", value_parser = clap::builder::FalseyValueParser::new())]
+    #[arg(help_heading = "Connection", long, global = true, env = "QCTL_TLS_INSECURE", value_parser = clap::builder::FalseyValueParser::new())]
     pub tls_insecure: bool,
 
     /// The URL names a node of a Redis Cluster: commands go to the node owning each queue's
     /// slot. Queue names need a hash tag, as in {mail}.
-    #[arg(long, global = true, env = "QCTL_CLUSTER", value_parser = clap::builder::FalseyValueParser::new())]
+    #[arg(help_heading = "Connection", long, global = true, env = "QCTL_CLUSTER", value_parser = clap::builder::FalseyValueParser::new())]
     pub cluster: bool,
 
     /// Print results as JSON.
@@ -118,11 +134,11 @@ pub struct GlobalArgs {
     pub no_color: bool,
 
     /// How long to wait for a connection to Redis.
-    #[arg(long, global = true, value_name = "DUR", default_value = "5s", value_parser = parse_duration)]
+    #[arg(help_heading = "Connection", long, global = true, value_name = "DUR", default_value = "5s", value_parser = parse_duration)]
     pub connect_timeout: Duration,
 
     /// How long to wait for Redis to answer a command.
-    #[arg(long, global = true, value_name = "DUR", default_value = "10s", value_parser = parse_duration)]
+    #[arg(help_heading = "Connection", long, global = true, value_name = "DUR", default_value = "10s", value_parser = parse_duration)]
     pub response_timeout: Duration,
 }
 

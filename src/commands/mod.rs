@@ -39,7 +39,11 @@ impl Context {
             .unwrap_or_else(|| DEFAULT_URL.to_string());
         let access = Access {
             user: g.user.clone(),
-            password: password(g.password_file.as_deref())?,
+            password: password_file(g.password_file.as_deref())?,
+            default_password: std::env::var("QCTL_REDIS_PASSWORD")
+                .ok()
+                .filter(|p| !p.is_empty())
+                .map(Secret),
             tls_ca_cert: g.tls_ca_cert.clone(),
             tls_cert: g.tls_cert.clone(),
             tls_key: g.tls_key.clone(),
@@ -68,28 +72,24 @@ impl Context {
     }
 }
 
-/// The password from --password-file (its first line), else $QCTL_REDIS_PASSWORD.
-fn password(file: Option<&std::path::Path>) -> Result<Option<Secret>, Error> {
-    if let Some(path) = file {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            Error::BadInput(format!(
-                "cannot read the password file {}: {e}",
-                path.display()
-            ))
-        })?;
-        let line = text.lines().next().unwrap_or("");
-        if line.is_empty() {
-            return Err(Error::BadInput(format!(
-                "the password file {} is empty",
-                path.display()
-            )));
-        }
-        return Ok(Some(Secret(line.to_string())));
+/// The password from --password-file: the file's first line.
+fn password_file(file: Option<&std::path::Path>) -> Result<Option<Secret>, Error> {
+    let Some(path) = file else {
+        return Ok(None);
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        Error::BadInput(format!(
+            "cannot read the password file {}: {e}",
+            path.display()
+        ))
+    })?;
+    match text.lines().next() {
+        Some(line) if !line.is_empty() => Ok(Some(Secret(line.to_string()))),
+        _ => Err(Error::BadInput(format!(
+            "the password file {} is empty",
+            path.display()
+        ))),
     }
-    Ok(std::env::var("QCTL_REDIS_PASSWORD")
-        .ok()
-        .filter(|p| !p.is_empty())
-        .map(Secret))
 }
 
 /// Runs the parsed command line; the exit code says how it went.

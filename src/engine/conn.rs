@@ -23,6 +23,8 @@ pub struct Access {
     pub user: Option<String>,
     /// Password; overrides a password in the URL. Never printed.
     pub password: Option<Secret>,
+    /// Password for a URL without one (from the environment). Never printed.
+    pub default_password: Option<Secret>,
     /// PEM file of the CA that signed the server's certificate (instead of the system store).
     pub tls_ca_cert: Option<PathBuf>,
     /// PEM files of a client certificate and its key, for `tls-auth-clients yes`.
@@ -105,7 +107,11 @@ impl ServerSpec {
         if let Some(user) = &access.user {
             settings = settings.set_username(user);
         }
-        if let Some(password) = &access.password {
+        let password = access.password.as_ref().or(match settings.password() {
+            Some(_) => None,
+            None => access.default_password.as_ref(),
+        });
+        if let Some(password) = password {
             settings = settings.set_password(&password.0);
         }
         info = info.set_redis_settings(settings);
