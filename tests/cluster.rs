@@ -286,3 +286,66 @@ fn a_slot_migration_under_a_running_consumer_loses_no_job() {
         started.elapsed().as_secs_f64()
     ));
 }
+
+#[test]
+fn a_failover_under_a_running_consumer_loses_no_job() {
+    let mut cluster = Cluster::start_with_replicas(3, true);
+    let q = "{fo}";
+    let slot = cluster.slot(q);
+    let from = cluster.owner_of_slot(slot);
+    let url = cluster.nodes[(from + 1) % 3].url();
+    let ids: Vec<String> = (1..=1000).map(|i| format!("f{i:04}")).collect();
+    let input: String = ids
+        .iter()
+        .map(|id| format!("{{\"id\":\"{id}\",\"data\":\"\"}}\n"))
+        .collect();
+    qctl_at(&url)
+        .args(["enqueue", q, "--jsonl", "-q"])
+        .write_stdin(input)
+        .assert()
+        .success();
+    let ledger = Ledger::new();
+    let mut cmd = qctl_process_at(&url);
+    // The lease outlasts the failover (node timeout 3 s, then the election).
+    cmd.args(["--cluster", "consume", q, "-c", "4", "--drain"])
+        .args(FAST)
+        .args(["--orphan-after", "30s"])
+        .arg("--")
+        .args(ledger.handler_args(Duration::from_millis(5)));
+    let mut consumer = Background::spawn(cmd);
+    assert!(
+        wait_until(Duration::from_secs(60), || ledger.runs().len() >= 200),
+        "the consumer did not start: {}",
+        consumer.stderr()
+    );
+    // What the master acknowledged has reached its replica.
+    let _: i64 = redis::cmd("WAIT")
+        .arg(1)
+        .arg(5000)
+        .query(&mut cluster.nodes[from].conn())
+        .unwrap();
+    let at = ledger.runs().len();
+    let killed = Instant::now();
+    cluster.nodes[from].stop();
+    let replica = cluster.masters + from;
+    assert!(
+        wait_until(Duration::from_secs(30), || cluster.try_owner_of_slot(slot)
+            == Some(replica)),
+        "the replica was not promoted"
+    );
+    let promoted = killed.elapsed();
+    let status = consumer
+        .wait_timeout(Duration::from_secs(120))
+        .expect("the drain ends");
+    assert_eq!(status.code(), Some(0), "{}", consumer.stderr());
+    let runs = ledger.runs();
+    let t = tally(&ids, &runs);
+    assert_eq!(t.lost, 0, "{}", consumer.stderr());
+    figure(&format!(
+        "C2 master of {q} SIGKILLed at {at}/1000 runs, replica promoted after {:.1}s: lost={} dup={}; drain ended {:.1}s after the kill",
+        promoted.as_secs_f64(),
+        t.lost,
+        t.dup,
+        killed.elapsed().as_secs_f64()
+    ));
+}

@@ -9,13 +9,22 @@ pub const SLOTS: u16 = 16384;
 
 pub struct Cluster {
     pub nodes: Vec<RedisServer>,
+    /// Nodes `0..masters` are the masters; the rest are their replicas.
+    pub masters: usize,
 }
 
 impl Cluster {
     /// `masters` nodes, each owning an equal range of the slots, all agreeing that the
     /// cluster is up.
     pub fn start(masters: usize) -> Cluster {
-        let nodes: Vec<RedisServer> = (0..masters)
+        Self::start_with_replicas(masters, false)
+    }
+
+    /// As `start`, and with `replicas` one replica per master: node `masters + i` replicates
+    /// node `i`.
+    pub fn start_with_replicas(masters: usize, replicas: bool) -> Cluster {
+        let total = if replicas { 2 * masters } else { masters };
+        let nodes: Vec<RedisServer> = (0..total)
             .map(|_| {
                 // The cluster bus listens on port + 10000, so only ports below 55536 work;
                 // start_with tries again on another port when this one fails.
@@ -30,7 +39,7 @@ impl Cluster {
             })
             .collect();
         let per = SLOTS as usize / masters;
-        for (i, node) in nodes.iter().enumerate() {
+        for (i, node) in nodes.iter().enumerate().take(masters) {
             let _: () = redis::cmd("CLUSTER")
                 .arg("SET-CONFIG-EPOCH")
                 .arg(i + 1)
@@ -56,7 +65,23 @@ impl Cluster {
                 .query(&mut nodes[0].conn())
                 .expect("CLUSTER MEET");
         }
-        let cluster = Cluster { nodes };
+        let cluster = Cluster { nodes, masters };
+        if replicas {
+            for i in 0..masters {
+                let master = cluster.node_id(i);
+                let replica = &cluster.nodes[masters + i];
+                assert!(
+                    wait_until(Duration::from_secs(30), || {
+                        redis::cmd("CLUSTER")
+                            .arg("REPLICATE")
+                            .arg(&master)
+                            .query::<()>(&mut replica.conn())
+                            .is_ok()
+                    }),
+                    "a replica could not follow its master"
+                );
+            }
+        }
         assert!(
             wait_until(Duration::from_secs(30), || cluster.is_up()),
             "the cluster did not come up"
@@ -66,15 +91,23 @@ impl Cluster {
 
     /// Every node sees every other and says the cluster is ok.
     fn is_up(&self) -> bool {
-        self.nodes.iter().all(|node| {
-            let info: String = match redis::cmd("CLUSTER").arg("INFO").query(&mut node.conn()) {
-                Ok(info) => info,
-                Err(_) => return false,
-            };
-            info.contains("cluster_state:ok")
-                && info.contains(&format!("cluster_known_nodes:{}", self.nodes.len()))
-                && self.slot_owners(node).len() == self.nodes.len()
-        })
+        let replicas_synced = self.nodes[self.masters..].iter().all(|node| {
+            let info: String = redis::cmd("INFO")
+                .arg("replication")
+                .query(&mut node.conn())
+                .unwrap_or_default();
+            info.contains("master_link_status:up")
+        });
+        replicas_synced
+            && self.nodes.iter().all(|node| {
+                let info: String = match redis::cmd("CLUSTER").arg("INFO").query(&mut node.conn()) {
+                    Ok(info) => info,
+                    Err(_) => return false,
+                };
+                info.contains("cluster_state:ok")
+                    && info.contains(&format!("cluster_known_nodes:{}", self.nodes.len()))
+                    && self.slot_owners(node).len() == self.masters
+            })
     }
 
     /// The ports of the masters serving slots, as `node` sees them.
@@ -109,40 +142,15 @@ impl Cluster {
             .expect("CLUSTER KEYSLOT")
     }
 
-    /// The index of the node that owns `slot`, as that node itself says.
+    /// The index of the node that owns `slot`, as that node itself says (a node that is
+    /// down says nothing).
     pub fn owner_of_slot(&self, slot: u16) -> usize {
-        self.nodes
-            .iter()
-            .position(|node| {
-                let owned: i64 = redis::cmd("CLUSTER")
-                    .arg("COUNTKEYSINSLOT")
-                    .arg(slot)
-                    .query(&mut node.conn())
-                    .unwrap_or(-1);
-                owned >= 0 && self.owns(node, slot)
-            })
-            .expect("a node owns the slot")
+        self.try_owner_of_slot(slot).expect("a node owns the slot")
     }
 
-    fn owns(&self, node: &RedisServer, slot: u16) -> bool {
-        let nodes: String = redis::cmd("CLUSTER")
-            .arg("NODES")
-            .query(&mut node.conn())
-            .expect("CLUSTER NODES");
-        let me = nodes
-            .lines()
-            .find(|l| l.contains("myself"))
-            .expect("a myself line");
-        me.split(' ').skip(8).any(|range| {
-            if range.starts_with('[') {
-                return false;
-            }
-            let (a, b) = range.split_once('-').unwrap_or((range, range));
-            match (a.parse::<u16>(), b.parse::<u16>()) {
-                (Ok(a), Ok(b)) => (a..=b).contains(&slot),
-                _ => false,
-            }
-        })
+    /// As `owner_of_slot`, or None while no node claims the slot.
+    pub fn try_owner_of_slot(&self, slot: u16) -> Option<usize> {
+        self.nodes.iter().position(|node| owns(node, slot))
     }
 
     /// The node owning `key`'s slot.
@@ -153,7 +161,7 @@ impl Cluster {
     /// The URL of a node that does NOT own `key`'s slot.
     pub fn url_not_owning(&self, key: &str) -> String {
         let owner = self.owner_of_slot(self.slot(key));
-        let other = (owner + 1) % self.nodes.len();
+        let other = (owner + 1) % self.masters;
         self.nodes[other].url()
     }
 
@@ -221,4 +229,30 @@ impl Cluster {
         }
         moved
     }
+}
+
+/// Whether `node` is up and says it owns `slot`.
+fn owns(node: &RedisServer, slot: u16) -> bool {
+    let Ok(mut conn) = redis::Client::open(node.url()).and_then(|c| c.get_connection()) else {
+        return false;
+    };
+    let Ok(nodes) = redis::cmd("CLUSTER")
+        .arg("NODES")
+        .query::<String>(&mut conn)
+    else {
+        return false;
+    };
+    let Some(me) = nodes.lines().find(|l| l.contains("myself")) else {
+        return false;
+    };
+    me.split(' ').skip(8).any(|range| {
+        if range.starts_with('[') {
+            return false;
+        }
+        let (a, b) = range.split_once('-').unwrap_or((range, range));
+        match (a.parse::<u16>(), b.parse::<u16>()) {
+            (Ok(a), Ok(b)) => (a..=b).contains(&slot),
+            _ => false,
+        }
+    })
 }

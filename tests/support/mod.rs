@@ -110,7 +110,8 @@ impl RedisServer {
         false
     }
 
-    fn stop(&mut self) {
+    /// Kills the server (SIGKILL) and reaps it.
+    pub fn stop(&mut self) {
         if let Some(mut child) = self.child.take() {
             let _ = child.kill();
             let _ = child.wait();
