@@ -207,6 +207,26 @@ fn a_queue_without_a_hash_tag_is_refused_with_the_fix() {
         let keys: Vec<String> = redis::cmd("KEYS").arg("*").query(&mut node.conn()).unwrap();
         assert!(keys.is_empty(), "a refused command wrote {keys:?}");
     }
+    // A queue without a tag, written by someone else, is skipped by discovery with a note.
+    let _: i64 = redis::cmd("LPUSH")
+        .arg("mail:active")
+        .arg("x")
+        .query(&mut cluster.owner("mail:active").conn())
+        .unwrap();
+    qctl_at(&url)
+        .args(["enqueue", "{tagged}", "x"])
+        .assert()
+        .success();
+    let out = qctl_at(&url).args(["stats", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(rows.as_array().map(Vec::len), Some(1), "{rows}");
+    assert_eq!(rows[0]["queue"], "{tagged}");
+    assert!(
+        stderr(&out).contains("skipped 1 queue(s) without a hash tag"),
+        "{}",
+        stderr(&out)
+    );
     // Without --cluster, a node that does not own the key says where to go.
     let out = qctl_process_at(&cluster.url_not_owning("{mail}"))
         .args(["enqueue", "{mail}", "x"])
