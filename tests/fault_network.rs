@@ -580,21 +580,22 @@ fn a_consumer_lives_through_a_reset_that_hits_its_pause_check() {
         "{}",
         a.stderr()
     );
-    // With 100 ms each way, the pause check is on its way to Redis from 100 to 200 ms after
-    // Redis ran the reservation (seen on MONITOR, straight at the server): the reset at 150 ms
-    // breaks that call.
-    let mut monitor = std::net::TcpStream::connect(("127.0.0.1", server.port())).expect("MONITOR");
-    monitor
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .expect("a read timeout");
-    monitor.write_all(b"MONITOR\r\n").expect("MONITOR");
-    let mut lines = std::io::BufReader::new(monitor).lines();
-    let delay = Duration::from_millis(100);
+    // With 200 ms each way, the pause check is on its way to Redis from 200 to 400 ms after
+    // Redis ran the reservation (seen on MONITOR, straight at the server): the reset at 300 ms
+    // breaks that call. Each try watches on a new MONITOR connection, so it acts on a
+    // reservation that has just run, not on one read late.
+    let delay = Duration::from_millis(200);
     proxy.latency(delay);
     let mut hit = false;
-    for _ in 0..5 {
-        let reservation = lines
-            .by_ref()
+    for _ in 0..10 {
+        let mut monitor =
+            std::net::TcpStream::connect(("127.0.0.1", server.port())).expect("MONITOR");
+        monitor
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .expect("a read timeout");
+        monitor.write_all(b"MONITOR\r\n").expect("MONITOR");
+        let reservation = std::io::BufReader::new(monitor)
+            .lines()
             .map_while(Result::ok)
             .find(|l| l.contains("\"EVALSHA\"") && l.contains("\"q:paused\""));
         assert!(reservation.is_some(), "MONITOR ended: {}", a.stderr());
