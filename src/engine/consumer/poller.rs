@@ -271,7 +271,19 @@ async fn drained(shared: &Shared, elsewhere: &mut u64) -> Result<bool, Error> {
         }
         return Ok(false);
     }
-    if paused(shared).await? {
+    let paused = paused(shared).await?;
+    // A job may have become ready since the reservation looked: recovered by the custodian
+    // loop, promoted by the scheduler loop, or enqueued.
+    let ready: u64 = redis
+        .query(
+            redis::cmd("LLEN").arg(&shared.keys.active),
+            format!("LLEN {}", shared.keys.active),
+        )
+        .await?;
+    if ready > 0 && !paused {
+        return Ok(false);
+    }
+    if paused {
         shared.emit(Event::Warning {
             message: format!("queue {:?} is paused; nothing to drain", shared.keys.name),
         });
