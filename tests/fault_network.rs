@@ -4,6 +4,7 @@
 
 mod support;
 
+use std::io::{BufRead, Write};
 use std::time::{Duration, Instant, SystemTime};
 
 use nix::sys::signal::Signal;
@@ -557,4 +558,69 @@ fn f5e_a_reservation_whose_reply_was_lost_is_returned_while_the_consumer_lives()
         "F5e lost reservation reply: the stranded job was returned {} after the connection failed, while its consumer lived, then ran once; lost=0 dup=0",
         secs(returned_in)
     ));
+}
+
+#[test]
+fn a_consumer_lives_through_a_reset_that_hits_its_pause_check() {
+    let server = RedisServer::start();
+    let proxy = FaultProxy::start(server.port());
+    let ledger = Ledger::new();
+    // Paused, the consumer's poller calls the reservation script, then checks the pause key.
+    let _: () = server.cmd(&[b"SET", b"q:paused", b"1"]);
+    let mut a = consumer(
+        &proxy.url(),
+        &["--heartbeat", "5s", "--orphan-after", "30s"],
+        &ledger,
+        Duration::ZERO,
+    );
+    assert!(
+        wait_until(Duration::from_secs(10), || {
+            server.cmd::<i64>(&[b"ZCARD", b"q:consumers"]) == 1
+        }),
+        "{}",
+        a.stderr()
+    );
+    // With 200 ms each way, the pause check is on its way to Redis from 200 to 400 ms after
+    // Redis ran the reservation (seen on MONITOR, straight at the server): the reset at 300 ms
+    // breaks that call. Each try watches on a new MONITOR connection, so it acts on a
+    // reservation that has just run, not on one read late.
+    let delay = Duration::from_millis(200);
+    proxy.latency(delay);
+    let mut hit = false;
+    for _ in 0..10 {
+        let mut monitor =
+            std::net::TcpStream::connect(("127.0.0.1", server.port())).expect("MONITOR");
+        monitor
+            .set_read_timeout(Some(Duration::from_secs(10)))
+            .expect("a read timeout");
+        monitor.write_all(b"MONITOR\r\n").expect("MONITOR");
+        let reservation = std::io::BufReader::new(monitor)
+            .lines()
+            .map_while(Result::ok)
+            .find(|l| l.contains("\"EVALSHA\"") && l.contains("\"q:paused\""));
+        assert!(reservation.is_some(), "MONITOR ended: {}", a.stderr());
+        std::thread::sleep(delay + delay / 2);
+        proxy.reset_all();
+        hit = wait_until(Duration::from_secs(2), || {
+            a.stderr().contains("(EXISTS pause key)")
+        });
+        if hit {
+            break;
+        }
+    }
+    assert!(hit, "no reset hit the pause check: {}", a.stderr());
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(running(a.pid()), "the consumer stopped: {}", a.stderr());
+    proxy.pass();
+    let _: () = server.cmd(&[b"DEL", b"q:paused"]);
+    let ids = enqueue_numbered(&server, QUEUE, "after", 2);
+    assert!(
+        wait_until(Duration::from_secs(10), || ledger.runs().len() == 2),
+        "{}\n{}",
+        whereabouts(&server),
+        a.stderr()
+    );
+    let status = a.stop(Duration::from_secs(15)).expect("the consumer stops");
+    assert_eq!(status.code(), Some(0), "{}", a.stderr());
+    assert_settled(&server, &ids);
 }

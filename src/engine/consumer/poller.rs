@@ -82,8 +82,6 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
         };
         match result {
             Ok(jobs) => {
-                failing_since = None;
-                failures = 0;
                 shared
                     .counters
                     .reserved
@@ -103,21 +101,41 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
                 }
                 drop(permits);
                 if !empty {
+                    failing_since = None;
+                    failures = 0;
                     continue;
                 }
+                // The checks after an empty reservation fail as a reservation does: a
+                // transient error is retried with backoff, not the end of the consumer.
                 if shared.cfg.drain {
                     let done = tokio::select! {
-                        r = drained(&shared, &mut elsewhere) => r?,
+                        r = drained(&shared, &mut elsewhere) => r,
                         _ = shared.stop.cancelled() => break,
                     };
-                    if done {
-                        break;
+                    match done {
+                        Ok(true) => break,
+                        Ok(false) => {
+                            failing_since = None;
+                            failures = 0;
+                        }
+                        Err(err) => failed(&shared, err, &mut failures, &mut failing_since).await?,
                     }
                     continue;
                 }
                 let paused = tokio::select! {
-                    r = paused(&shared) => r?,
+                    r = paused(&shared) => r,
                     _ = shared.stop.cancelled() => break,
+                };
+                let paused = match paused {
+                    Ok(paused) => {
+                        failing_since = None;
+                        failures = 0;
+                        paused
+                    }
+                    Err(err) => {
+                        failed(&shared, err, &mut failures, &mut failing_since).await?;
+                        continue;
+                    }
                 };
                 if paused {
                     shared.status.set(NAME, LoopState::Paused);
@@ -131,37 +149,50 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
             }
             Err(err) => {
                 drop(permits);
-                failures += 1;
                 // The reply to a reservation may have been lost after Redis ran it.
                 uncertain |= err.is_transient();
-                let since = *failing_since.get_or_insert_with(Instant::now);
-                if err.is_permanent() || since.elapsed() >= shared.cfg.orphan_after {
-                    return Err(err);
-                }
-                if err.code() == Some("NOTREGISTERED") {
-                    // Our entry was removed (by an operator, or recovery after a long stall):
-                    // the heartbeat registers again, or gives up the lease if jobs are held.
-                    let _ = heartbeat::beat(&shared).await;
-                }
-                let wait = backoff(failures, err.is_transient());
-                shared.emit(Event::Warning {
-                    message: format!("{NAME}: {err}; retrying in {}ms", wait.as_millis()),
-                });
-                shared.status.set(
-                    NAME,
-                    LoopState::BackingOff {
-                        error: err.to_string(),
-                        retry_in_ms: wait.as_millis() as u64,
-                    },
-                );
-                tokio::select! {
-                    _ = tokio::time::sleep(wait) => {}
-                    _ = shared.stop.cancelled() => break,
-                }
+                failed(&shared, err, &mut failures, &mut failing_since).await?;
             }
         }
     }
     shared.status.set(NAME, LoopState::Stopped);
+    Ok(())
+}
+
+/// Counts a failed step and waits out its backoff (a stop cuts the wait short). Gives the
+/// error back when the consumer must end: a permanent error, or failing for the orphan
+/// cut-off.
+async fn failed(
+    shared: &Shared,
+    err: Error,
+    failures: &mut u32,
+    failing_since: &mut Option<Instant>,
+) -> Result<(), Error> {
+    *failures += 1;
+    let since = *failing_since.get_or_insert_with(Instant::now);
+    if err.is_permanent() || since.elapsed() >= shared.cfg.orphan_after {
+        return Err(err);
+    }
+    if err.code() == Some("NOTREGISTERED") {
+        // Our entry was removed (by an operator, or recovery after a long stall):
+        // the heartbeat registers again, or gives up the lease if jobs are held.
+        let _ = heartbeat::beat(shared).await;
+    }
+    let wait = backoff(*failures, err.is_transient());
+    shared.emit(Event::Warning {
+        message: format!("{NAME}: {err}; retrying in {}ms", wait.as_millis()),
+    });
+    shared.status.set(
+        NAME,
+        LoopState::BackingOff {
+            error: err.to_string(),
+            retry_in_ms: wait.as_millis() as u64,
+        },
+    );
+    tokio::select! {
+        _ = tokio::time::sleep(wait) => {}
+        _ = shared.stop.cancelled() => {}
+    }
     Ok(())
 }
 
@@ -240,7 +271,19 @@ async fn drained(shared: &Shared, elsewhere: &mut u64) -> Result<bool, Error> {
         }
         return Ok(false);
     }
-    if paused(shared).await? {
+    let paused = paused(shared).await?;
+    // A job may have become ready since the reservation looked: recovered by the custodian
+    // loop, promoted by the scheduler loop, or enqueued.
+    let ready: u64 = redis
+        .query(
+            redis::cmd("LLEN").arg(&shared.keys.active),
+            format!("LLEN {}", shared.keys.active),
+        )
+        .await?;
+    if ready > 0 && !paused {
+        return Ok(false);
+    }
+    if paused {
         shared.emit(Event::Warning {
             message: format!("queue {:?} is paused; nothing to drain", shared.keys.name),
         });
@@ -265,7 +308,12 @@ async fn wait_for_signal(shared: &Shared, waiter: &mut Option<Redis>) {
     if waiter.is_none() {
         let mut spec = shared.server.clone();
         spec.response_timeout += timeout;
-        match spec.connect().await {
+        // A stop does not wait for a connection that is not coming.
+        let connected = tokio::select! {
+            r = spec.connect() => r,
+            _ = shared.stop.cancelled() => return,
+        };
+        match connected {
             Ok(conn) => *waiter = Some(conn),
             Err(_) => {
                 tokio::select! {
