@@ -206,11 +206,11 @@ impl ServerSpec {
                     .set_number_of_retries(self.reconnect_retries)
                     .set_min_delay(Duration::from_millis(100))
                     .set_max_delay(Duration::from_secs(2));
-                Conn::Single(
-                    ConnectionManager::new_with_config((**client).clone(), config)
-                        .await
-                        .map_err(|e| Error::from_redis(&self.server, "connect", e))?,
-                )
+                let mut conn = ConnectionManager::new_with_config((**client).clone(), config)
+                    .await
+                    .map_err(|e| Error::from_redis(&self.server, "connect", e))?;
+                self.probe(&mut conn).await?;
+                Conn::Single(conn)
             }
             Client::Cluster(client) => {
                 let config = redis::cluster::ClusterConfig::new()
@@ -228,6 +228,22 @@ impl ServerSpec {
             conn,
             server: self.server.clone(),
         })
+    }
+}
+
+impl ServerSpec {
+    /// One round trip at connect, so that a server that does not speak the Redis protocol is
+    /// told apart from one that fails later (with CLIENT SETINFO skipped, redis-rs sends
+    /// nothing before the first command when there is no password). `HELLO` without
+    /// arguments changes nothing and no ACL refuses it; any error reply (NOAUTH, an old
+    /// server's unknown command) proves a Redis server, and the command that follows meets
+    /// the real error.
+    async fn probe(&self, conn: &mut ConnectionManager) -> Result<(), Error> {
+        match redis::cmd("HELLO").query_async::<redis::Value>(conn).await {
+            Ok(_) => Ok(()),
+            Err(e) if !super::error::is_transport(&e) && e.code().is_some() => Ok(()),
+            Err(e) => Err(Error::from_redis(&self.server, "connect", e)),
+        }
     }
 }
 
