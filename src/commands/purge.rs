@@ -92,7 +92,10 @@ pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow:
     }
     for chunk in existing.chunks(100) {
         let _: u64 = redis
-            .query(redis::cmd("UNLINK").arg(chunk), "UNLINK the queue's keys")
+            .query(
+                redis::cmd("UNLINK").arg(chunk),
+                format!("UNLINK {}", chunk.join(", ")),
+            )
             .await?;
     }
     if ctx.out.json {

@@ -21,7 +21,8 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
     loop {
         let mut queues = args.queues.clone();
         let mut trips = 0;
-        if queues.is_empty() {
+        let discovering = queues.is_empty();
+        if discovering {
             let found = queues::discover(&mut redis, args.max_keys)
                 .await
                 .context("cannot discover queues")?;
@@ -44,15 +45,17 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
                 }
             }
         }
-        let (stats, stat_trips) = queues::stats(
+        let counted = queues::stats(
             &mut redis,
             &queues,
             engine::now(),
             args.orphan_after.as_secs_f64(),
+            discovering,
         )
         .await
         .context("cannot count the queues")?;
-        trips += stat_trips;
+        trips += counted.round_trips;
+        let stats = counted.stats;
         ctx.out.verbose(format_args!(
             "{} queue(s), {trips} round trip(s)",
             stats.len()
@@ -138,6 +141,9 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
             }
         }
         ctx.out.flush()?;
+        if !counted.unreadable.is_empty() {
+            ctx.out.note(unreadable_note(&counted.unreadable));
+        }
         let Some(every) = args.watch else {
             // A key of the wrong type is an error Redis will repeat: say so in the exit code.
             return Ok(if stats.iter().any(|s| !s.wrong_type.is_empty()) {
@@ -155,6 +161,20 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
             _ = tokio::signal::ctrl_c() => return Ok(ExitCode::Success),
         }
     }
+}
+
+/// One line for every queue found but not counted because the user may not read its keys.
+fn unreadable_note(queues: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut names: Vec<String> = queues.iter().take(SHOWN).map(|q| printable(q)).collect();
+    if queues.len() > SHOWN {
+        names.push(format!("and {} more", queues.len() - SHOWN));
+    }
+    format!(
+        "note: skipped {} queue(s) whose keys this Redis user may not read (NOPERM): {}",
+        queues.len(),
+        names.join(", ")
+    )
 }
 
 fn count(c: Count) -> String {

@@ -158,10 +158,10 @@ async fn read_after(
     }
     range.arg("LIMIT").arg(0).arg(WALK + extra);
     let ids: Vec<(String, Option<f64>)> = if with_scores {
-        let ids: Vec<(String, f64)> = redis.query(&range, format!("reading {zset}")).await?;
+        let ids: Vec<(String, f64)> = redis.query(&range, format!("ZRANGEBYSCORE {zset}")).await?;
         ids.into_iter().map(|(id, s)| (id, Some(s))).collect()
     } else {
-        let ids: Vec<String> = redis.query(&range, format!("reading {zset}")).await?;
+        let ids: Vec<String> = redis.query(&range, format!("ZRANGEBYSCORE {zset}")).await?;
         ids.into_iter().map(|id| (id, None)).collect()
     };
     let mut ids: Vec<(String, Option<f64>)> = ids
@@ -188,7 +188,7 @@ async fn mark_last_score(
     let score: Option<f64> = redis
         .query(
             redis::cmd("ZSCORE").arg(zset).arg(last_id),
-            format!("reading {zset}"),
+            format!("ZSCORE {zset}"),
         )
         .await?;
     let Some(score) = score else { return Ok(()) };
@@ -201,7 +201,7 @@ async fn mark_last_score(
                 .arg("LIMIT")
                 .arg(0)
                 .arg(WALK),
-            format!("reading {zset}"),
+            format!("ZRANGEBYSCORE {zset}"),
         )
         .await?;
     let ties: HashSet<String> = ties.into_iter().collect();

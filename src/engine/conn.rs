@@ -215,17 +215,7 @@ impl ServerSpec {
                 let mut conn = ConnectionManager::new_with_config((**client).clone(), config)
                     .await
                     .map_err(|e| Error::from_redis(&self.server, "connect", e))?;
-                // One PING proves the peer speaks the Redis protocol before any real command
-                // is sent; a refusal (a user without +ping) is an answer too.
-                let pong: redis::RedisResult<redis::Value> =
-                    redis::cmd("PING").query_async(&mut conn).await;
-                match pong {
-                    Ok(_) => {}
-                    Err(e)
-                        if e.kind() == redis::ErrorKind::Server(redis::ServerErrorKind::NoPerm) => {
-                    }
-                    Err(e) => return Err(Error::from_redis(&self.server, "connect", e)),
-                }
+                self.probe(&mut conn).await?;
                 Conn::Single(conn)
             }
             Client::Cluster(client) => {
@@ -244,6 +234,22 @@ impl ServerSpec {
             conn,
             server: self.server.clone(),
         })
+    }
+}
+
+impl ServerSpec {
+    /// One round trip at connect, so that a server that does not speak the Redis protocol is
+    /// told apart from one that fails later (with CLIENT SETINFO skipped, redis-rs sends
+    /// nothing before the first command when there is no password). `HELLO` without
+    /// arguments changes nothing and no ACL refuses it; any error reply (NOAUTH, an old
+    /// server's unknown command) proves a Redis server, and the command that follows meets
+    /// the real error.
+    async fn probe(&self, conn: &mut ConnectionManager) -> Result<(), Error> {
+        match redis::cmd("HELLO").query_async::<redis::Value>(conn).await {
+            Ok(_) => Ok(()),
+            Err(e) if !super::error::is_transport(&e) && e.code().is_some() => Ok(()),
+            Err(e) => Err(Error::from_redis(&self.server, "connect", e)),
+        }
     }
 }
 

@@ -90,7 +90,7 @@ pub async fn expired(
                 .arg("LIMIT")
                 .arg(0)
                 .arg(1000),
-            format!("reading {}", keys.consumers),
+            format!("ZRANGEBYSCORE {}", keys.consumers),
         )
         .await
 }
@@ -210,7 +210,7 @@ pub async fn list(redis: &mut Redis, keys: &QueueKeys) -> Result<Vec<ConsumerInf
                 .arg(0)
                 .arg(9999)
                 .arg("WITHSCORES"),
-            format!("reading {}", keys.consumers),
+            format!("ZRANGE {}", keys.consumers),
         )
         .await?;
     let valid: Vec<&str> = members
@@ -226,7 +226,9 @@ pub async fn list(redis: &mut Redis, keys: &QueueKeys) -> Result<Vec<ConsumerInf
     let counts: Vec<redis::RedisResult<u64>> = if valid.is_empty() {
         Vec::new()
     } else {
-        redis.pipeline(&pipe, "counting jobs in flight").await?
+        redis
+            .pipeline(&pipe, format!("SCARD {}", valid.join(", ")))
+            .await?
     };
     let mut counts = counts.into_iter();
     Ok(members

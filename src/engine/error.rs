@@ -156,6 +156,20 @@ impl Error {
         }
     }
 
+    /// Whether Redis refused because the ACL user may not access a key (rather than run the
+    /// command): `NOPERM this user has no permissions to access one of the keys ...` (7.0),
+    /// `NOPERM No permissions to access a key` (7.2+, Valkey).
+    pub fn is_key_denied(&self) -> bool {
+        match self {
+            Error::Redis { code, reason, .. } => {
+                code.as_deref() == Some("NOPERM")
+                    && reason.contains("access")
+                    && reason.contains("key")
+            }
+            _ => false,
+        }
+    }
+
     /// Whether a retry after reconnecting might succeed (the server or the link failed,
     /// rather than the server refusing the operation).
     pub fn is_transient(&self) -> bool {

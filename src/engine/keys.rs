@@ -117,7 +117,7 @@ pub async fn check_types(
     let types: Vec<String> = redis
         .pipeline(
             &pipe,
-            format!("checking the key types of queue {:?}", keys.name),
+            format!("TYPE {}", expected.map(|(k, _)| k.as_str()).join(", ")),
         )
         .await?;
     for ((key, want), got) in expected.iter().zip(types) {

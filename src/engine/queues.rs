@@ -134,14 +134,28 @@ pub struct QueueStats {
     pub wrong_type: Vec<String>,
 }
 
-/// Counts for each queue, one round trip per batch of queues.
+/// What [`stats`] counted.
+#[derive(Debug, Default)]
+pub struct Counted {
+    pub stats: Vec<QueueStats>,
+    pub round_trips: u64,
+    /// Queues passed over because the ACL user may not read their keys (only with
+    /// `skip_unreadable`).
+    pub unreadable: Vec<String>,
+}
+
+/// Counts for each queue, one round trip per batch of queues. With `skip_unreadable` (queues
+/// found by SCAN, which lists keys the user may not read) a queue whose keys the ACL user may
+/// not access is passed over and named in `unreadable`; otherwise that is an error.
 pub async fn stats(
     redis: &mut Redis,
     queues: &[String],
     now: f64,
     orphan_after: f64,
-) -> Result<(Vec<QueueStats>, u64), Error> {
+    skip_unreadable: bool,
+) -> Result<Counted, Error> {
     let mut out = Vec::with_capacity(queues.len());
+    let mut unreadable = Vec::new();
     let mut trips = 0;
     for batch in batches(queues, redis.is_cluster()) {
         let batch = batch.as_slice();
@@ -217,6 +231,10 @@ pub async fn stats(
             let completed = n(8, &k.stats);
             let failed_runs = n(9, &k.stats);
             if let Some(e) = failed {
+                if skip_unreadable && e.is_key_denied() {
+                    unreadable.push(name.clone());
+                    continue;
+                }
                 return Err(e);
             }
             let in_flight = match (data, active, sched, dead) {
@@ -239,7 +257,11 @@ pub async fn stats(
             });
         }
     }
-    Ok((out, trips))
+    Ok(Counted {
+        stats: out,
+        round_trips: trips,
+        unreadable,
+    })
 }
 
 #[cfg(test)]

@@ -76,7 +76,11 @@ impl Lua {
     pub fn call(&self, keys: &[&str]) -> Call<'_> {
         let mut cmd = redis::cmd("EVALSHA");
         cmd.arg(self.sha()).arg(keys.len()).arg(keys);
-        Call { lua: self, cmd }
+        Call {
+            lua: self,
+            cmd,
+            keys: keys.iter().map(|k| k.to_string()).collect(),
+        }
     }
 
     /// SCRIPT LOAD.
@@ -95,6 +99,7 @@ impl Lua {
 pub struct Call<'a> {
     lua: &'a Lua,
     cmd: redis::Cmd,
+    keys: Vec<String>,
 }
 
 impl Call<'_> {
@@ -111,15 +116,99 @@ impl Call<'_> {
             Err(e) if is_noscript(&e) => {
                 self.lua.load(redis).await?;
                 let again: RedisResult<T> = self.cmd.query_async(redis.conn()).await;
-                again.map_err(|e| redis.error(self.op(), e))
+                again.map_err(|e| self.error(redis, e))
             }
-            Err(e) => Err(redis.error(self.op(), e)),
+            Err(e) => Err(self.error(redis, e)),
         }
     }
 
     fn op(&self) -> String {
         format!("script {}", self.lua.name)
     }
+
+    /// The error of this call, an ACL refusal made to name the command and the key denied.
+    fn error(&self, redis: &Redis, err: redis::RedisError) -> Error {
+        explain_denial(redis.error(self.op(), err), self.lua, &self.keys)
+    }
+}
+
+/// Makes an ACL refusal of a script call say which command and key were denied. Inside a
+/// script Redis reports it as `ERR The user executing the script can't run this command or
+/// subcommand ... on @user_script:LINE.` (7.0) or `ERR ACL failure in script: ...` (7.2+,
+/// Valkey), naming neither the key nor, in 7.0, the command: both are read from that line
+/// of the script. The error becomes a NOPERM, so that nobody retries it.
+fn explain_denial(err: Error, lua: &Lua, keys: &[String]) -> Error {
+    let Error::Redis {
+        server,
+        op,
+        reason,
+        code,
+    } = err
+    else {
+        return err;
+    };
+    let inside = reason.contains("The user executing the script can't")
+        || reason.contains("ACL failure in script");
+    let reason = if inside {
+        let what = match denied_call(lua.source(), &reason, keys) {
+            Some((command, Some(key))) => format!("{command} on {key}"),
+            Some((command, None)) => format!("{command} on one of {}", keys.join(", ")),
+            None => format!("a command on one of {}", keys.join(", ")),
+        };
+        format!("NOPERM the user may not run {what} (in the script; Redis said: {reason})")
+    } else if code.as_deref() == Some("NOPERM") {
+        format!(
+            "{reason} (EVALSHA of the script with the keys {})",
+            keys.join(", ")
+        )
+    } else {
+        return Error::Redis {
+            server,
+            op,
+            reason,
+            code,
+        };
+    };
+    Error::Redis {
+        server,
+        op,
+        reason,
+        code: Some("NOPERM".into()),
+    }
+}
+
+/// The command (upper case) and, when it can be told, the key of the script line that an
+/// error names (`@user_script:LINE`).
+fn denied_call(source: &str, reason: &str, keys: &[String]) -> Option<(String, Option<String>)> {
+    let at = reason.find("@user_script:")? + "@user_script:".len();
+    let digits: String = reason[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    let line = source
+        .lines()
+        .nth(digits.parse::<usize>().ok()?.checked_sub(1)?)?;
+    let call = line.find("call('")? + "call('".len();
+    let command = line[call..].split('\'').next()?.to_ascii_uppercase();
+    let arg = line[call..]
+        .split_once(',')
+        .map(|(_, rest)| rest.trim_start())
+        .unwrap_or("");
+    let key_index = |text: &str| -> Option<usize> {
+        let n = text
+            .strip_prefix("KEYS[")?
+            .split(']')
+            .next()?
+            .parse::<usize>()
+            .ok()?;
+        n.checked_sub(1)
+    };
+    let index = match key_index(arg) {
+        Some(i) => Some(i),
+        // lib.lua's check(key, ...): the first key a script checks is the first it reads.
+        None => source.split("check(").skip(1).find_map(key_index),
+    };
+    Some((command, index.and_then(|i| keys.get(i).cloned())))
 }
 
 /// Sends several calls in one round trip. Each call's own result comes back; a call that
@@ -143,7 +232,7 @@ pub async fn invoke_all(
         out.push(match result {
             Ok(v) => Ok(v),
             Err(e) if is_noscript(&e) => call.invoke(redis).await,
-            Err(e) => Err(redis.error(call.op(), e)),
+            Err(e) => Err(call.error(redis, e)),
         });
     }
     Ok(out)
@@ -157,6 +246,58 @@ fn is_noscript(err: &redis::RedisError) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_acl_refusal_inside_a_script_names_the_command_and_the_key() {
+        let keys: Vec<String> = ["q:data", "q:active", "q:signal"]
+            .map(String::from)
+            .to_vec();
+        let line = |what: &str| {
+            PUSH.source()
+                .lines()
+                .position(|l| l.contains(what))
+                .expect("the line")
+                + 1
+        };
+        // Redis 7.0's words, and 7.2's.
+        let lpush = format!(
+            "ERR The user executing the script can't run this command or subcommand script: abc, on @user_script:{}.",
+            line("redis.call('LPUSH'")
+        );
+        assert_eq!(
+            denied_call(PUSH.source(), &lpush, &keys),
+            Some(("LPUSH".into(), Some("q:signal".into())))
+        );
+        let type_ = format!(
+            "ERR ACL failure in script: User w has no permissions to run the 'type' command script: abc, on @user_script:{}.",
+            line("redis.call('TYPE'")
+        );
+        assert_eq!(
+            denied_call(PUSH.source(), &type_, &keys),
+            Some(("TYPE".into(), Some("q:data".into()))),
+            "the first key a script checks"
+        );
+        let err = explain_denial(
+            Error::Redis {
+                server: "h:1".into(),
+                op: "script push".into(),
+                reason: lpush,
+                code: Some("ERR".into()),
+            },
+            &PUSH,
+            &keys,
+        );
+        assert_eq!(err.code(), Some("NOPERM"));
+        assert!(err.is_permanent());
+        assert!(
+            err.to_string().contains("may not run LPUSH on q:signal"),
+            "{err}"
+        );
+        assert_eq!(
+            denied_call(PUSH.source(), "ERR something else", &keys),
+            None
+        );
+    }
 
     #[test]
     fn every_script_documents_keys_argv_and_returns() {

@@ -145,7 +145,7 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
                     }
                     continue;
                 }
-                wait_for_signal(&shared, &mut waiter).await;
+                wait_for_signal(&shared, &mut waiter).await?;
             }
             Err(err) => {
                 drop(permits);
@@ -296,14 +296,15 @@ async fn paused(shared: &Shared) -> Result<bool, Error> {
     redis
         .query(
             redis::cmd("EXISTS").arg(&shared.keys.paused),
-            "EXISTS pause key",
+            format!("EXISTS {}", shared.keys.paused),
         )
         .await
 }
 
 /// Blocks on the signal list (on a connection of its own, since the call blocks it) for at
-/// most one poll interval. Errors only shorten the wait.
-async fn wait_for_signal(shared: &Shared, waiter: &mut Option<Redis>) {
+/// most one poll interval. Errors only shorten the wait, except a permanent one (the user may
+/// not run BRPOPLPUSH, say), which stops the consumer.
+async fn wait_for_signal(shared: &Shared, waiter: &mut Option<Redis>) -> Result<(), Error> {
     let timeout = shared.cfg.poll_interval;
     if waiter.is_none() {
         let mut spec = shared.server.clone();
@@ -315,12 +316,13 @@ async fn wait_for_signal(shared: &Shared, waiter: &mut Option<Redis>) {
         };
         match connected {
             Ok(conn) => *waiter = Some(conn),
+            Err(e) if e.is_permanent() => return Err(e),
             Err(_) => {
                 tokio::select! {
                     _ = tokio::time::sleep(Duration::from_millis(500)) => {}
                     _ = shared.stop.cancelled() => {}
                 }
-                return;
+                return Ok(());
             }
         }
     }
@@ -329,13 +331,18 @@ async fn wait_for_signal(shared: &Shared, waiter: &mut Option<Redis>) {
     cmd.arg(&shared.keys.signal)
         .arg(&shared.keys.signal)
         .arg(timeout.as_secs_f64().max(0.01));
+    let op = format!("BRPOPLPUSH {}", shared.keys.signal);
     tokio::select! {
-        r = conn.query::<redis::Value>(&cmd, "waiting on the signal") => {
-            if r.is_err() {
+        r = conn.query::<redis::Value>(&cmd, op) => {
+            if let Err(e) = r {
                 *waiter = None;
+                if e.is_permanent() {
+                    return Err(e);
+                }
                 tokio::time::sleep(Duration::from_millis(200)).await;
             }
         }
         _ = shared.stop.cancelled() => {}
     }
+    Ok(())
 }
