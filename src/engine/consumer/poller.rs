@@ -265,7 +265,12 @@ async fn wait_for_signal(shared: &Shared, waiter: &mut Option<Redis>) {
     if waiter.is_none() {
         let mut spec = shared.server.clone();
         spec.response_timeout += timeout;
-        match spec.connect().await {
+        // Connecting waits for an answer (AUTH, PING): a stop must not wait for it.
+        let connected = tokio::select! {
+            r = spec.connect() => r,
+            _ = shared.stop.cancelled() => return,
+        };
+        match connected {
             Ok(conn) => *waiter = Some(conn),
             Err(_) => {
                 tokio::select! {
