@@ -200,6 +200,8 @@ fn handlers_never_see_the_redis_url_or_password() {
         b"worker",
         b"on",
         b">s3cret-pw",
+        // QCTL_REDIS_PASSWORD, set below too, overrides the URL's password.
+        b">third-pw",
         b"~*",
         b"&*",
         b"+@all",
