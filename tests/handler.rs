@@ -200,7 +200,7 @@ fn handlers_never_see_the_redis_url_or_password() {
         b"worker",
         b"on",
         b">s3cret-pw",
-        // $QCTL_REDIS_PASSWORD wins over the URL's password.
+        // $QCTL_REDIS_PASSWORD, set below, is valid too (the URL's password wins over it).
         b">third-pw",
         b"~*",
         b"&*",

@@ -2,7 +2,7 @@
 //! connect and response timeouts, an ACL user and password, TLS files, and Redis Cluster.
 //! Every failure names the server as host:port, never with a password.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -14,7 +14,10 @@ use redis::{
     TlsCertificates,
 };
 
-use super::error::{redact, Error};
+use rustls::pki_types::pem::{Error as PemError, PemObject};
+use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+
+use super::error::{is_transport, redact, Error};
 
 /// How to authenticate and secure a connection, beside what the URL says.
 #[derive(Clone, Debug, Default)]
@@ -61,6 +64,10 @@ pub struct ServerSpec {
     pub response_timeout: Duration,
     /// How many times a lost connection is re-established before a call fails.
     pub reconnect_retries: usize,
+    /// rediss://: the connection is TLS.
+    tls: bool,
+    /// A client certificate is offered.
+    client_cert: bool,
 }
 
 impl std::fmt::Debug for ServerSpec {
@@ -139,18 +146,18 @@ impl ServerSpec {
         }
         let certificates = if tls && (access.tls_ca_cert.is_some() || access.tls_cert.is_some()) {
             Some(TlsCertificates {
-                root_cert: access.tls_ca_cert.as_deref().map(read_pem).transpose()?,
+                root_cert: access.tls_ca_cert.as_deref().map(ca_file).transpose()?,
                 client_tls: match (&access.tls_cert, &access.tls_key) {
-                    (Some(cert), Some(key)) => Some(ClientTlsConfig {
-                        client_cert: read_pem(cert)?,
-                        client_key: read_pem(key)?,
-                    }),
+                    (Some(cert), Some(key)) => Some(client_files(cert, key)?),
                     _ => None,
                 },
             })
         } else {
             None
         };
+        let client_cert = certificates
+            .as_ref()
+            .is_some_and(|c| c.client_tls.is_some());
         let db = info.redis_settings().db();
         let server = describe(info.addr(), db);
         let client = if access.cluster {
@@ -173,10 +180,17 @@ impl ServerSpec {
             Client::Cluster(Box::new(builder.build().map_err(|e| bad(&e.to_string()))?))
         } else {
             let client = match certificates {
-                Some(certificates) => redis::Client::build_with_tls(info, certificates),
-                None => redis::Client::open(info),
+                Some(certificates) => {
+                    redis::Client::build_with_tls(info, certificates).map_err(|e| {
+                        Error::BadInput(format!(
+                            "the --tls-* files cannot be used: {}",
+                            e.to_string().replace(" - InvalidClientConfig", "")
+                        ))
+                    })?
+                }
+                None => redis::Client::open(info).map_err(|e| bad(&redact(&e.to_string())))?,
             };
-            Client::Single(Box::new(client.map_err(|e| bad(&redact(&e.to_string())))?))
+            Client::Single(Box::new(client))
         };
         Ok(ServerSpec {
             client,
@@ -188,6 +202,8 @@ impl ServerSpec {
             connect_timeout,
             response_timeout,
             reconnect_retries: 1,
+            tls,
+            client_cert,
         })
     }
 
@@ -212,11 +228,22 @@ impl ServerSpec {
                     .set_number_of_retries(self.reconnect_retries)
                     .set_min_delay(Duration::from_millis(100))
                     .set_max_delay(Duration::from_secs(2));
-                let mut conn = ConnectionManager::new_with_config((**client).clone(), config)
+                let mut manager = ConnectionManager::new_with_config((**client).clone(), config)
                     .await
-                    .map_err(|e| Error::from_redis(&self.server, "connect", e))?;
-                self.probe(&mut conn).await?;
-                Conn::Single(conn)
+                    .map_err(|e| self.connect_error(e))?;
+                // Connecting sends nothing but AUTH (no HELLO, no CLIENT SETINFO), so one PING
+                // checks that a Redis server is there: a server speaking another protocol, a
+                // silent one, or (with TLS 1.3, whose handshake ends on the client's side
+                // before the server has checked the client's certificate) a refused client
+                // certificate shows here, as a failure to connect, not at the first command
+                // (often as a bare "broken pipe"). An error reply of any kind (NOAUTH,
+                // NOPERM) means a Redis server is there.
+                if let Err(e) = redis::cmd("PING").query_async::<()>(&mut manager).await {
+                    if is_transport(&e) || e.kind() == redis::ErrorKind::Parse {
+                        return Err(self.connect_error(e));
+                    }
+                }
+                Conn::Single(manager)
             }
             Client::Cluster(client) => {
                 let config = redis::cluster::ClusterConfig::new()
@@ -238,24 +265,156 @@ impl ServerSpec {
 }
 
 impl ServerSpec {
-    /// One round trip at connect, so that a server that does not speak the Redis protocol is
-    /// told apart from one that fails later (with CLIENT SETINFO skipped, redis-rs sends
-    /// nothing before the first command when there is no password). `HELLO` without
-    /// arguments changes nothing and no ACL refuses it; any error reply (NOAUTH, an old
-    /// server's unknown command) proves a Redis server, and the command that follows meets
-    /// the real error.
-    async fn probe(&self, conn: &mut ConnectionManager) -> Result<(), Error> {
-        match redis::cmd("HELLO").query_async::<redis::Value>(conn).await {
-            Ok(_) => Ok(()),
-            Err(e) if !super::error::is_transport(&e) && e.code().is_some() => Ok(()),
-            Err(e) => Err(Error::from_redis(&self.server, "connect", e)),
+    /// A failure to connect, with a hint where TLS makes the cause likely: a plain port never
+    /// answers a TLS handshake, and a server that wants a client certificate drops the
+    /// connection of a client without one.
+    fn connect_error(&self, err: redis::RedisError) -> Error {
+        let timed_out = err.is_timeout();
+        let dropped = err.is_connection_dropped() && !err.is_connection_refusal();
+        let mut error = Error::from_redis(&self.server, "connect", err);
+        if let (true, Error::Unreachable { reason, .. }) = (self.tls, &mut error) {
+            if timed_out {
+                reason.push_str(" (a port without TLS never answers the TLS handshake)");
+            } else if dropped && self.client_cert {
+                reason.push_str(
+                    " (the server dropped the TLS connection: it may refuse the client \
+                     certificate of --tls-cert)",
+                );
+            } else if dropped {
+                reason.push_str(
+                    " (the server dropped the TLS connection: it may require a client \
+                     certificate, --tls-cert and --tls-key)",
+                );
+            }
         }
+        error
     }
 }
 
-/// Reads a PEM file named by a --tls-* option.
-fn read_pem(path: &std::path::Path) -> Result<Vec<u8>, Error> {
-    std::fs::read(path).map_err(|e| Error::BadInput(format!("cannot read {}: {e}", path.display())))
+/// Reads a PEM file named by a --tls-* option (`what` says which).
+fn read_pem(path: &Path, what: &str) -> Result<Vec<u8>, Error> {
+    std::fs::read(path).map_err(|e| {
+        Error::BadInput(format!(
+            "cannot read the {what} file {}: {e}",
+            path.display()
+        ))
+    })
+}
+
+/// The certificates of a PEM file; an error names the file when there are none or the PEM
+/// is damaged.
+fn pem_certificates(
+    pem: &[u8],
+    path: &Path,
+    what: &str,
+) -> Result<Vec<CertificateDer<'static>>, Error> {
+    let certs = CertificateDer::pem_slice_iter(pem)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| {
+            Error::BadInput(format!(
+                "the {what} file {} is not valid PEM: {}",
+                path.display(),
+                pem_problem(&e)
+            ))
+        })?;
+    if certs.is_empty() {
+        return Err(Error::BadInput(format!(
+            "the {what} file {} holds no certificate (expected PEM: -----BEGIN CERTIFICATE-----)",
+            path.display()
+        )));
+    }
+    Ok(certs)
+}
+
+fn pem_problem(err: &PemError) -> String {
+    match err {
+        PemError::MissingSectionEnd { .. } => "a section has no -----END line".into(),
+        PemError::IllegalSectionStart { .. } => "a -----BEGIN line is damaged".into(),
+        PemError::Base64Decode(e) => format!("bad base64: {e}"),
+        PemError::NoItemsFound => "nothing in PEM form".into(),
+        other => other.to_string(),
+    }
+}
+
+/// The CA file of --tls-ca-cert, checked: at least one certificate rustls can use as a
+/// trust anchor.
+fn ca_file(path: &Path) -> Result<Vec<u8>, Error> {
+    const WHAT: &str = "CA certificate (--tls-ca-cert)";
+    let pem = read_pem(path, WHAT)?;
+    let mut store = rustls::RootCertStore::empty();
+    for cert in pem_certificates(&pem, path, WHAT)? {
+        store.add(cert).map_err(|e| {
+            Error::BadInput(format!(
+                "the {WHAT} file {} holds a certificate that cannot be used: {}",
+                path.display(),
+                problem(&e)
+            ))
+        })?;
+    }
+    Ok(pem)
+}
+
+/// The client certificate and key of --tls-cert and --tls-key, checked: a certificate, a
+/// private key, and the key belongs to the certificate.
+fn client_files(cert: &Path, key: &Path) -> Result<ClientTlsConfig, Error> {
+    const CERT: &str = "client certificate (--tls-cert)";
+    const KEY: &str = "client key (--tls-key)";
+    let cert_pem = read_pem(cert, CERT)?;
+    let key_pem = read_pem(key, KEY)?;
+    let chain = pem_certificates(&cert_pem, cert, CERT)?;
+    let private = PrivateKeyDer::from_pem_slice(&key_pem).map_err(|e| {
+        Error::BadInput(match e {
+            PemError::NoItemsFound => format!(
+                "the {KEY} file {} holds no private key (expected PEM: -----BEGIN PRIVATE KEY-----)",
+                key.display()
+            ),
+            e => format!(
+                "the {KEY} file {} is not valid PEM: {}",
+                key.display(),
+                pem_problem(&e)
+            ),
+        })
+    })?;
+    rustls::ClientConfig::builder()
+        .with_root_certificates(rustls::RootCertStore::empty())
+        .with_client_auth_cert(chain, private)
+        .map_err(|e| {
+            Error::BadInput(match e {
+                rustls::Error::InconsistentKeys(_) => format!(
+                    "the {KEY} file {} does not belong to the certificate in {}",
+                    key.display(),
+                    cert.display()
+                ),
+                e => format!(
+                    "the {CERT} file {} and key {} cannot be used: {}",
+                    cert.display(),
+                    key.display(),
+                    problem(&e)
+                ),
+            })
+        })?;
+    Ok(ClientTlsConfig {
+        client_cert: cert_pem,
+        client_key: key_pem,
+    })
+}
+
+/// A rustls error about a local certificate or key, in words.
+fn problem(err: &rustls::Error) -> String {
+    match err {
+        rustls::Error::InvalidCertificate(rustls::CertificateError::Other(other)) => {
+            other.to_string()
+        }
+        rustls::Error::InvalidCertificate(cert) => {
+            let text = format!("{cert:?}");
+            text.split(['(', '{', ' '])
+                .next()
+                .unwrap_or_default()
+                .to_string()
+        }
+        rustls::Error::General(text) => text.clone(),
+        other => other.to_string(),
+    }
 }
 
 /// One connection to a server, or to every node of a cluster.

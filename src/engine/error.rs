@@ -100,6 +100,9 @@ impl Error {
     /// is shown in Redis's own words (`WRONGTYPE Operation against ...`), also when it came
     /// from inside a pipeline.
     pub fn from_redis(server: &str, op: impl fmt::Display, err: redis::RedisError) -> Error {
+        if let Some(error) = tls_error(server, &op, &err) {
+            return error;
+        }
         if is_transport(&err) {
             return Error::Unreachable {
                 server: server.to_string(),
@@ -113,6 +116,15 @@ impl Error {
                 op: op.to_string(),
                 reason: "not a Redis server (its answer is not in the Redis protocol)".into(),
             };
+        }
+        if err.kind() == redis::ErrorKind::InvalidClientConfig {
+            // The client library refused its own settings (the TLS files are checked before
+            // this, so this is a last resort): in words, without the library's kind name.
+            let reason = err.to_string().replace(" - InvalidClientConfig", "");
+            return Error::BadInput(format!(
+                "cannot connect to {server}: the connection settings cannot be used: {}",
+                redact(&reason)
+            ));
         }
         if err.kind() == redis::ErrorKind::AuthenticationFailed {
             return Error::Redis {
@@ -210,6 +222,131 @@ pub fn is_transport(err: &redis::RedisError) -> bool {
         || err.kind() == redis::ErrorKind::Io
 }
 
+/// The error a redis-rs error wraps (an I/O error, a TLS error, ...), when it wraps one.
+fn wrapped(err: &redis::RedisError) -> Option<&(dyn std::error::Error + Send + Sync + 'static)> {
+    use std::error::Error as _;
+    // redis-rs keeps the error it wraps in an `Arc` and hands the `Arc` out as the source.
+    let inner = err
+        .source()?
+        .downcast_ref::<std::sync::Arc<dyn std::error::Error + Send + Sync>>()?;
+    Some(&**inner)
+}
+
+/// The TLS error behind a redis-rs error: straight, or inside the I/O error of the
+/// connection.
+fn rustls_error(err: &redis::RedisError) -> Option<&rustls::Error> {
+    let inner = wrapped(err)?;
+    if let Some(tls) = inner.downcast_ref::<rustls::Error>() {
+        return Some(tls);
+    }
+    inner
+        .downcast_ref::<std::io::Error>()?
+        .get_ref()?
+        .downcast_ref::<rustls::Error>()
+}
+
+/// A TLS failure in words: an untrusted, mismatched or expired server certificate, a client
+/// certificate the server wants or refuses, a failed handshake (exit 3), or a system trust
+/// store that cannot be loaded (exit 6). None when `err` is no TLS failure.
+fn tls_error(server: &str, op: &dyn fmt::Display, err: &redis::RedisError) -> Option<Error> {
+    if let Some(store) = wrapped(err).and_then(|e| e.downcast_ref::<rustls_native_certs::Error>()) {
+        return Some(Error::BadInput(format!(
+            "cannot load the system's trust store for {server} (SSL_CERT_FILE, SSL_CERT_DIR): {store}"
+        )));
+    }
+    let reason = tls_reason(rustls_error(err)?);
+    Some(Error::Unreachable {
+        server: server.to_string(),
+        op: op.to_string(),
+        reason,
+    })
+}
+
+fn tls_reason(err: &rustls::Error) -> String {
+    use rustls::{AlertDescription as Alert, CertificateError as Cert};
+    match err {
+        rustls::Error::InvalidCertificate(cert) => match cert {
+            Cert::UnknownIssuer | Cert::BadSignature => format!(
+                "certificate not trusted ({}): the server's certificate is not signed by a CA \
+                 of --tls-ca-cert or of the system's trust store",
+                variant(cert)
+            ),
+            Cert::NotValidForName => {
+                "certificate not valid for this host name (NotValidForName)".to_string()
+            }
+            Cert::NotValidForNameContext {
+                expected,
+                presented,
+            } => {
+                let names: Vec<String> = presented.iter().map(|n| plain_name(n)).collect();
+                format!(
+                    "certificate not valid for the host name {} (NotValidForName): it is for {}",
+                    expected.to_str(),
+                    if names.is_empty() {
+                        "no name".to_string()
+                    } else {
+                        names.join(", ")
+                    }
+                )
+            }
+            Cert::Expired | Cert::ExpiredContext { .. } => {
+                format!("certificate expired (Expired): {cert}")
+            }
+            Cert::NotValidYet | Cert::NotValidYetContext { .. } => {
+                format!("certificate not valid yet (NotValidYet): {cert}")
+            }
+            Cert::Other(other) => format!("certificate not accepted ({other})"),
+            _ => format!("certificate not accepted ({})", variant(cert)),
+        },
+        rustls::Error::AlertReceived(Alert::CertificateRequired) => {
+            "the server requires a client certificate (CertificateRequired): give --tls-cert \
+             and --tls-key"
+                .to_string()
+        }
+        rustls::Error::AlertReceived(
+            alert @ (Alert::BadCertificate
+            | Alert::UnknownCA
+            | Alert::CertificateUnknown
+            | Alert::UnsupportedCertificate
+            | Alert::CertificateExpired
+            | Alert::CertificateRevoked
+            | Alert::AccessDenied),
+        ) => format!("the server refused the client certificate ({alert:?})"),
+        rustls::Error::AlertReceived(Alert::HandshakeFailure) => {
+            "the server ended the TLS handshake (HandshakeFailure): it may require a client \
+             certificate (--tls-cert and --tls-key)"
+                .to_string()
+        }
+        rustls::Error::AlertReceived(alert) => {
+            format!("the server ended the TLS handshake ({})", variant(alert))
+        }
+        rustls::Error::InvalidMessage(_)
+        | rustls::Error::InappropriateMessage { .. }
+        | rustls::Error::InappropriateHandshakeMessage { .. } => format!(
+            "TLS handshake failed ({}): is this port a TLS port?",
+            variant(err)
+        ),
+        other => format!("TLS failed ({})", variant(other)),
+    }
+}
+
+/// The name of an enum's variant from its `Debug` form, without the fields.
+fn variant(value: &impl fmt::Debug) -> String {
+    let text = format!("{value:?}");
+    text.split(['(', '{', ' '])
+        .next()
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// `DnsName("redis.example")` -> `redis.example`, `IpAddress(10.0.0.1)` -> `10.0.0.1`.
+fn plain_name(name: &str) -> String {
+    match name.split_once('(') {
+        Some((_, rest)) => rest.trim_end_matches(')').trim_matches('"').to_string(),
+        None => name.to_string(),
+    }
+}
+
 /// Replaces the password of anything shaped like a URL (`scheme://user:password@host`)
 /// with `***`, so no message ever carries one.
 pub fn redact(text: &str) -> String {
@@ -260,6 +397,37 @@ pub fn exit_code_of(err: &anyhow::Error) -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn tls_failures_are_told_in_words() {
+        use rustls::{AlertDescription, CertificateError, OtherError};
+        let reason = |e| tls_reason(&e);
+        assert!(reason(rustls::Error::InvalidCertificate(
+            CertificateError::UnknownIssuer
+        ))
+        .starts_with("certificate not trusted (UnknownIssuer)"));
+        let other = rustls::Error::InvalidCertificate(CertificateError::Other(OtherError(
+            std::sync::Arc::new(std::io::Error::other("UnsupportedCertVersion")),
+        )));
+        assert_eq!(
+            reason(other),
+            "certificate not accepted (UnsupportedCertVersion)"
+        );
+        assert!(reason(rustls::Error::AlertReceived(
+            AlertDescription::CertificateRequired
+        ))
+        .contains("--tls-cert and --tls-key"));
+        assert_eq!(
+            reason(rustls::Error::AlertReceived(AlertDescription::UnknownCA)),
+            "the server refused the client certificate (UnknownCA)"
+        );
+        assert_eq!(plain_name("DnsName(\"redis.example\")"), "redis.example");
+        assert_eq!(plain_name("IpAddress(10.0.0.1)"), "10.0.0.1");
+        assert_eq!(
+            variant(&CertificateError::NotValidForName),
+            "NotValidForName"
+        );
+    }
 
     #[test]
     fn redact_hides_passwords_in_urls() {

@@ -5,6 +5,7 @@
 pub mod cluster;
 pub mod ledger;
 pub mod proxy;
+pub mod tls;
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -32,6 +33,8 @@ pub struct RedisServer {
     child: Option<Child>,
     dir: tempfile::TempDir,
     extra: Vec<String>,
+    /// Set for a server on a TLS port only (see `tls::tls_server`).
+    tls: Option<tls::TlsConfig>,
 }
 
 fn server_binary() -> PathBuf {
@@ -61,24 +64,39 @@ impl RedisServer {
 
     /// A server with extra arguments (e.g. `--appendonly yes` to survive `restart`).
     pub fn start_with(extra: &[&str]) -> RedisServer {
+        Self::try_start(extra, None).unwrap_or_else(|log| {
+            panic!("could not start redis-server on a free port after 5 tries:\n{log}")
+        })
+    }
+
+    /// A server with extra arguments, on a TLS port only when `tls` is set; on failure the
+    /// log of the last try.
+    pub fn try_start(extra: &[&str], tls: Option<tls::TlsConfig>) -> Result<RedisServer, String> {
+        let mut log = String::new();
         for _ in 0..5 {
             let mut server = RedisServer {
                 port: free_port(),
                 child: None,
                 dir: tempfile::tempdir().expect("temp dir"),
                 extra: extra.iter().map(|s| s.to_string()).collect(),
+                tls: tls.clone(),
             };
             if server.spawn() {
-                return server;
+                return Ok(server);
             }
+            log = std::fs::read_to_string(server.dir.path().join("redis.log")).unwrap_or_default();
         }
-        panic!("could not start redis-server on a free port after 5 tries");
+        Err(log)
     }
 
     fn spawn(&mut self) -> bool {
         let log = std::fs::File::create(self.dir.path().join("redis.log")).expect("log file");
         let mut cmd = Command::new(server_binary());
-        cmd.args(["--port", &self.port.to_string(), "--bind", "127.0.0.1"])
+        match &self.tls {
+            Some(tls) => cmd.args(tls.server_args(self.port)),
+            None => cmd.args(["--port", &self.port.to_string()]),
+        };
+        cmd.args(["--bind", "127.0.0.1"])
             .args(["--save", "", "--appendonly", "no"])
             .arg("--dir")
             .arg(self.dir.path())
@@ -96,7 +114,7 @@ impl RedisServer {
                 self.child = None;
                 return false;
             }
-            if let Ok(mut con) = redis::Client::open(self.url()).and_then(|c| c.get_connection()) {
+            if let Ok(mut con) = self.client().and_then(|c| c.get_connection()) {
                 match redis::cmd("PING").query::<String>(&mut con) {
                     Ok(_) => return true,
                     // A server started with --requirepass is up when it asks for the password.
@@ -131,8 +149,29 @@ impl RedisServer {
         panic!("redis-server did not come back on port {}", self.port);
     }
 
+    /// `redis://127.0.0.1:PORT`, or `rediss://` for a TLS server.
     pub fn url(&self) -> String {
-        format!("redis://127.0.0.1:{}", self.port)
+        let scheme = if self.tls.is_some() {
+            "rediss"
+        } else {
+            "redis"
+        };
+        format!("{scheme}://127.0.0.1:{}", self.port)
+    }
+
+    /// How a TLS server speaks TLS; None for a plain one.
+    pub fn tls(&self) -> Option<&tls::TlsConfig> {
+        self.tls.as_ref()
+    }
+
+    /// A redis-rs client for the test's own checks (over TLS to a TLS server).
+    fn client(&self) -> redis::RedisResult<redis::Client> {
+        match &self.tls {
+            // The test's own connections check nothing: a test may give the server a
+            // certificate for another host on purpose.
+            Some(tls) => tls.client(&format!("{}/#insecure", self.url())),
+            None => redis::Client::open(self.url()),
+        }
     }
 
     pub fn port(&self) -> u16 {
@@ -140,7 +179,7 @@ impl RedisServer {
     }
 
     pub fn conn(&self) -> redis::Connection {
-        redis::Client::open(self.url())
+        self.client()
             .and_then(|c| c.get_connection())
             .expect("connect to the test server")
     }
@@ -230,6 +269,15 @@ impl Drop for RedisServer {
     }
 }
 
+/// Environment variables of the --tls-* options: tests set them explicitly when they want
+/// them.
+pub const TLS_ENV: [&str; 4] = [
+    "QCTL_TLS_CA_CERT",
+    "QCTL_TLS_CERT",
+    "QCTL_TLS_KEY",
+    "QCTL_TLS_INSECURE",
+];
+
 /// The built qctl binary pointed at `server`, with no colour and no URL from the environment.
 pub fn qctl(server: &RedisServer) -> assert_cmd::Command {
     let mut cmd = assert_cmd::Command::cargo_bin("qctl").expect("the qctl binary");
@@ -238,6 +286,9 @@ pub fn qctl(server: &RedisServer) -> assert_cmd::Command {
         .env("NO_COLOR", "1")
         .env_remove("QCTL_REDIS_URL")
         .env_remove("REDIS_URL");
+    for name in TLS_ENV {
+        cmd.env_remove(name);
+    }
     cmd
 }
 
@@ -255,6 +306,9 @@ pub fn qctl_process_at(url: &str) -> Command {
         .env("NO_COLOR", "1")
         .env_remove("QCTL_REDIS_URL")
         .env_remove("REDIS_URL");
+    for name in TLS_ENV {
+        cmd.env_remove(name);
+    }
     cmd
 }
 

@@ -309,10 +309,10 @@ async fn wait_for_signal(shared: &Shared, waiter: &mut Option<Redis>) -> Result<
     if waiter.is_none() {
         let mut spec = shared.server.clone();
         spec.response_timeout += timeout;
-        // A stop does not wait for a connection that is not coming.
+        // Connecting waits for an answer (AUTH, HELLO): a stop must not wait for it.
         let connected = tokio::select! {
             r = spec.connect() => r,
-            _ = shared.stop.cancelled() => return,
+            _ = shared.stop.cancelled() => return Ok(()),
         };
         match connected {
             Ok(conn) => *waiter = Some(conn),
