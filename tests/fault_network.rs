@@ -602,7 +602,7 @@ fn a_consumer_lives_through_a_reset_that_hits_its_pause_check() {
         std::thread::sleep(delay + delay / 2);
         proxy.reset_all();
         hit = wait_until(Duration::from_secs(2), || {
-            a.stderr().contains("(EXISTS pause key)")
+            a.stderr().contains("(EXISTS q:paused)")
         });
         if hit {
             break;

@@ -231,14 +231,19 @@ impl ServerSpec {
                 let mut manager = ConnectionManager::new_with_config((**client).clone(), config)
                     .await
                     .map_err(|e| self.connect_error(e))?;
-                // Connecting sends nothing but AUTH (no HELLO, no CLIENT SETINFO), so one PING
-                // checks that a Redis server is there: a server speaking another protocol, a
-                // silent one, or (with TLS 1.3, whose handshake ends on the client's side
-                // before the server has checked the client's certificate) a refused client
-                // certificate shows here, as a failure to connect, not at the first command
-                // (often as a bare "broken pipe"). An error reply of any kind (NOAUTH,
-                // NOPERM) means a Redis server is there.
-                if let Err(e) = redis::cmd("PING").query_async::<()>(&mut manager).await {
+                // Connecting sends nothing but AUTH (no CLIENT SETINFO), so one HELLO checks
+                // that a Redis server is there: a server speaking another protocol, a silent
+                // one, or (with TLS 1.3, whose handshake ends on the client's side before the
+                // server has checked the client's certificate) a refused client certificate
+                // shows here, as a failure to connect, not at the first command (often as a
+                // bare "broken pipe"). HELLO without arguments changes nothing, and a
+                // least-privilege user may run it (a PING would be refused and counted as an
+                // error by the server); an error reply of any kind (NOAUTH) still means a
+                // Redis server is there.
+                if let Err(e) = redis::cmd("HELLO")
+                    .query_async::<redis::Value>(&mut manager)
+                    .await
+                {
                     if is_transport(&e) || e.kind() == redis::ErrorKind::Parse {
                         return Err(self.connect_error(e));
                     }
