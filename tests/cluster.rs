@@ -7,17 +7,13 @@ mod support;
 use std::time::{Duration, Instant};
 
 use support::cluster::Cluster;
-use support::ledger::{tally, Ledger};
-use support::{figure, qctl_process_at, wait_until, Background, FAST};
+use support::ledger::{numbered, tally, Ledger};
+use support::{figure, qctl_process_at, qctl_url, wait_until, Background, FAST};
 
 /// qctl against `url` in cluster mode.
 fn qctl_at(url: &str) -> assert_cmd::Command {
-    let mut cmd = assert_cmd::Command::cargo_bin("qctl").expect("the qctl binary");
-    cmd.args(["-u", url, "--cluster"])
-        .env("NO_COLOR", "1")
-        .env_remove("QCTL_REDIS_URL")
-        .env_remove("REDIS_URL")
-        .env_remove("QCTL_CLUSTER");
+    let mut cmd = qctl_url(url);
+    cmd.arg("--cluster").env_remove("QCTL_CLUSTER");
     cmd
 }
 
@@ -244,11 +240,7 @@ fn a_slot_migration_under_a_running_consumer_loses_no_job() {
     let from = cluster.owner_of_slot(slot);
     let to = (from + 1) % 3;
     let url = cluster.nodes[(from + 2) % 3].url();
-    let ids: Vec<String> = (1..=2000).map(|i| format!("m{i:04}")).collect();
-    let input: String = ids
-        .iter()
-        .map(|id| format!("{{\"id\":\"{id}\",\"data\":\"\"}}\n"))
-        .collect();
+    let (ids, input) = numbered("m", 2000);
     qctl_at(&url)
         .args(["enqueue", q, "--jsonl", "-q"])
         .write_stdin(input)
@@ -314,11 +306,7 @@ fn a_failover_under_a_running_consumer_loses_no_job() {
     let slot = cluster.slot(q);
     let from = cluster.owner_of_slot(slot);
     let url = cluster.nodes[(from + 1) % 3].url();
-    let ids: Vec<String> = (1..=1000).map(|i| format!("f{i:04}")).collect();
-    let input: String = ids
-        .iter()
-        .map(|id| format!("{{\"id\":\"{id}\",\"data\":\"\"}}\n"))
-        .collect();
+    let (ids, input) = numbered("f", 1000);
     qctl_at(&url)
         .args(["enqueue", q, "--jsonl", "-q"])
         .write_stdin(input)

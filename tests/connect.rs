@@ -5,21 +5,12 @@ mod support;
 
 use std::time::Duration;
 
-use support::{RedisServer, FAST};
-
-fn qctl_at(url: &str) -> assert_cmd::Command {
-    let mut cmd = assert_cmd::Command::cargo_bin("qctl").expect("the qctl binary");
-    cmd.args(["-u", url])
-        .env("NO_COLOR", "1")
-        .env_remove("QCTL_REDIS_URL")
-        .env_remove("REDIS_URL");
-    cmd
-}
+use support::{qctl_url, RedisServer, FAST};
 
 /// Enqueues three jobs, drains them and checks `stats` through `url`, checking in database
 /// `db` of `server` that the jobs landed there and were all run; then empties that database.
 fn workload(url: &str, server: &RedisServer, db: i64) {
-    qctl_at(url)
+    qctl_url(url)
         .args(["enqueue", "q", "--lines", "-q"])
         .write_stdin("a\nb\nc\n")
         .assert()
@@ -28,14 +19,14 @@ fn workload(url: &str, server: &RedisServer, db: i64) {
     let _: () = redis::cmd("SELECT").arg(db).query(&mut conn).unwrap();
     let queued: i64 = redis::cmd("LLEN").arg("q:active").query(&mut conn).unwrap();
     assert_eq!(queued, 3, "{url}: the jobs are in database {db}");
-    qctl_at(url)
+    qctl_url(url)
         .args(["consume", "q", "--drain"])
         .args(FAST)
         .args(["--", "true"])
         .timeout(Duration::from_secs(30))
         .assert()
         .success();
-    let out = qctl_at(url)
+    let out = qctl_url(url)
         .args(["stats", "q", "--json"])
         .output()
         .unwrap();
@@ -64,7 +55,7 @@ fn unix_sockets_and_database_numbers_carry_the_whole_workload() {
     workload(&format!("unix://{path}"), &server, 0);
     workload(&format!("{}/3", server.url()), &server, 3);
     // The socket is named in messages as such.
-    let out = qctl_at("redis+unix:///nonexistent/redis.sock")
+    let out = qctl_url("redis+unix:///nonexistent/redis.sock")
         .args(["stats"])
         .output()
         .unwrap();

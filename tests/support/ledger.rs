@@ -118,14 +118,21 @@ pub fn tally(enqueued: &[String], runs: &[String]) -> Tally {
     }
 }
 
-/// Enqueues `n` jobs with empty data and ids `{prefix}0001`, `{prefix}0002`, ... in one
-/// `qctl enqueue QUEUE --jsonl` run; returns the ids in order.
-pub fn enqueue_numbered(server: &RedisServer, queue: &str, prefix: &str, n: usize) -> Vec<String> {
+/// Ids `{prefix}0001`, `{prefix}0002`, ... and the `--jsonl` input enqueueing each with empty
+/// data.
+pub fn numbered(prefix: &str, n: usize) -> (Vec<String>, String) {
     let ids: Vec<String> = (1..=n).map(|i| format!("{prefix}{i:04}")).collect();
-    let input: String = ids
+    let input = ids
         .iter()
         .map(|id| format!("{{\"id\":\"{id}\",\"data\":\"\"}}\n"))
         .collect();
+    (ids, input)
+}
+
+/// Enqueues `n` jobs with empty data and ids `{prefix}0001`, `{prefix}0002`, ... in one
+/// `qctl enqueue QUEUE --jsonl` run; returns the ids in order.
+pub fn enqueue_numbered(server: &RedisServer, queue: &str, prefix: &str, n: usize) -> Vec<String> {
+    let (ids, input) = numbered(prefix, n);
     qctl(server)
         .args(["enqueue", queue, "--jsonl", "-q"])
         .write_stdin(input)

@@ -292,6 +292,17 @@ pub fn qctl(server: &RedisServer) -> assert_cmd::Command {
     cmd
 }
 
+/// As `qctl`, for any Redis URL.
+pub fn qctl_url(url: &str) -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::cargo_bin("qctl").expect("the qctl binary");
+    cmd.arg("-u")
+        .arg(url)
+        .env("NO_COLOR", "1")
+        .env_remove("QCTL_REDIS_URL")
+        .env_remove("REDIS_URL");
+    cmd
+}
+
 /// A `std::process::Command` for qctl (for runs that must be signalled or run in the
 /// background).
 pub fn qctl_process(server: &RedisServer) -> Command {
