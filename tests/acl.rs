@@ -12,34 +12,9 @@ use support::{qctl, qctl_process, wait_until, Background, RedisServer, FAST};
 
 const PW: &str = "Acl-pw-7Qz3x";
 
-/// The recipe of README.md's "Users and passwords (ACL)": the user name and every rule after
-/// it, from the first `ACL SETUSER` code block of that section.
-fn recipe() -> (String, Vec<String>) {
-    let readme = include_str!("../README.md");
-    let section = readme
-        .split("### Users and passwords (ACL)")
-        .nth(1)
-        .expect("README.md has a section \"### Users and passwords (ACL)\"");
-    let block = section
-        .split("```")
-        .skip(1)
-        .step_by(2)
-        .find(|b| b.contains("ACL SETUSER"))
-        .expect("the section has a code block with ACL SETUSER");
-    let joined = block.replace("\\\n", " ");
-    let tokens: Vec<String> = joined
-        .split_whitespace()
-        .skip_while(|t| *t != "SETUSER")
-        .skip(1)
-        .map(|t| t.trim_matches('\'').to_string())
-        .collect();
-    let (name, rules) = tokens.split_first().expect("a user name after SETUSER");
-    (name.clone(), rules.to_vec())
-}
-
 /// The commands the recipe allows (`+cmd`), in its order.
 fn recipe_commands() -> Vec<String> {
-    recipe()
+    support::acl_recipe()
         .1
         .into_iter()
         .filter_map(|r| r.strip_prefix('+').map(str::to_string))
@@ -49,7 +24,7 @@ fn recipe_commands() -> Vec<String> {
 /// Creates `user` with password [`PW`] and the recipe's rules, the queue pattern replaced by
 /// `~QUEUE:*` and `+cmd` left out for every command in `without`.
 fn set_user(server: &RedisServer, user: &str, queue: &str, without: &[&str]) {
-    let (_, rules) = recipe();
+    let (_, rules) = support::acl_recipe();
     let mut args: Vec<Vec<u8>> = vec![b"ACL".to_vec(), b"SETUSER".to_vec(), user.into()];
     for rule in rules {
         let rule = if rule.starts_with('>') {
@@ -340,7 +315,7 @@ fn workload(server: &RedisServer, user: &str) {
 
 #[test]
 fn the_readme_recipe_runs_the_whole_workload() {
-    let (user, rules) = recipe();
+    let (user, rules) = support::acl_recipe();
     assert!(
         rules.contains(&"~mail:*".to_string()),
         "the recipe is for the queue mail: {rules:?}"

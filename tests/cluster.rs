@@ -357,3 +357,67 @@ fn a_failover_under_a_running_consumer_loses_no_job() {
         killed.elapsed().as_secs_f64()
     ));
 }
+
+/// The README's least-privilege recipe for `{mail}:*` on every node, with what a cluster
+/// adds to it (`extra`).
+fn cluster_user(cluster: &Cluster, extra: &[&str]) {
+    let (_, rules) = support::acl_recipe();
+    for node in &cluster.nodes {
+        let mut cmd = redis::cmd("ACL");
+        cmd.arg("SETUSER").arg("worker");
+        for rule in &rules {
+            if rule.starts_with('>') {
+                cmd.arg(">pw");
+            } else if rule.starts_with('~') {
+                cmd.arg("~{mail}:*");
+            } else {
+                cmd.arg(rule);
+            }
+        }
+        cmd.arg(extra);
+        let _: () = cmd.query(&mut node.conn()).unwrap();
+    }
+}
+
+#[test]
+fn the_acl_recipe_with_cluster_slots_runs_the_workload_on_a_cluster() {
+    let cluster = Cluster::start(3);
+    let q = "{mail}";
+    let url = cluster.url_not_owning(q);
+    let as_worker = || {
+        let mut cmd = qctl_at(&url);
+        cmd.args(["--user", "worker"])
+            .env("QCTL_REDIS_PASSWORD", "pw");
+        cmd
+    };
+    // Without CLUSTER SLOTS the client cannot learn the layout: refused, exit 4, in words.
+    cluster_user(&cluster, &[]);
+    let out = as_worker().args(["enqueue", q, "x"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(4), "{}", stderr(&out));
+    assert!(stderr(&out).contains("NOPERM"), "{}", stderr(&out));
+    cluster_user(&cluster, &["+cluster|slots"]);
+    as_worker()
+        .args(["enqueue", q, "--lines", "-q"])
+        .write_stdin("a\nb\nfail\n")
+        .assert()
+        .success();
+    let out = as_worker()
+        .args(["consume", q, "--drain", "--max-retries", "0"])
+        .args(FAST)
+        .args(["--", "sh", "-c", "! grep -q fail"])
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(7), "{}", stderr(&out));
+    let out = as_worker().args(["stats", "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", stderr(&out));
+    let rows: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(rows[0]["queue"], q, "{rows}");
+    assert_eq!(rows[0]["completed"], 2, "{rows}");
+    assert_eq!(rows[0]["dead"], 1, "{rows}");
+    as_worker()
+        .args(["dead", "requeue", q, "--all", "--yes"])
+        .assert()
+        .success();
+    as_worker().args(["purge", q, "--yes"]).assert().success();
+}

@@ -502,3 +502,28 @@ pub fn figure(line: &str) {
     file.write_all(format!("{line}\n").as_bytes())
         .unwrap_or_else(|e| panic!("append to {path}: {e}"));
 }
+
+/// The recipe of README.md's "Users and passwords (ACL)": the user name and every rule after
+/// it, from the first `ACL SETUSER` code block of that section.
+pub fn acl_recipe() -> (String, Vec<String>) {
+    let readme = include_str!("../../README.md");
+    let section = readme
+        .split("### Users and passwords (ACL)")
+        .nth(1)
+        .expect("README.md has a section \"### Users and passwords (ACL)\"");
+    let block = section
+        .split("```")
+        .skip(1)
+        .step_by(2)
+        .find(|b| b.contains("ACL SETUSER"))
+        .expect("the section has a code block with ACL SETUSER");
+    let joined = block.replace("\\\n", " ");
+    let tokens: Vec<String> = joined
+        .split_whitespace()
+        .skip_while(|t| *t != "SETUSER")
+        .skip(1)
+        .map(|t| t.trim_matches('\'').to_string())
+        .collect();
+    let (name, rules) = tokens.split_first().expect("a user name after SETUSER");
+    (name.clone(), rules.to_vec())
+}
