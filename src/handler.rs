@@ -17,6 +17,9 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader};
 use tokio::process::Command;
 use tokio_util::sync::CancellationToken;
 
+use crate::engine::consumer::{Handler, RunFuture};
+pub use crate::engine::consumer::{JobInput, Outcome, RunReport};
+
 /// How much of a handler's stderr is kept for the failure record.
 pub const STDERR_TAIL: usize = 4096;
 /// How long output is still read after the process group was killed.
@@ -92,38 +95,6 @@ pub fn resolve_program(program: &OsStr) -> Result<PathBuf, HandlerError> {
         Some(p) => Err(HandlerError::NotExecutable(p.display().to_string())),
         None => Err(HandlerError::NotFound(shown)),
     }
-}
-
-/// One job, as the handler sees it.
-pub struct JobInput<'a> {
-    pub queue: &'a str,
-    pub id: &'a str,
-    pub attempt: i64,
-    pub consumer_id: &'a str,
-    pub data: &'a [u8],
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    Succeeded,
-    Failed {
-        exit_code: Option<i32>,
-        signal: Option<i32>,
-        timed_out: bool,
-    },
-    /// Stopped through the cancel token (shutdown, lost lease): not a failure of the job.
-    Cancelled,
-}
-
-#[derive(Debug)]
-pub struct RunReport {
-    pub outcome: Outcome,
-    pub duration: Duration,
-    /// The last 4 KiB of the handler's stderr.
-    pub stderr_tail: Vec<u8>,
-    pub spawn_error: Option<String>,
-    /// Something the consumer should report once, such as a reaper that could not start.
-    pub warning: Option<String>,
 }
 
 /// One of qctl's own output streams.
@@ -302,17 +273,15 @@ pub async fn run(
     let mut child = match cmd.spawn() {
         Ok(child) => child,
         Err(e) => {
+            let failed = Outcome::Failed {
+                exit_code: None,
+                signal: None,
+                timed_out: false,
+            };
             return RunReport {
-                outcome: Outcome::Failed {
-                    exit_code: None,
-                    signal: None,
-                    timed_out: false,
-                },
-                duration: started.elapsed(),
-                stderr_tail: Vec::new(),
-                spawn_error: Some(format!("{}: {e}", program.display())),
-                warning: None,
-            }
+                reason: Some(format!("spawn: {}: {e}", program.display())),
+                ..RunReport::new(failed, started.elapsed())
+            };
         }
     };
     let pgid = child.id().map(|id| Pid::from_raw(id as i32));
@@ -411,11 +380,38 @@ pub async fn run(
         }
     };
     RunReport {
-        outcome,
-        duration: started.elapsed(),
         stderr_tail,
-        spawn_error: None,
         warning,
+        ..RunReport::new(outcome, started.elapsed())
+    }
+}
+
+/// The per-job handler: one process per job, as [`run`] runs it.
+pub struct ProcessHandler {
+    pub spec: HandlerSpec,
+    /// The resolved CMD.
+    pub program: PathBuf,
+    pub sink: LineSink,
+}
+
+impl Handler for ProcessHandler {
+    fn run<'a>(
+        &'a self,
+        job: JobInput<'a>,
+        cancel: &'a CancellationToken,
+        kill_now: &'a CancellationToken,
+    ) -> RunFuture<'a> {
+        Box::pin(async move {
+            run(
+                &self.spec,
+                &self.program,
+                &job,
+                &self.sink,
+                cancel,
+                kill_now,
+            )
+            .await
+        })
     }
 }
 

@@ -1,5 +1,7 @@
 //! `qctl consume QUEUE -- CMD [ARGS]`: run CMD for every job, as a CurlyQ consumer.
 
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::signal::unix::{signal, SignalKind};
@@ -10,10 +12,10 @@ use crate::cli::ConsumeArgs;
 use crate::engine::consumer::{Config, Consumer, Event, Summary};
 use crate::engine::jobs::describe_time;
 use crate::engine::{Error, ExitCode};
-use crate::handler::{resolve_program, HandlerSpec, LineSink};
+use crate::handler::{resolve_program, HandlerSpec, LineSink, ProcessHandler};
 
 pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode> {
-    let cfg = config(&args)?;
+    let (cfg, spec, program) = config(&args)?;
     let queue = cfg.queue.clone();
     if cfg.orphan_after < Duration::from_secs(120) {
         ctx.out.warn(format_args!(
@@ -25,7 +27,12 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
     let server = ctx.server()?;
     let (tx, mut events) = mpsc::unbounded_channel();
     let sink = LineSink::new(ctx.out.json);
-    let consumer = Consumer::connect(server, cfg, sink.clone(), tx).await?;
+    let handler = Arc::new(ProcessHandler {
+        spec,
+        program,
+        sink: sink.clone(),
+    });
+    let consumer = Consumer::connect(server, cfg, handler, tx).await?;
     let handle = consumer.handle();
     ctx.out.verbose(format_args!(
         "consumer {} on queue {:?} ({})",
@@ -81,7 +88,8 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
     )
 }
 
-fn config(args: &ConsumeArgs) -> anyhow::Result<Config> {
+/// The consumer's configuration, the command to run and where it was found.
+fn config(args: &ConsumeArgs) -> anyhow::Result<(Config, HandlerSpec, PathBuf)> {
     let (program, rest) = args
         .command
         .split_first()
@@ -107,7 +115,15 @@ fn config(args: &ConsumeArgs) -> anyhow::Result<Config> {
         .clone()
         .or_else(|| args.queue_name.clone())
         .unwrap_or_default();
-    Ok(Config {
+    let spec = HandlerSpec {
+        program: program.clone(),
+        args: rest.to_vec(),
+        replace: args.replace.clone(),
+        timeout: args.timeout,
+        kill_after: args.kill_after,
+        prefix: args.prefix,
+    };
+    let cfg = Config {
         queue,
         concurrency,
         buffer: args.buffer.map_or(concurrency, |b| b as usize),
@@ -121,16 +137,8 @@ fn config(args: &ConsumeArgs) -> anyhow::Result<Config> {
         shutdown_grace: args.shutdown_grace,
         drain: args.drain,
         max_jobs: args.max_jobs,
-        handler: HandlerSpec {
-            program: program.clone(),
-            args: rest.to_vec(),
-            replace: args.replace.clone(),
-            timeout: args.timeout,
-            kill_after: args.kill_after,
-            prefix: args.prefix,
-        },
-        program: resolved,
-    })
+    };
+    Ok((cfg, spec, resolved))
 }
 
 fn stop(ctx: &Context, handle: &crate::engine::consumer::Handle, signals: &mut u32) {
