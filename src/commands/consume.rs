@@ -1,4 +1,5 @@
-//! `qctl consume QUEUE -- CMD [ARGS]`: run CMD for every job, as a CurlyQ consumer.
+//! `qctl consume QUEUE -- CMD [ARGS]`: run CMD for every job, as a CurlyQ consumer; with
+//! `--pipe`, feed jobs to long-lived copies of CMD instead.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -9,13 +10,27 @@ use tokio::sync::mpsc;
 
 use super::Context;
 use crate::cli::ConsumeArgs;
-use crate::engine::consumer::{Config, Consumer, Event, Summary};
+use crate::engine::consumer::{Config, Consumer, Event, Handler, Summary};
 use crate::engine::jobs::describe_time;
 use crate::engine::{Error, ExitCode};
 use crate::handler::{resolve_program, HandlerSpec, LineSink, ProcessHandler};
+use crate::pipe::{PipeHandler, PipeSpec};
 
 pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode> {
     let (cfg, spec, program) = config(&args)?;
+    let handlers = cfg.concurrency;
+    let depth = args.pipe_depth.map_or(1, |d| d as usize);
+    let cfg = if args.pipe {
+        // Every handler may hold --pipe-depth jobs: the engine runs that many at once.
+        let concurrency = handlers * depth;
+        Config {
+            concurrency,
+            buffer: args.buffer.map_or(concurrency, |b| b as usize),
+            ..cfg
+        }
+    } else {
+        cfg
+    };
     let queue = cfg.queue.clone();
     if cfg.orphan_after < Duration::from_secs(120) {
         ctx.out.warn(format_args!(
@@ -27,13 +42,34 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
     let server = ctx.server()?;
     let (tx, mut events) = mpsc::unbounded_channel();
     let sink = LineSink::new(ctx.out.json);
-    let handler = Arc::new(ProcessHandler {
-        spec,
-        program,
-        sink: sink.clone(),
-    });
+    let mut pipe = None;
+    let handler: Arc<dyn Handler> = if args.pipe {
+        let p = Arc::new(PipeHandler::new(
+            PipeSpec {
+                program: spec.program,
+                args: spec.args,
+                path: program,
+                handlers,
+                depth,
+                timeout: spec.timeout,
+                kill_after: spec.kill_after,
+            },
+            sink.clone(),
+        ));
+        pipe = Some(p.clone());
+        p
+    } else {
+        Arc::new(ProcessHandler {
+            spec,
+            program,
+            sink: sink.clone(),
+        })
+    };
     let consumer = Consumer::connect(server, cfg, handler, tx).await?;
     let handle = consumer.handle();
+    if let Some(p) = &pipe {
+        p.start(&queue, &handle.id);
+    }
     ctx.out.verbose(format_args!(
         "consumer {} on queue {:?} ({})",
         handle.id, queue, handle.inflight
@@ -68,6 +104,10 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
             }
         }
     };
+    // No job is outstanding any more: the pipe handlers get EOF and exit.
+    if let Some(p) = &pipe {
+        p.close().await;
+    }
     // Handler output still queued is written before the closing summary.
     sink.flush().await;
     while let Ok(event) = events.try_recv() {
