@@ -88,6 +88,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand consume" -l poll-interval -d '
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l shutdown-grace -d 'On SIGINT/SIGTERM, how long running handlers may finish before they are stopped and their jobs returned to the queue' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-jobs -d 'Exit after this many jobs; exit code 7 if any job failed' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l replace -d 'Replace STR in ARGS by the job\'s data (like xargs -I); no shell is involved' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l pipe-depth -d 'With --pipe: how many jobs may be outstanding per handler (answers matched by id) [default: 1]' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -98,6 +99,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand consume" -l connect-timeout -d
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l drain -d 'Exit when nothing is ready and nothing is running; exit code 7 if any job failed'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l prefix -d 'Put "[<job id>] " before every line a handler prints'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l pipe -d 'Keep --concurrency long-lived copies of CMD and feed them jobs as JSON lines on stdin; each answers one JSON line per job on stdout (see the README)'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l json -d 'Print results as JSON'

@@ -339,6 +339,16 @@ pub struct ConsumeArgs {
     #[arg(long)]
     pub prefix: bool,
 
+    /// Keep --concurrency long-lived copies of CMD and feed them jobs as JSON lines on
+    /// stdin; each answers one JSON line per job on stdout (see the README).
+    #[arg(long, conflicts_with_all = ["replace", "prefix"])]
+    pub pipe: bool,
+
+    /// With --pipe: how many jobs may be outstanding per handler (answers matched by id)
+    /// [default: 1].
+    #[arg(long, value_name = "N", requires = "pipe", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub pipe_depth: Option<u32>,
+
     /// The command to run for each job, and its arguments (after --).
     #[arg(required = true, last = true, value_name = "CMD")]
     pub command: Vec<std::ffi::OsString>,

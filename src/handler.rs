@@ -17,16 +17,19 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader};
 use tokio::process::Command;
 use tokio_util::sync::CancellationToken;
 
+use crate::engine::consumer::{Handler, RunFuture};
+pub use crate::engine::consumer::{JobInput, Outcome, RunReport};
+
 /// How much of a handler's stderr is kept for the failure record.
 pub const STDERR_TAIL: usize = 4096;
 /// How long output is still read after the process group was killed.
-const DRAIN_LIMIT: Duration = Duration::from_secs(1);
+pub(crate) const DRAIN_LIMIT: Duration = Duration::from_secs(1);
 /// The longest piece of output passed on at once: a longer line, or output without any
 /// newline, is split so that a handler cannot make qctl hold it all in memory.
 pub const MAX_LINE: usize = 64 * 1024;
 /// Variables of the consumer's environment that a handler does not get: they may carry the
 /// Redis password.
-const WITHHELD_ENV: [&str; 4] = [
+pub(crate) const WITHHELD_ENV: [&str; 4] = [
     "QCTL_REDIS_URL",
     "REDIS_URL",
     "QCTL_REDIS_PASSWORD",
@@ -92,38 +95,6 @@ pub fn resolve_program(program: &OsStr) -> Result<PathBuf, HandlerError> {
         Some(p) => Err(HandlerError::NotExecutable(p.display().to_string())),
         None => Err(HandlerError::NotFound(shown)),
     }
-}
-
-/// One job, as the handler sees it.
-pub struct JobInput<'a> {
-    pub queue: &'a str,
-    pub id: &'a str,
-    pub attempt: i64,
-    pub consumer_id: &'a str,
-    pub data: &'a [u8],
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Outcome {
-    Succeeded,
-    Failed {
-        exit_code: Option<i32>,
-        signal: Option<i32>,
-        timed_out: bool,
-    },
-    /// Stopped through the cancel token (shutdown, lost lease): not a failure of the job.
-    Cancelled,
-}
-
-#[derive(Debug)]
-pub struct RunReport {
-    pub outcome: Outcome,
-    pub duration: Duration,
-    /// The last 4 KiB of the handler's stderr.
-    pub stderr_tail: Vec<u8>,
-    pub spawn_error: Option<String>,
-    /// Something the consumer should report once, such as a reaper that could not start.
-    pub warning: Option<String>,
 }
 
 /// One of qctl's own output streams.
@@ -230,6 +201,15 @@ impl LineSink {
         )
     }
 
+    /// Passes a handler's stderr on, keeping its last 4 KiB in `tail` as it comes.
+    pub(crate) async fn pump_stderr(
+        &self,
+        stream: impl AsyncRead + Unpin,
+        tail: Arc<Mutex<Vec<u8>>>,
+    ) {
+        pump(stream, self.err.clone(), None, false, Some(tail)).await;
+    }
+
     /// Waits until every line passed on so far has been written.
     pub async fn flush(&self) {
         if let Target::Terminal { queue, .. } = &self.out {
@@ -302,17 +282,15 @@ pub async fn run(
     let mut child = match cmd.spawn() {
         Ok(child) => child,
         Err(e) => {
+            let failed = Outcome::Failed {
+                exit_code: None,
+                signal: None,
+                timed_out: false,
+            };
             return RunReport {
-                outcome: Outcome::Failed {
-                    exit_code: None,
-                    signal: None,
-                    timed_out: false,
-                },
-                duration: started.elapsed(),
-                stderr_tail: Vec::new(),
-                spawn_error: Some(format!("{}: {e}", program.display())),
-                warning: None,
-            }
+                reason: Some(format!("spawn: {}: {e}", program.display())),
+                ..RunReport::new(failed, started.elapsed())
+            };
         }
     };
     let pgid = child.id().map(|id| Pid::from_raw(id as i32));
@@ -331,11 +309,11 @@ pub async fn run(
     let out_task = child
         .stdout
         .take()
-        .map(|s| tokio::spawn(pump(s, sink.out.clone(), prefix.clone(), false)));
+        .map(|s| tokio::spawn(pump(s, sink.out.clone(), prefix.clone(), false, None)));
     let err_task = child
         .stderr
         .take()
-        .map(|s| tokio::spawn(pump(s, sink.err.clone(), prefix, true)));
+        .map(|s| tokio::spawn(pump(s, sink.err.clone(), prefix, true, None)));
 
     let deadline = async {
         match spec.timeout {
@@ -411,18 +389,45 @@ pub async fn run(
         }
     };
     RunReport {
-        outcome,
-        duration: started.elapsed(),
         stderr_tail,
-        spawn_error: None,
         warning,
+        ..RunReport::new(outcome, started.elapsed())
+    }
+}
+
+/// The per-job handler: one process per job, as [`run`] runs it.
+pub struct ProcessHandler {
+    pub spec: HandlerSpec,
+    /// The resolved CMD.
+    pub program: PathBuf,
+    pub sink: LineSink,
+}
+
+impl Handler for ProcessHandler {
+    fn run<'a>(
+        &'a self,
+        job: JobInput<'a>,
+        cancel: &'a CancellationToken,
+        kill_now: &'a CancellationToken,
+    ) -> RunFuture<'a> {
+        Box::pin(async move {
+            run(
+                &self.spec,
+                &self.program,
+                &job,
+                &self.sink,
+                cancel,
+                kill_now,
+            )
+            .await
+        })
     }
 }
 
 /// A handler's process group, registered with the reaper. Dropping it kills whatever is
 /// left in the group and then unregisters it; also when `run` is abandoned mid-job, while
 /// the unreaped leader still keeps the id from being reused.
-struct Group(Pid);
+pub(crate) struct Group(pub(crate) Pid);
 
 impl Drop for Group {
     fn drop(&mut self) {
@@ -435,7 +440,7 @@ impl Drop for Group {
 /// reaper. A weaker defence: it reaches the handler but nothing the handler started, it is
 /// cleared by exec of a set-user-ID program, and it fires when the spawning *thread* exits
 /// (tokio's workers live as long as the runtime, so in effect when the consumer dies).
-fn die_with_parent(cmd: &mut Command) {
+pub(crate) fn die_with_parent(cmd: &mut Command) {
     #[cfg(target_os = "linux")]
     {
         let parent = nix::unistd::getpid();
@@ -456,12 +461,13 @@ fn die_with_parent(cmd: &mut Command) {
 }
 
 /// Copies a stream to the sink line by line, in pieces of at most `MAX_LINE` bytes;
-/// returns the last 4 KiB when `keep_tail`.
+/// returns the last 4 KiB when `keep_tail`; `live_tail` holds them as they come.
 async fn pump(
     stream: impl AsyncRead + Unpin,
     target: Target,
     prefix: Option<Vec<u8>>,
     keep_tail: bool,
+    live_tail: Option<Arc<Mutex<Vec<u8>>>>,
 ) -> Vec<u8> {
     let mut reader = BufReader::new(stream);
     let mut line = Vec::new();
@@ -484,6 +490,14 @@ async fn pump(
             tail.extend_from_slice(chunk);
             if tail.len() > 2 * STDERR_TAIL {
                 tail.drain(..tail.len() - STDERR_TAIL);
+            }
+        }
+        if let Some(live) = &live_tail {
+            let mut live = live.lock().expect("tail lock");
+            live.extend_from_slice(chunk);
+            if live.len() > STDERR_TAIL {
+                let excess = live.len() - STDERR_TAIL;
+                live.drain(..excess);
             }
         }
         reader.consume(take);
@@ -520,7 +534,7 @@ mod tests {
 
     async fn pieces(input: &[u8]) -> (Vec<Vec<u8>>, Vec<u8>) {
         let (sink, buf) = LineSink::memory();
-        let tail = pump(input, sink.out, None, true).await;
+        let tail = pump(input, sink.out, None, true, None).await;
         let out = buf.lock().unwrap().clone();
         let lines = out.split_inclusive(|&b| b == b'\n').map(<[u8]>::to_vec);
         (lines.collect(), tail)

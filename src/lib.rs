@@ -2,11 +2,13 @@
 //!
 //! `engine` holds everything that talks to Redis and can be used as a library; `commands`
 //! turns parsed command lines into engine calls; `output` is the only terminal code;
-//! `handler` runs one command for one job and `reaper` kills handlers a dead consumer left.
+//! `handler` runs one command for one job, `pipe` keeps long-lived handlers fed over a pipe
+//! (`consume --pipe`), and `reaper` kills handlers a dead consumer left.
 
 pub mod cli;
 pub mod commands;
 pub mod engine;
 pub mod handler;
 pub mod output;
+pub mod pipe;
 pub mod reaper;

@@ -511,3 +511,226 @@ fn prefix_marks_every_whole_line_and_the_environment_names_the_job() {
         assert!(rest.starts_with(&format!("q {id} 0 36 line ")), "{line}");
     }
 }
+
+// The consumer's behaviour in both modes: a handler per job, and `--pipe` handlers. Each
+// scenario runs once per mode with the same data-driven handler (tests/support/handlers.rs).
+
+use support::handlers::{Handlers, Mode};
+
+macro_rules! both_modes {
+    ($($name:ident),* $(,)?) => {
+        mod per_job {
+            $(#[test] fn $name() { super::$name(super::Mode::PerJob) })*
+        }
+        mod pipe {
+            $(#[test] fn $name() { super::$name(super::Mode::Pipe) })*
+        }
+    };
+}
+
+both_modes!(
+    success_acks,
+    failures_retry_then_kill,
+    sigterm_returns_a_running_job_unchanged,
+    sigterm_lets_a_short_job_finish,
+    drain_exit_codes,
+    json_events,
+    pause_holds_jobs,
+    timeout_fails_the_job,
+);
+
+fn success_acks(mode: Mode) {
+    let server = RedisServer::start();
+    let h = Handlers::new();
+    enqueue(&server, "q", "j1", b"ok");
+    enqueue(&server, "q", "j2", b"ok");
+    qctl(&server)
+        .args(["consume", "q", "--drain", "-c", "2"])
+        .args(FAST)
+        .args(h.args(mode))
+        .assert()
+        .success()
+        .stderr(predicates::str::contains("succeeded 2"));
+    assert_eq!(server.hget_bytes("q:data", "j1"), None);
+    assert_eq!(server.hget_bytes("q:data", "j2"), None);
+    assert!(server.lrange("q:active").is_empty());
+    assert_eq!(server.key_type("q:consumers"), "none");
+}
+
+fn failures_retry_then_kill(mode: Mode) {
+    let server = RedisServer::start();
+    let h = Handlers::new();
+    enqueue(&server, "q", "bad", b"fail");
+    let out = qctl(&server)
+        .args(["consume", "q", "--drain", "-c", "1", "--max-retries", "2"])
+        .args(FAST)
+        .args(h.args(mode))
+        .assert()
+        .code(7)
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let runs: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("attempt "))
+        .collect();
+    assert_eq!(runs, ["attempt 0", "attempt 1", "attempt 2"], "{stderr}");
+    let dead = server.zrange_withscores("q:dead");
+    assert_eq!(dead.len(), 1);
+    assert_eq!(record(&server, "q", "bad").unwrap().attempt, 3);
+    let f = failure(&server, "q", "bad").expect("the failure is recorded");
+    match mode {
+        Mode::PerJob => {
+            assert_eq!(f.reason, "exit 3");
+            assert_eq!(f.exit_code, Some(3));
+        }
+        Mode::Pipe => {
+            assert_eq!(f.reason, "oops");
+            assert_eq!(f.exit_code, None);
+        }
+    }
+    assert_eq!(f.attempt, 2);
+    assert!(f.stderr.contains("oops"), "{:?}", f.stderr);
+}
+
+fn sigterm_returns_a_running_job_unchanged(mode: Mode) {
+    let server = RedisServer::start();
+    let h = Handlers::new();
+    enqueue(&server, "q", "long", b"sleep 30");
+    let mut args = vec!["q", "--shutdown-grace", "300ms", "--kill-after", "1s"];
+    args.extend(FAST);
+    let rest = h.args(mode);
+    args.extend(rest.iter().map(String::as_str));
+    let mut child = spawn_consumer(&server, &args);
+    assert!(
+        wait_until(Duration::from_secs(10), || server
+            .lrange("q:active")
+            .is_empty()),
+        "the job was reserved"
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    signal(&child, nix::sys::signal::Signal::SIGTERM);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0), "a signalled consumer exits cleanly");
+    assert_eq!(server.lrange("q:active"), vec!["long".to_string()]);
+    assert_eq!(record(&server, "q", "long").unwrap().attempt, 0);
+    assert_eq!(failure(&server, "q", "long"), None);
+    assert_eq!(server.key_type("q:consumers"), "none");
+}
+
+fn sigterm_lets_a_short_job_finish(mode: Mode) {
+    let server = RedisServer::start();
+    let h = Handlers::new();
+    enqueue(&server, "q", "short", b"sleep 1");
+    let mut args = vec!["q", "--shutdown-grace", "20s"];
+    args.extend(FAST);
+    let rest = h.args(mode);
+    args.extend(rest.iter().map(String::as_str));
+    let mut child = spawn_consumer(&server, &args);
+    assert!(wait_until(Duration::from_secs(10), || server
+        .lrange("q:active")
+        .is_empty()));
+    std::thread::sleep(Duration::from_millis(200));
+    signal(&child, nix::sys::signal::Signal::SIGTERM);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    assert_eq!(
+        server.hget_bytes("q:data", "short"),
+        None,
+        "it finished and was acked"
+    );
+    assert!(server.lrange("q:active").is_empty());
+    assert_eq!(server.key_type("q:consumers"), "none");
+}
+
+fn drain_exit_codes(mode: Mode) {
+    let server = RedisServer::start();
+    let h = Handlers::new();
+    for i in 0..3 {
+        enqueue(&server, "ok", &format!("j{i}"), b"ok");
+    }
+    qctl(&server)
+        .args(["consume", "ok", "--drain"])
+        .args(FAST)
+        .args(h.args(mode))
+        .assert()
+        .success();
+    enqueue(&server, "mixed", "pass", b"ok");
+    enqueue(&server, "mixed", "fail", b"fail");
+    qctl(&server)
+        .args(["consume", "mixed", "--drain", "--max-retries", "0"])
+        .args(FAST)
+        .args(h.args(mode))
+        .assert()
+        .code(7)
+        .stderr(predicates::str::contains("succeeded 1"));
+    qctl(&server)
+        .args(["consume", "empty", "--drain"])
+        .args(FAST)
+        .args(h.args(mode))
+        .assert()
+        .success();
+}
+
+fn json_events(mode: Mode) {
+    let server = RedisServer::start();
+    let h = Handlers::new();
+    enqueue(&server, "q", "j", b"ok");
+    let out = qctl(&server)
+        .args(["--json", "consume", "q", "--drain"])
+        .args(FAST)
+        .args(h.args(mode))
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let events: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every stdout line is JSON"))
+        .collect();
+    let kinds: Vec<&str> = events
+        .iter()
+        .map(|e| e["event"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["reserved", "started", "succeeded", "summary"]);
+    assert_eq!(events[2]["id"], "j");
+}
+
+fn pause_holds_jobs(mode: Mode) {
+    let server = RedisServer::start();
+    let h = Handlers::new();
+    enqueue(&server, "q", "p", b"ok");
+    let _: () = server.cmd(&[b"SET", b"q:paused", b"1"]);
+    let mut args = vec!["q", "--poll-interval", "200ms"];
+    let rest = h.args(mode);
+    args.extend(rest.iter().map(String::as_str));
+    let mut child = spawn_consumer(&server, &args);
+    std::thread::sleep(Duration::from_millis(1500));
+    assert_eq!(server.lrange("q:active"), vec!["p".to_string()]);
+    let _: () = server.cmd(&[b"DEL", b"q:paused"]);
+    let ran = wait_until(Duration::from_secs(5), || {
+        server.hget_bytes("q:data", "p").is_none()
+    });
+    signal(&child, nix::sys::signal::Signal::SIGTERM);
+    let _ = child.wait();
+    assert!(ran, "the job did not run after resume");
+}
+
+fn timeout_fails_the_job(mode: Mode) {
+    let server = RedisServer::start();
+    let h = Handlers::new();
+    enqueue(&server, "q", "slow", b"sleep 30");
+    let started = std::time::Instant::now();
+    qctl(&server)
+        .args(["consume", "q", "--drain", "--max-retries", "0"])
+        .args(["--timeout", "500ms", "--kill-after", "500ms"])
+        .args(FAST)
+        .args(h.args(mode))
+        .timeout(Duration::from_secs(30))
+        .assert()
+        .code(7);
+    assert!(started.elapsed() < Duration::from_secs(15));
+    let f = failure(&server, "q", "slow").expect("failure recorded");
+    assert_eq!(f.reason, "timeout");
+    assert!(f.timed_out);
+}

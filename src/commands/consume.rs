@@ -1,5 +1,8 @@
-//! `qctl consume QUEUE -- CMD [ARGS]`: run CMD for every job, as a CurlyQ consumer.
+//! `qctl consume QUEUE -- CMD [ARGS]`: run CMD for every job, as a CurlyQ consumer; with
+//! `--pipe`, feed jobs to long-lived copies of CMD instead.
 
+use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::signal::unix::{signal, SignalKind};
@@ -7,13 +10,27 @@ use tokio::sync::mpsc;
 
 use super::Context;
 use crate::cli::ConsumeArgs;
-use crate::engine::consumer::{Config, Consumer, Event, Summary};
+use crate::engine::consumer::{Config, Consumer, Event, Handler, Summary};
 use crate::engine::jobs::describe_time;
 use crate::engine::{Error, ExitCode};
-use crate::handler::{resolve_program, HandlerSpec, LineSink};
+use crate::handler::{resolve_program, HandlerSpec, LineSink, ProcessHandler};
+use crate::pipe::{PipeHandler, PipeSpec};
 
 pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode> {
-    let cfg = config(&args)?;
+    let (cfg, spec, program) = config(&args)?;
+    let handlers = cfg.concurrency;
+    let depth = args.pipe_depth.map_or(1, |d| d as usize);
+    let cfg = if args.pipe {
+        // Every handler may hold --pipe-depth jobs: the engine runs that many at once.
+        let concurrency = handlers * depth;
+        Config {
+            concurrency,
+            buffer: args.buffer.map_or(concurrency, |b| b as usize),
+            ..cfg
+        }
+    } else {
+        cfg
+    };
     let queue = cfg.queue.clone();
     if cfg.orphan_after < Duration::from_secs(120) {
         ctx.out.warn(format_args!(
@@ -25,8 +42,34 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
     let server = ctx.server()?;
     let (tx, mut events) = mpsc::unbounded_channel();
     let sink = LineSink::new(ctx.out.json);
-    let consumer = Consumer::connect(server, cfg, sink.clone(), tx).await?;
+    let mut pipe = None;
+    let handler: Arc<dyn Handler> = if args.pipe {
+        let p = Arc::new(PipeHandler::new(
+            PipeSpec {
+                program: spec.program,
+                args: spec.args,
+                path: program,
+                handlers,
+                depth,
+                timeout: spec.timeout,
+                kill_after: spec.kill_after,
+            },
+            sink.clone(),
+        ));
+        pipe = Some(p.clone());
+        p
+    } else {
+        Arc::new(ProcessHandler {
+            spec,
+            program,
+            sink: sink.clone(),
+        })
+    };
+    let consumer = Consumer::connect(server, cfg, handler, tx).await?;
     let handle = consumer.handle();
+    if let Some(p) = &pipe {
+        p.start(&queue, &handle.id);
+    }
     ctx.out.verbose(format_args!(
         "consumer {} on queue {:?} ({})",
         handle.id, queue, handle.inflight
@@ -61,6 +104,10 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
             }
         }
     };
+    // No job is outstanding any more: the pipe handlers get EOF and exit.
+    if let Some(p) = &pipe {
+        p.close().await;
+    }
     // Handler output still queued is written before the closing summary.
     sink.flush().await;
     while let Ok(event) = events.try_recv() {
@@ -81,7 +128,8 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
     )
 }
 
-fn config(args: &ConsumeArgs) -> anyhow::Result<Config> {
+/// The consumer's configuration, the command to run and where it was found.
+fn config(args: &ConsumeArgs) -> anyhow::Result<(Config, HandlerSpec, PathBuf)> {
     let (program, rest) = args
         .command
         .split_first()
@@ -107,7 +155,15 @@ fn config(args: &ConsumeArgs) -> anyhow::Result<Config> {
         .clone()
         .or_else(|| args.queue_name.clone())
         .unwrap_or_default();
-    Ok(Config {
+    let spec = HandlerSpec {
+        program: program.clone(),
+        args: rest.to_vec(),
+        replace: args.replace.clone(),
+        timeout: args.timeout,
+        kill_after: args.kill_after,
+        prefix: args.prefix,
+    };
+    let cfg = Config {
         queue,
         concurrency,
         buffer: args.buffer.map_or(concurrency, |b| b as usize),
@@ -121,16 +177,8 @@ fn config(args: &ConsumeArgs) -> anyhow::Result<Config> {
         shutdown_grace: args.shutdown_grace,
         drain: args.drain,
         max_jobs: args.max_jobs,
-        handler: HandlerSpec {
-            program: program.clone(),
-            args: rest.to_vec(),
-            replace: args.replace.clone(),
-            timeout: args.timeout,
-            kill_after: args.kill_after,
-            prefix: args.prefix,
-        },
-        program: resolved,
-    })
+    };
+    Ok((cfg, spec, resolved))
 }
 
 fn stop(ctx: &Context, handle: &crate::engine::consumer::Handle, signals: &mut u32) {

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod cluster;
+pub mod handlers;
 pub mod ledger;
 pub mod proxy;
 pub mod tls;

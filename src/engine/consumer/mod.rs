@@ -1,8 +1,9 @@
-//! A CurlyQ-compatible consumer that runs one command per job. Its loops (heartbeat,
+//! A CurlyQ-compatible consumer that runs a [`Handler`] per job. Its loops (heartbeat,
 //! scheduler, custodian, poller, processor) run under a supervisor that retries their errors
 //! with backoff; the processor runs handlers and settles their jobs.
 
 mod custodian;
+mod handler;
 mod heartbeat;
 mod poller;
 mod processor;
@@ -10,7 +11,6 @@ mod scheduler;
 mod status;
 mod supervisor;
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -19,12 +19,12 @@ use serde::Serialize;
 use tokio::sync::{mpsc, Notify, Semaphore};
 use tokio_util::sync::CancellationToken;
 
+pub use handler::{Handler, JobInput, Outcome, RunFuture, RunReport};
 pub use status::{LoopState, Status};
 
 use super::conn::{Redis, ServerSpec};
 use super::error::Error;
 use super::keys::QueueKeys;
-use crate::handler::{HandlerSpec, LineSink};
 
 /// How the consumer behaves; the CLI's defaults are documented in the README.
 #[derive(Clone, Debug)]
@@ -47,8 +47,6 @@ pub struct Config {
     pub drain: bool,
     /// Exit after this many jobs.
     pub max_jobs: Option<u64>,
-    pub handler: HandlerSpec,
-    pub program: PathBuf,
 }
 
 /// Something that happened to a job or the consumer, for the caller to show.
@@ -158,7 +156,7 @@ pub(crate) struct Shared {
     pub server: ServerSpec,
     pub redis: Redis,
     pub events: mpsc::UnboundedSender<Event>,
-    pub sink: LineSink,
+    pub handler: Arc<dyn Handler>,
     pub counters: Counters,
     pub status: Status,
     /// Seconds to add to the local clock to get the server's.
@@ -237,10 +235,11 @@ impl Shared {
         (self.cfg.heartbeat + Duration::from_secs(5)).min(self.cfg.orphan_after / 2)
     }
 
-    /// How long handlers get between SIGTERM and SIGKILL when the lease is lost: at most
-    /// half the margin, so they are gone well before others may recover their jobs.
+    /// The longest handlers get between SIGTERM and SIGKILL when the lease is lost (their
+    /// own `--kill-after` when shorter): half the margin, so they are gone well before
+    /// others may recover their jobs.
     pub fn lease_kill_after(&self) -> Duration {
-        self.cfg.handler.kill_after.min(self.lease_margin() / 2)
+        self.lease_margin() / 2
     }
 
     /// Gives up the lease (once): stop reserving, stop running handlers, settle nothing.
@@ -322,7 +321,7 @@ impl Consumer {
     pub async fn connect(
         server: ServerSpec,
         cfg: Config,
-        sink: LineSink,
+        handler: Arc<dyn Handler>,
         events: mpsc::UnboundedSender<Event>,
     ) -> Result<Consumer, Error> {
         // The first connection gives up within the timeouts asked for, so a wrong address
@@ -355,7 +354,7 @@ impl Consumer {
             server,
             redis,
             events,
-            sink,
+            handler,
             counters: Counters::default(),
             status: Status::default(),
             clock_offset,

@@ -9,6 +9,7 @@ use tokio::sync::{mpsc, Semaphore};
 use tokio::task::JoinSet;
 use tokio_util::sync::CancellationToken;
 
+use super::handler::{JobInput, Outcome};
 use super::poller::Work;
 use super::status::LoopState;
 use super::{Event, Shared};
@@ -16,7 +17,6 @@ use crate::engine::error::Error;
 use crate::engine::failure::Failure;
 use crate::engine::inflight::{self, Reserved};
 use crate::engine::job::Job;
-use crate::handler::{self, JobInput, Outcome};
 
 const NAME: &str = "processor";
 /// Why a settle call changed nothing.
@@ -149,15 +149,7 @@ async fn process(shared: &Shared, reserved: Reserved) {
         consumer_id: &shared.id,
         data: job.data_bytes(),
     };
-    let report = handler::run(
-        &shared.cfg.handler,
-        &shared.cfg.program,
-        &input,
-        &shared.sink,
-        &cancel,
-        &kill_now,
-    )
-    .await;
+    let report = shared.handler.run(input, &cancel, &kill_now).await;
     if let Some(message) = report.warning.clone() {
         shared.emit(Event::Warning { message });
     }
@@ -218,8 +210,8 @@ async fn process(shared: &Shared, reserved: Reserved) {
             shared.counters.ran.fetch_add(1, Ordering::Relaxed);
             let reason = if timed_out {
                 "timeout".to_string()
-            } else if let Some(spawn) = &report.spawn_error {
-                format!("spawn: {spawn}")
+            } else if let Some(reason) = &report.reason {
+                reason.clone()
             } else if let Some(sig) = signal {
                 format!("signal {sig}")
             } else {
@@ -245,15 +237,25 @@ async fn process(shared: &Shared, reserved: Reserved) {
                 exit_code,
                 signal,
             });
-            settle_failure(shared, &job, now, &failure).await;
+            settle_failure(shared, &job, now, &failure, report.retry_in).await;
         }
     }
 }
 
-async fn settle_failure(shared: &Shared, job: &Job, now: f64, failure: &Failure) {
+async fn settle_failure(
+    shared: &Shared,
+    job: &Job,
+    now: f64,
+    failure: &Failure,
+    retry_in: Option<Duration>,
+) {
     let id = &job.id;
     if job.attempt < shared.cfg.max_retries {
-        let at = now + retry_delay(job.attempt, shared.cfg.max_backoff).as_secs_f64();
+        let delay = match retry_in {
+            Some(asked) => asked.min(shared.cfg.max_backoff),
+            None => retry_delay(job.attempt, shared.cfg.max_backoff),
+        };
+        let at = now + delay.as_secs_f64();
         let done = settle(shared, id, |mut r| async move {
             inflight::retry(&mut r, &shared.keys, &shared.inflight, job, at, failure).await
         })

@@ -1,0 +1,663 @@
+//! `consume --pipe`: long-lived handlers fed over a pipe. Each of `--concurrency` copies of
+//! CMD runs in its own process group and gets jobs as JSON lines on stdin
+//! (`{"id","attempt","data"|"data_b64","queue"}`), answering one line per job on stdout
+//! (`{"id","ok":true}` or `{"id","ok":false,"error":"...","retry_in":SECONDS}`). Up to
+//! `--pipe-depth` jobs may be outstanding per handler; answers are matched by id. A handler
+//! that dies, answers garbage or an unknown id, or exceeds `--timeout` on a job fails its
+//! outstanding jobs and is restarted with backoff.
+
+use std::collections::HashMap;
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::{ExitStatus, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader};
+use tokio::process::{Child, Command};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use crate::engine::consumer::{Handler, JobInput, Outcome, RunFuture, RunReport};
+use crate::handler::{die_with_parent, Group, LineSink, DRAIN_LIMIT, MAX_LINE, WITHHELD_ENV};
+
+/// The first wait before a handler is started again; it doubles with each failure in a row.
+const RESTART_BASE: Duration = Duration::from_millis(100);
+/// The longest wait before a handler is started again.
+const RESTART_CAP: Duration = Duration::from_secs(10);
+/// How much of a bad reply line the recorded reason quotes.
+const QUOTE: usize = 200;
+
+/// The command to keep running.
+#[derive(Clone, Debug)]
+pub struct PipeSpec {
+    pub program: OsString,
+    pub args: Vec<OsString>,
+    /// The resolved CMD.
+    pub path: PathBuf,
+    /// How many copies run.
+    pub handlers: usize,
+    /// Jobs outstanding per handler.
+    pub depth: usize,
+    /// Per job, from when it was written to the handler.
+    pub timeout: Option<Duration>,
+    /// Grace between SIGTERM and SIGKILL; also how long a handler has to exit after EOF.
+    pub kill_after: Duration,
+}
+
+/// One job waiting for, or written to, a handler.
+struct Request {
+    id: String,
+    line: Vec<u8>,
+    /// Set by whoever takes it: a handler, or `run` giving up on a cancelled job.
+    taken: Arc<AtomicBool>,
+    cancel: CancellationToken,
+    kill_now: CancellationToken,
+    reply: oneshot::Sender<RunReport>,
+}
+
+impl Request {
+    fn take(&self) -> bool {
+        !self.taken.swap(true, Ordering::AcqRel)
+    }
+}
+
+/// The pipe handlers: a queue of jobs that `--concurrency` long-lived processes take from.
+pub struct PipeHandler {
+    spec: Arc<PipeSpec>,
+    sink: LineSink,
+    queue: mpsc::UnboundedSender<Request>,
+    jobs: Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Request>>>,
+    closing: CancellationToken,
+    workers: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+}
+
+impl PipeHandler {
+    pub fn new(spec: PipeSpec, sink: LineSink) -> PipeHandler {
+        let (queue, jobs) = mpsc::unbounded_channel();
+        PipeHandler {
+            spec: Arc::new(spec),
+            sink,
+            queue,
+            jobs: Arc::new(tokio::sync::Mutex::new(jobs)),
+            closing: CancellationToken::new(),
+            workers: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Starts the handlers; `QCTL_QUEUE` and `QCTL_CONSUMER_ID` are in their environment.
+    pub fn start(&self, queue: &str, consumer_id: &str) {
+        let mut workers = self.workers.lock().expect("workers lock");
+        for _ in 0..self.spec.handlers {
+            let worker = Worker {
+                spec: self.spec.clone(),
+                sink: self.sink.clone(),
+                jobs: self.jobs.clone(),
+                closing: self.closing.clone(),
+                env: vec![
+                    ("QCTL_QUEUE", queue.to_string()),
+                    ("QCTL_CONSUMER_ID", consumer_id.to_string()),
+                ],
+            };
+            workers.push(tokio::spawn(worker.run()));
+        }
+    }
+
+    /// Stops the handlers once no job is outstanding: EOF on their stdin, then SIGKILL to
+    /// the group of any still running after `--kill-after`.
+    pub async fn close(&self) {
+        self.closing.cancel();
+        let workers = std::mem::take(&mut *self.workers.lock().expect("workers lock"));
+        for w in workers {
+            let _ = w.await;
+        }
+    }
+}
+
+impl Handler for PipeHandler {
+    fn run<'a>(
+        &'a self,
+        job: JobInput<'a>,
+        cancel: &'a CancellationToken,
+        kill_now: &'a CancellationToken,
+    ) -> RunFuture<'a> {
+        Box::pin(async move {
+            let started = Instant::now();
+            let (reply, mut answer) = oneshot::channel();
+            let taken = Arc::new(AtomicBool::new(false));
+            let request = Request {
+                id: job.id.to_string(),
+                line: request_line(&job),
+                taken: taken.clone(),
+                cancel: cancel.clone(),
+                kill_now: kill_now.clone(),
+                reply,
+            };
+            if self.queue.send(request).is_err() {
+                return failed(started, "the pipe handlers have stopped".into());
+            }
+            tokio::select! {
+                report = &mut answer => return report.unwrap_or_else(|_| gone(started)),
+                _ = cancel.cancelled() => {}
+            }
+            // Cancelled before any handler took it: it never reached one.
+            if !taken.swap(true, Ordering::AcqRel) {
+                return RunReport::new(Outcome::Cancelled, started.elapsed());
+            }
+            answer.await.unwrap_or_else(|_| gone(started))
+        })
+    }
+}
+
+/// The line written to a handler for one job.
+fn request_line(job: &JobInput<'_>) -> Vec<u8> {
+    let mut value = serde_json::json!({
+        "id": job.id,
+        "attempt": job.attempt,
+        "queue": job.queue,
+    });
+    match std::str::from_utf8(job.data) {
+        Ok(text) => value["data"] = text.into(),
+        Err(_) => {
+            value["data_b64"] = base64::engine::general_purpose::STANDARD
+                .encode(job.data)
+                .into()
+        }
+    }
+    let mut line = serde_json::to_vec(&value).expect("a JSON value serializes");
+    line.push(b'\n');
+    line
+}
+
+fn failed(started: Instant, reason: String) -> RunReport {
+    RunReport {
+        reason: Some(reason),
+        ..RunReport::new(failure(None, None, false), started.elapsed())
+    }
+}
+
+fn gone(started: Instant) -> RunReport {
+    failed(started, "the pipe handler went away".into())
+}
+
+fn failure(exit_code: Option<i32>, signal: Option<i32>, timed_out: bool) -> Outcome {
+    Outcome::Failed {
+        exit_code,
+        signal,
+        timed_out,
+    }
+}
+
+/// A handler's answer to one job.
+#[derive(Debug, PartialEq)]
+struct Reply {
+    id: String,
+    ok: bool,
+    error: Option<String>,
+    retry_in: Option<Duration>,
+}
+
+/// Reads one answer line; the error says what is wrong with it.
+fn parse_reply(line: &[u8]) -> Result<Reply, String> {
+    let value: serde_json::Value =
+        serde_json::from_slice(line).map_err(|e| format!("not JSON ({e})"))?;
+    let object = value.as_object().ok_or("not a JSON object")?;
+    let id = object
+        .get("id")
+        .and_then(|v| v.as_str())
+        .ok_or("no string \"id\"")?;
+    let ok = object
+        .get("ok")
+        .and_then(|v| v.as_bool())
+        .ok_or("no boolean \"ok\"")?;
+    let error = match object.get("error") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(serde_json::Value::String(s)) => Some(s.clone()),
+        Some(other) => Some(other.to_string()),
+    };
+    let retry_in = match object.get("retry_in") {
+        None | Some(serde_json::Value::Null) => None,
+        Some(v) => {
+            let secs = v
+                .as_f64()
+                .filter(|s| s.is_finite() && *s >= 0.0)
+                .ok_or("\"retry_in\" is not a number of seconds >= 0")?;
+            Some(Duration::from_secs_f64(secs.min(1e9)))
+        }
+    };
+    Ok(Reply {
+        id: id.to_string(),
+        ok,
+        error,
+        retry_in,
+    })
+}
+
+/// A bad line, quoted for the recorded reason.
+fn quote(line: &[u8]) -> String {
+    let text = String::from_utf8_lossy(line);
+    let text = text.trim_end_matches(['\n', '\r']);
+    match text.char_indices().nth(QUOTE) {
+        Some((i, _)) => format!("{}...", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
+/// A job written to a handler and not answered yet.
+struct Pending {
+    reply: oneshot::Sender<RunReport>,
+    written: Instant,
+    deadline: Option<tokio::time::Instant>,
+    kill_now: CancellationToken,
+    /// Ends the task that forwards the job's cancellation.
+    done: CancellationToken,
+}
+
+/// Why a handler's session ended.
+enum End {
+    /// It exited (or its stdout closed and it was waited for).
+    Exited(Option<ExitStatus>),
+    /// It answered something it should not have.
+    Bad(String),
+    TimedOut(String),
+    Cancelled,
+    Closing,
+}
+
+/// One slot: keeps one copy of the handler running.
+struct Worker {
+    spec: Arc<PipeSpec>,
+    sink: LineSink,
+    jobs: Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Request>>>,
+    closing: CancellationToken,
+    env: Vec<(&'static str, String)>,
+}
+
+impl Worker {
+    async fn run(self) {
+        let mut failures = 0u32;
+        loop {
+            if self.closing.is_cancelled() {
+                return;
+            }
+            let (end, answered) = match self.spawn() {
+                Ok(child) => self.session(child).await,
+                Err(e) => {
+                    // Fail the next job with why, so the failure is recorded somewhere.
+                    let why = format!("spawn: {}: {e}", self.spec.path.display());
+                    tokio::select! {
+                        request = self.next() => if let Some(r) = request {
+                            let _ = r.reply.send(failed(Instant::now(), why));
+                        },
+                        _ = self.closing.cancelled() => return,
+                    }
+                    (End::Exited(None), false)
+                }
+            };
+            match end {
+                End::Closing => return,
+                End::Cancelled => failures = 0,
+                _ if answered => failures = 1,
+                _ => failures += 1,
+            }
+            if failures > 0 {
+                let wait = RESTART_BASE
+                    .saturating_mul(1 << (failures - 1).min(16))
+                    .min(RESTART_CAP);
+                tokio::select! {
+                    _ = tokio::time::sleep(wait) => {}
+                    _ = self.closing.cancelled() => return,
+                }
+            }
+        }
+    }
+
+    /// The next job that is still wanted.
+    async fn next(&self) -> Option<Request> {
+        let mut jobs = self.jobs.lock().await;
+        loop {
+            let request = jobs.recv().await?;
+            if request.take() {
+                return Some(request);
+            }
+        }
+    }
+
+    fn spawn(&self) -> std::io::Result<Child> {
+        let mut cmd = Command::new(&self.spec.path);
+        for name in WITHHELD_ENV {
+            cmd.env_remove(name);
+        }
+        cmd.arg0(&self.spec.program)
+            .args(&self.spec.args)
+            .envs(self.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .kill_on_drop(true);
+        if !crate::reaper::ready() {
+            die_with_parent(&mut cmd);
+        }
+        cmd.spawn()
+    }
+
+    /// Runs one copy of the handler until it ends; says how, and whether it answered any
+    /// job well.
+    async fn session(&self, mut child: Child) -> (End, bool) {
+        let pgid = child.id().map(|id| Pid::from_raw(id as i32));
+        let warning = pgid.and_then(|p| crate::reaper::watch(p.as_raw()));
+        let group = pgid.map(Group);
+        let tail = Arc::new(Mutex::new(Vec::new()));
+        let err_task = child.stderr.take().map(|s| {
+            let (sink, tail) = (self.sink.clone(), tail.clone());
+            tokio::spawn(async move { sink.pump_stderr(s, tail).await })
+        });
+        let (lines_tx, mut lines) = mpsc::channel(self.spec.depth.max(16));
+        if let Some(out) = child.stdout.take() {
+            tokio::spawn(read_lines(out, lines_tx));
+        }
+        let (writer, writes) = mpsc::channel::<Vec<u8>>(self.spec.depth);
+        let write_task = child
+            .stdin
+            .take()
+            .map(|s| tokio::spawn(write_lines(s, writes)));
+        let (cancel_tx, mut cancels) = mpsc::unbounded_channel::<String>();
+
+        let mut pending: HashMap<String, Pending> = HashMap::new();
+        let mut line_no = 0u64;
+        let mut answered = false;
+        let mut warning = warning;
+        let tail_now = || tail.lock().expect("tail lock").clone();
+
+        let end = loop {
+            let deadline = pending.values().filter_map(|p| p.deadline).min();
+            tokio::select! {
+                biased;
+                Some(id) = cancels.recv() => {
+                    if pending.contains_key(&id) {
+                        break End::Cancelled;
+                    }
+                }
+                status = child.wait() => break End::Exited(status.ok()),
+                line = lines.recv() => {
+                    let Some(line) = line else {
+                        // Its stdout closed: it is exiting, or will be made to.
+                        let status = tokio::time::timeout(self.spec.kill_after, child.wait()).await;
+                        break End::Exited(status.ok().and_then(Result::ok));
+                    };
+                    line_no += 1;
+                    let reply = match parse_reply(&line) {
+                        Ok(reply) => reply,
+                        Err(e) => break End::Bad(format!("invalid reply line {line_no}: {e}: {}", quote(&line))),
+                    };
+                    let Some(p) = pending.remove(&reply.id) else {
+                        break End::Bad(format!("unknown id in reply line {line_no}: {}", quote(&line)));
+                    };
+                    answered |= reply.ok;
+                    let report = answer(&p, reply, &tail_now, warning.take());
+                    p.done.cancel();
+                    let _ = p.reply.send(report);
+                }
+                _ = sleep_until(deadline), if deadline.is_some() => {
+                    let now = tokio::time::Instant::now();
+                    let id = pending
+                        .iter()
+                        .find(|(_, p)| p.deadline.is_some_and(|d| d <= now))
+                        .map(|(id, _)| id.clone());
+                    if let Some(id) = id {
+                        break End::TimedOut(id);
+                    }
+                }
+                request = self.next(), if pending.len() < self.spec.depth => {
+                    let Some(request) = request else { break End::Closing };
+                    let done = CancellationToken::new();
+                    {
+                        let (cancel, done, tx, id) =
+                            (request.cancel.clone(), done.clone(), cancel_tx.clone(), request.id.clone());
+                        tokio::spawn(async move {
+                            tokio::select! {
+                                _ = cancel.cancelled() => { let _ = tx.send(id); }
+                                _ = done.cancelled() => {}
+                            }
+                        });
+                    }
+                    let _ = writer.try_send(request.line);
+                    pending.insert(request.id, Pending {
+                        reply: request.reply,
+                        written: Instant::now(),
+                        deadline: self.spec.timeout.map(|t| tokio::time::Instant::now() + t),
+                        kill_now: request.kill_now,
+                        done,
+                    });
+                }
+                _ = self.closing.cancelled(), if pending.is_empty() => break End::Closing,
+            }
+        };
+
+        // Stop the handler in the way its end calls for.
+        drop(writer);
+        let status = match &end {
+            End::Exited(status) => *status,
+            End::Closing => {
+                // EOF on stdin asks it to exit; it gets --kill-after to do so.
+                tokio::time::timeout(self.spec.kill_after, child.wait())
+                    .await
+                    .ok()
+                    .and_then(Result::ok)
+            }
+            _ => {
+                let kill_now = pending.values().next().map(|p| p.kill_now.clone());
+                terminate(&mut child, pgid, self.spec.kill_after, kill_now).await
+            }
+        };
+        if let Some(t) = write_task {
+            t.abort();
+        }
+        // Answers written before it exited still count.
+        if matches!(end, End::Exited(_)) {
+            let drain = async {
+                while let Some(line) = lines.recv().await {
+                    let Ok(reply) = parse_reply(&line) else {
+                        continue;
+                    };
+                    if let Some(p) = pending.remove(&reply.id) {
+                        answered |= reply.ok;
+                        let report = answer(&p, reply, &tail_now, None);
+                        p.done.cancel();
+                        let _ = p.reply.send(report);
+                    }
+                }
+            };
+            let _ = tokio::time::timeout(DRAIN_LIMIT, drain).await;
+        }
+        drop(group);
+        if let Some(t) = err_task {
+            let _ = tokio::time::timeout(DRAIN_LIMIT, t).await;
+        }
+        let stderr_tail = tail_now();
+        let (exit_code, signal) = match status {
+            Some(s) => (s.code(), std::os::unix::process::ExitStatusExt::signal(&s)),
+            None => (None, None),
+        };
+        for (id, p) in pending.drain() {
+            p.done.cancel();
+            let (outcome, reason) = match &end {
+                End::Cancelled | End::Closing => (Outcome::Cancelled, None),
+                End::TimedOut(late) if *late == id => (failure(exit_code, signal, true), None),
+                End::TimedOut(late) => (
+                    failure(exit_code, signal, false),
+                    Some(format!("handler stopped: job {late} on it timed out")),
+                ),
+                End::Bad(why) => (failure(exit_code, signal, false), Some(why.clone())),
+                End::Exited(_) => (
+                    failure(exit_code, signal, false),
+                    Some(match (exit_code, signal) {
+                        (Some(code), _) => format!("handler exited {code}"),
+                        (None, Some(sig)) => format!("handler killed by signal {sig}"),
+                        (None, None) => "handler closed its stdout".to_string(),
+                    }),
+                ),
+            };
+            let _ = p.reply.send(RunReport {
+                stderr_tail: stderr_tail.clone(),
+                reason,
+                warning: warning.take(),
+                ..RunReport::new(outcome, p.written.elapsed())
+            });
+        }
+        (end, answered)
+    }
+}
+
+/// The report for a job the handler answered.
+fn answer(
+    p: &Pending,
+    reply: Reply,
+    tail: &dyn Fn() -> Vec<u8>,
+    warning: Option<String>,
+) -> RunReport {
+    let duration = p.written.elapsed();
+    if reply.ok {
+        return RunReport {
+            warning,
+            ..RunReport::new(Outcome::Succeeded, duration)
+        };
+    }
+    RunReport {
+        stderr_tail: tail(),
+        reason: Some(
+            reply
+                .error
+                .filter(|e| !e.is_empty())
+                .unwrap_or_else(|| "failed".to_string()),
+        ),
+        retry_in: reply.retry_in,
+        warning,
+        ..RunReport::new(failure(None, None, false), duration)
+    }
+}
+
+async fn sleep_until(deadline: Option<tokio::time::Instant>) {
+    match deadline {
+        Some(d) => tokio::time::sleep_until(d).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// SIGTERM to the group, SIGKILL after `grace` (or when `kill_now` fires).
+async fn terminate(
+    child: &mut Child,
+    pgid: Option<Pid>,
+    grace: Duration,
+    kill_now: Option<CancellationToken>,
+) -> Option<ExitStatus> {
+    if let Some(pgid) = pgid {
+        let _ = killpg(pgid, Signal::SIGTERM);
+    }
+    let kill_now = kill_now.unwrap_or_default();
+    let exited = tokio::select! {
+        s = tokio::time::timeout(grace, child.wait()) => s.ok().and_then(Result::ok),
+        _ = kill_now.cancelled() => None,
+    };
+    if exited.is_some() {
+        return exited;
+    }
+    if let Some(pgid) = pgid {
+        let _ = killpg(pgid, Signal::SIGKILL);
+    }
+    child.wait().await.ok()
+}
+
+/// Reads the handler's answers, a line at a time; a line longer than `MAX_LINE` is passed
+/// on cut (and then is not valid JSON).
+async fn read_lines(stream: impl AsyncRead + Unpin, lines: mpsc::Sender<Vec<u8>>) {
+    let mut reader = BufReader::new(stream);
+    let mut line = Vec::new();
+    loop {
+        let buf = match reader.fill_buf().await {
+            Ok(buf) if !buf.is_empty() => buf,
+            _ => break,
+        };
+        let room = MAX_LINE - line.len();
+        let (take, complete) = match buf.iter().take(room).position(|&b| b == b'\n') {
+            Some(i) => (i + 1, true),
+            None if buf.len() >= room => (room, true),
+            None => (buf.len(), false),
+        };
+        line.extend_from_slice(&buf[..take]);
+        reader.consume(take);
+        if complete {
+            let done = std::mem::take(&mut line);
+            if done.iter().all(u8::is_ascii_whitespace) {
+                continue;
+            }
+            if lines.send(done).await.is_err() {
+                return;
+            }
+        }
+    }
+    if !line.is_empty() {
+        let _ = lines.send(line).await;
+    }
+}
+
+async fn write_lines(mut stdin: tokio::process::ChildStdin, mut lines: mpsc::Receiver<Vec<u8>>) {
+    while let Some(line) = lines.recv().await {
+        if stdin.write_all(&line).await.is_err() || stdin.flush().await.is_err() {
+            return;
+        }
+    }
+    let _ = stdin.shutdown().await;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replies_are_read_strictly() {
+        assert_eq!(
+            parse_reply(br#"{"id":"a","ok":true}"#),
+            Ok(Reply {
+                id: "a".into(),
+                ok: true,
+                error: None,
+                retry_in: None
+            })
+        );
+        let r = parse_reply(br#"{"id":"b","ok":false,"error":"no","retry_in":2.5}"#).unwrap();
+        assert_eq!(r.error.as_deref(), Some("no"));
+        assert_eq!(r.retry_in, Some(Duration::from_millis(2500)));
+        assert!(parse_reply(b"hello").unwrap_err().starts_with("not JSON"));
+        assert_eq!(parse_reply(b"[1]").unwrap_err(), "not a JSON object");
+        assert!(parse_reply(br#"{"id":1,"ok":true}"#).is_err());
+        assert!(parse_reply(br#"{"id":"a","ok":"yes"}"#).is_err());
+        assert!(parse_reply(br#"{"id":"a","ok":false,"retry_in":-1}"#).is_err());
+    }
+
+    #[test]
+    fn data_goes_as_text_when_it_is_utf8_else_as_base64() {
+        let job = |data: &'static [u8]| JobInput {
+            queue: "q",
+            id: "j",
+            attempt: 2,
+            consumer_id: "c",
+            data,
+        };
+        let text: serde_json::Value =
+            serde_json::from_slice(&request_line(&job(b"h\xc3\xa9"))).unwrap();
+        assert_eq!(
+            text,
+            serde_json::json!({"id": "j", "attempt": 2, "queue": "q", "data": "hé"})
+        );
+        let binary: serde_json::Value =
+            serde_json::from_slice(&request_line(&job(b"\xff\x00"))).unwrap();
+        assert_eq!(binary["data_b64"], "/wA=");
+        assert!(binary.get("data").is_none());
+    }
+}
