@@ -247,6 +247,28 @@ fn build_args(spec: &HandlerSpec, data: &[u8]) -> Vec<OsString> {
         .collect()
 }
 
+/// A handler process of `program` (shown as `arg0`) as every mode starts one: without the
+/// variables that may carry the Redis password, stdin, stdout and stderr piped, in a process
+/// group of its own, killed when dropped, and dying with qctl when no reaper runs.
+pub(crate) fn handler_command(program: &Path, arg0: &OsStr) -> Command {
+    let mut cmd = Command::new(program);
+    for name in WITHHELD_ENV {
+        cmd.env_remove(name);
+    }
+    cmd.arg0(arg0)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    // Without a reaper, the kernel's parent-death signal is the only defence left. With one
+    // it is not set: a pre_exec hook makes every spawn a full fork, about a quarter slower.
+    if !crate::reaper::ready() {
+        die_with_parent(&mut cmd);
+    }
+    cmd
+}
+
 /// Runs the handler for one job and reports how it ended. Always returns within the
 /// timeout (or cancellation) plus `kill_after` plus about a second. `cancel` stops it with
 /// SIGTERM; `kill_now` cuts the grace before SIGKILL short.
@@ -259,26 +281,12 @@ pub async fn run(
     kill_now: &CancellationToken,
 ) -> RunReport {
     let started = Instant::now();
-    let mut cmd = Command::new(program);
-    for name in WITHHELD_ENV {
-        cmd.env_remove(name);
-    }
-    cmd.arg0(&spec.program)
-        .args(build_args(spec, job.data))
+    let mut cmd = handler_command(program, &spec.program);
+    cmd.args(build_args(spec, job.data))
         .env("QCTL_QUEUE", job.queue)
         .env("QCTL_JOB_ID", job.id)
         .env("QCTL_JOB_ATTEMPT", job.attempt.to_string())
-        .env("QCTL_CONSUMER_ID", job.consumer_id)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0)
-        .kill_on_drop(true);
-    // Without a reaper, the kernel's parent-death signal is the only defence left. With one
-    // it is not set: a pre_exec hook makes every spawn a full fork, about a quarter slower.
-    if !crate::reaper::ready() {
-        die_with_parent(&mut cmd);
-    }
+        .env("QCTL_CONSUMER_ID", job.consumer_id);
     let mut child = match cmd.spawn() {
         Ok(child) => child,
         Err(e) => {

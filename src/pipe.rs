@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::ffi::OsString;
 use std::path::PathBuf;
-use std::process::{ExitStatus, Stdio};
+use std::process::ExitStatus;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -18,12 +18,12 @@ use base64::Engine as _;
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader};
-use tokio::process::{Child, Command};
+use tokio::process::Child;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::engine::consumer::{Handler, JobInput, Outcome, RunFuture, RunReport};
-use crate::handler::{die_with_parent, Group, LineSink, DRAIN_LIMIT, MAX_LINE, WITHHELD_ENV};
+use crate::handler::{handler_command, Group, LineSink, DRAIN_LIMIT, MAX_LINE};
 
 /// The first wait before a handler is started again; it doubles with each failure in a row.
 const RESTART_BASE: Duration = Duration::from_millis(100);
@@ -328,21 +328,9 @@ impl Worker {
     }
 
     fn spawn(&self) -> std::io::Result<Child> {
-        let mut cmd = Command::new(&self.spec.path);
-        for name in WITHHELD_ENV {
-            cmd.env_remove(name);
-        }
-        cmd.arg0(&self.spec.program)
-            .args(&self.spec.args)
-            .envs(self.env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .process_group(0)
-            .kill_on_drop(true);
-        if !crate::reaper::ready() {
-            die_with_parent(&mut cmd);
-        }
+        let mut cmd = handler_command(&self.spec.path, &self.spec.program);
+        cmd.args(&self.spec.args)
+            .envs(self.env.iter().map(|(k, v)| (k, v)));
         cmd.spawn()
     }
 
