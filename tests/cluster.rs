@@ -232,6 +232,39 @@ fn a_queue_without_a_hash_tag_is_refused_with_the_fix() {
     assert!(stderr(&out).contains("--cluster"), "{}", stderr(&out));
 }
 
+/// Enqueues `n` numbered jobs into `q` and starts `consume --drain -c 4` on them, its
+/// handler recording each run in `ledger` and sleeping `sleep`; returns once `started` jobs
+/// have run.
+fn draining(
+    url: &str,
+    q: &str,
+    n: usize,
+    ledger: &Ledger,
+    extra: &[&str],
+    sleep: Duration,
+    started: usize,
+) -> (Vec<String>, Background) {
+    let (ids, input) = numbered("j", n);
+    qctl_at(url)
+        .args(["enqueue", q, "--jsonl", "-q"])
+        .write_stdin(input)
+        .assert()
+        .success();
+    let mut cmd = qctl_process_at(url);
+    cmd.args(["--cluster", "consume", q, "-c", "4", "--drain"])
+        .args(FAST)
+        .args(extra)
+        .arg("--")
+        .args(ledger.handler_args(sleep));
+    let consumer = Background::spawn(cmd);
+    assert!(
+        wait_until(Duration::from_secs(60), || ledger.runs().len() >= started),
+        "the consumer did not start: {}",
+        consumer.stderr()
+    );
+    (ids, consumer)
+}
+
 #[test]
 fn a_slot_migration_under_a_running_consumer_loses_no_job() {
     let cluster = Cluster::start(3);
@@ -240,25 +273,9 @@ fn a_slot_migration_under_a_running_consumer_loses_no_job() {
     let from = cluster.owner_of_slot(slot);
     let to = (from + 1) % 3;
     let url = cluster.nodes[(from + 2) % 3].url();
-    let (ids, input) = numbered("m", 2000);
-    qctl_at(&url)
-        .args(["enqueue", q, "--jsonl", "-q"])
-        .write_stdin(input)
-        .assert()
-        .success();
     let ledger = Ledger::new();
-    let mut cmd = qctl_process_at(&url);
-    cmd.args(["--cluster", "consume", q, "-c", "4", "--drain"])
-        .args(FAST)
-        .arg("--")
-        .args(ledger.handler_args(Duration::from_millis(0)));
     let started = Instant::now();
-    let mut consumer = Background::spawn(cmd);
-    assert!(
-        wait_until(Duration::from_secs(60), || ledger.runs().len() >= 300),
-        "the consumer did not start: {}",
-        consumer.stderr()
-    );
+    let (ids, mut consumer) = draining(&url, q, 2000, &ledger, &[], Duration::ZERO, 300);
     let at = ledger.runs().len();
     let moved = cluster.migrate_slot(slot, from, to);
     let migrated_at = started.elapsed();
@@ -306,25 +323,17 @@ fn a_failover_under_a_running_consumer_loses_no_job() {
     let slot = cluster.slot(q);
     let from = cluster.owner_of_slot(slot);
     let url = cluster.nodes[(from + 1) % 3].url();
-    let (ids, input) = numbered("f", 1000);
-    qctl_at(&url)
-        .args(["enqueue", q, "--jsonl", "-q"])
-        .write_stdin(input)
-        .assert()
-        .success();
     let ledger = Ledger::new();
-    let mut cmd = qctl_process_at(&url);
     // The lease outlasts the failover (node timeout 3 s, then the election).
-    cmd.args(["--cluster", "consume", q, "-c", "4", "--drain"])
-        .args(FAST)
-        .args(["--orphan-after", "30s"])
-        .arg("--")
-        .args(ledger.handler_args(Duration::from_millis(5)));
-    let mut consumer = Background::spawn(cmd);
-    assert!(
-        wait_until(Duration::from_secs(60), || ledger.runs().len() >= 200),
-        "the consumer did not start: {}",
-        consumer.stderr()
+    let lease = ["--orphan-after", "30s"];
+    let (ids, mut consumer) = draining(
+        &url,
+        q,
+        1000,
+        &ledger,
+        &lease,
+        Duration::from_millis(5),
+        200,
     );
     // What the master acknowledged has reached its replica.
     let _: i64 = redis::cmd("WAIT")

@@ -20,6 +20,14 @@ fn failure(server: &RedisServer, queue: &str, id: &str) -> Option<Failure> {
         .and_then(|b| Failure::from_json(&b))
 }
 
+/// The events of `consume --json`: every stdout line is one JSON object.
+fn json_events_of(stdout: &[u8]) -> Vec<serde_json::Value> {
+    String::from_utf8_lossy(stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("every stdout line is JSON"))
+        .collect()
+}
+
 fn alive(pid: i32) -> bool {
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None).is_ok()
 }
@@ -431,11 +439,7 @@ fn json_mode_prints_one_event_per_line_and_a_summary() {
         .success()
         .get_output()
         .clone();
-    let events: Vec<serde_json::Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("every stdout line is JSON"))
-        .collect();
+    let events = json_events_of(&out.stdout);
     let kinds: Vec<&str> = events
         .iter()
         .map(|e| e["event"].as_str().unwrap())
@@ -683,11 +687,7 @@ fn json_events(mode: Mode) {
         .success()
         .get_output()
         .clone();
-    let events: Vec<serde_json::Value> = String::from_utf8(out.stdout)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("every stdout line is JSON"))
-        .collect();
+    let events = json_events_of(&out.stdout);
     let kinds: Vec<&str> = events
         .iter()
         .map(|e| e["event"].as_str().unwrap())

@@ -76,11 +76,7 @@ impl Lua {
     pub fn call(&self, keys: &[&str]) -> Call<'_> {
         let mut cmd = redis::cmd("EVALSHA");
         cmd.arg(self.sha()).arg(keys.len()).arg(keys);
-        Call {
-            lua: self,
-            cmd,
-            keys: keys.iter().map(|k| k.to_string()).collect(),
-        }
+        Call { lua: self, cmd }
     }
 
     /// SCRIPT LOAD.
@@ -99,7 +95,6 @@ impl Lua {
 pub struct Call<'a> {
     lua: &'a Lua,
     cmd: redis::Cmd,
-    keys: Vec<String>,
 }
 
 impl Call<'_> {
@@ -128,7 +123,30 @@ impl Call<'_> {
 
     /// The error of this call, an ACL refusal made to name the command and the key denied.
     fn error(&self, redis: &Redis, err: redis::RedisError) -> Error {
-        explain_denial(redis.error(self.op(), err), self.lua, &self.keys)
+        explain_denial(redis.error(self.op(), err), self.lua, &self.keys())
+    }
+
+    /// The call's KEYS, read back from the command (`EVALSHA sha numkeys key...`) only when
+    /// an error needs them, so a call carries no copy of them.
+    fn keys(&self) -> Vec<String> {
+        let args: Vec<&[u8]> = self
+            .cmd
+            .args_iter()
+            .filter_map(|a| match a {
+                redis::Arg::Simple(bytes) => Some(bytes),
+                _ => None,
+            })
+            .collect();
+        let count = args
+            .get(2)
+            .and_then(|n| std::str::from_utf8(n).ok())
+            .and_then(|n| n.parse::<usize>().ok())
+            .unwrap_or(0);
+        args.iter()
+            .skip(3)
+            .take(count)
+            .map(|k| String::from_utf8_lossy(k).into_owned())
+            .collect()
     }
 }
 
@@ -246,6 +264,13 @@ fn is_noscript(err: &redis::RedisError) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_call_reads_its_keys_back_from_the_command() {
+        let mut call = PUSH.call(&["q:data", "q:active"]);
+        call.arg("argv1");
+        assert_eq!(call.keys(), ["q:data", "q:active"]);
+    }
 
     #[test]
     fn an_acl_refusal_inside_a_script_names_the_command_and_the_key() {
