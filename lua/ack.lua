@@ -14,15 +14,15 @@ local err = check(KEYS[1], 'set') or check(KEYS[2], 'hash') or check(KEYS[3], 'h
   or check(KEYS[4], 'hash')
 if err then return err end
 
-local out, acked = {}, 0
+local flags = redis.call('SMISMEMBER', KEYS[1], unpack(ARGV))
+local acked = {}
 for i = 1, #ARGV do
-  local was = redis.call('SREM', KEYS[1], ARGV[i])
-  if was == 1 then
-    redis.call('HDEL', KEYS[2], ARGV[i])
-    redis.call('HDEL', KEYS[3], ARGV[i])
-    acked = acked + 1
-  end
-  out[i] = was
+  if flags[i] == 1 then acked[#acked + 1] = ARGV[i] end
 end
-if acked > 0 then redis.call('HINCRBY', KEYS[4], 'completed', acked) end
-return out
+if #acked > 0 then
+  redis.call('SREM', KEYS[1], unpack(acked))
+  redis.call('HDEL', KEYS[2], unpack(acked))
+  redis.call('HDEL', KEYS[3], unpack(acked))
+  redis.call('HINCRBY', KEYS[4], 'completed', #acked)
+end
+return flags

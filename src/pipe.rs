@@ -253,8 +253,6 @@ struct Pending {
     written: Instant,
     deadline: Option<tokio::time::Instant>,
     kill_now: CancellationToken,
-    /// Ends the task that forwards the job's cancellation.
-    done: CancellationToken,
 }
 
 /// Why a handler's session ended.
@@ -354,7 +352,7 @@ impl Worker {
             .stdin
             .take()
             .map(|s| tokio::spawn(write_lines(s, writes)));
-        let (cancel_tx, mut cancels) = mpsc::unbounded_channel::<String>();
+        let mut halt: Option<CancellationToken> = None;
 
         let mut pending: HashMap<String, Pending> = HashMap::new();
         let mut line_no = 0u64;
@@ -366,11 +364,7 @@ impl Worker {
             let deadline = pending.values().filter_map(|p| p.deadline).min();
             tokio::select! {
                 biased;
-                Some(id) = cancels.recv() => {
-                    if pending.contains_key(&id) {
-                        break End::Cancelled;
-                    }
-                }
+                _ = cancelled(&halt), if !pending.is_empty() => break End::Cancelled,
                 status = child.wait() => break End::Exited(status.ok()),
                 line = lines.recv() => {
                     let Some(line) = line else {
@@ -388,7 +382,6 @@ impl Worker {
                     };
                     answered |= reply.ok;
                     let report = answer(&p, reply, &tail_now, warning.take());
-                    p.done.cancel();
                     let _ = p.reply.send(report);
                 }
                 _ = sleep_until(deadline), if deadline.is_some() => {
@@ -403,24 +396,14 @@ impl Worker {
                 }
                 request = self.next(), if pending.len() < self.spec.depth => {
                     let Some(request) = request else { break End::Closing };
-                    let done = CancellationToken::new();
-                    {
-                        let (cancel, done, tx, id) =
-                            (request.cancel.clone(), done.clone(), cancel_tx.clone(), request.id.clone());
-                        tokio::spawn(async move {
-                            tokio::select! {
-                                _ = cancel.cancelled() => { let _ = tx.send(id); }
-                                _ = done.cancelled() => {}
-                            }
-                        });
-                    }
+                    // Every job carries the consumer's own tokens (see `Handler::run`).
+                    halt.get_or_insert_with(|| request.cancel.clone());
                     let _ = writer.try_send(request.line);
                     pending.insert(request.id, Pending {
                         reply: request.reply,
                         written: Instant::now(),
                         deadline: self.spec.timeout.map(|t| tokio::time::Instant::now() + t),
                         kill_now: request.kill_now,
-                        done,
                     });
                 }
                 _ = self.closing.cancelled(), if pending.is_empty() => break End::Closing,
@@ -456,7 +439,6 @@ impl Worker {
                     if let Some(p) = pending.remove(&reply.id) {
                         answered |= reply.ok;
                         let report = answer(&p, reply, &tail_now, None);
-                        p.done.cancel();
                         let _ = p.reply.send(report);
                     }
                 }
@@ -473,7 +455,6 @@ impl Worker {
             None => (None, None),
         };
         for (id, p) in pending.drain() {
-            p.done.cancel();
             let (outcome, reason) = match &end {
                 End::Cancelled | End::Closing => (Outcome::Cancelled, None),
                 End::TimedOut(late) if *late == id => (failure(exit_code, signal, true), None),
@@ -527,6 +508,13 @@ fn answer(
         retry_in: reply.retry_in,
         warning,
         ..RunReport::new(failure(None, None, false), duration)
+    }
+}
+
+async fn cancelled(token: &Option<CancellationToken>) {
+    match token {
+        Some(t) => t.cancelled().await,
+        None => std::future::pending().await,
     }
 }
 
@@ -594,9 +582,16 @@ async fn read_lines(stream: impl AsyncRead + Unpin, lines: mpsc::Sender<Vec<u8>>
     }
 }
 
+/// Writes jobs to the handler; the lines waiting together go in one write.
 async fn write_lines(mut stdin: tokio::process::ChildStdin, mut lines: mpsc::Receiver<Vec<u8>>) {
-    while let Some(line) = lines.recv().await {
-        if stdin.write_all(&line).await.is_err() || stdin.flush().await.is_err() {
+    let mut waiting = Vec::new();
+    let mut out = Vec::new();
+    while lines.recv_many(&mut waiting, 64).await > 0 {
+        out.clear();
+        for line in waiting.drain(..) {
+            out.extend_from_slice(&line);
+        }
+        if stdin.write_all(&out).await.is_err() || stdin.flush().await.is_err() {
             return;
         }
     }

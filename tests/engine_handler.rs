@@ -43,11 +43,22 @@ impl Handler for Immediate {
     }
 }
 
+/// A number from the environment (bench/consume sets these for a long release run).
+fn env_or(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .map(|v| {
+            v.parse()
+                .unwrap_or_else(|_| panic!("{name}={v} is not a number"))
+        })
+        .unwrap_or(default)
+}
+
 fn config(queue: &str) -> Config {
     Config {
         queue: queue.into(),
-        concurrency: 2,
-        buffer: 2,
+        concurrency: env_or("QCTL_ENGINE_CONCURRENCY", 2),
+        buffer: env_or("QCTL_ENGINE_BUFFER", 2),
         heartbeat: Duration::from_secs(1),
         orphan_after: Duration::from_secs(3),
         max_retries: 5,
@@ -57,13 +68,14 @@ fn config(queue: &str) -> Config {
         shutdown_grace: Duration::from_secs(5),
         drain: true,
         max_jobs: None,
+        routine_events: false,
     }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rust_handler_drains_the_queue_and_shows_the_engines_own_rate() {
     let server = RedisServer::start();
-    let jobs = 5000;
+    let jobs = env_or("QCTL_ENGINE_JOBS", 5000) as u64;
     let mut lines: String = (0..jobs).map(|i| format!("{i}\n")).collect();
     lines.push_str("fail\n");
     qctl(&server)
@@ -94,8 +106,108 @@ async fn a_rust_handler_drains_the_queue_and_shows_the_engines_own_rate() {
     let scheduled = server.zrange_withscores("q:scheduled");
     assert_eq!(scheduled.len(), 1, "the failure's own retry delay is used");
     assert!(scheduled[0].1 > qctl::engine::now() + 590.0);
+    let cfg = config("q");
     println!(
-        "engine ceiling (Rust handler, -c 2, debug build): {:.0} jobs/s",
+        "engine ceiling (Rust handler, -c {} --buffer {}, {} build): {:.0} jobs/s",
+        cfg.concurrency,
+        cfg.buffer,
+        if cfg!(debug_assertions) {
+            "debug"
+        } else {
+            "release"
+        },
         jobs as f64 / elapsed.as_secs_f64()
     );
+}
+
+/// How many times Redis ran `command` (scripts' own calls included), from INFO commandstats.
+fn calls(server: &RedisServer, command: &str) -> u64 {
+    let info: String = server.cmd(&[b"INFO", b"commandstats"]);
+    let prefix = format!("cmdstat_{command}:calls=");
+    info.lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .map_or(0, |rest| rest.split(',').next().unwrap().parse().unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_busy_consumer_acks_in_batches_and_reserves_in_batches() {
+    let server = RedisServer::start();
+    let jobs = 3000u64;
+    let lines: String = (0..jobs).map(|i| format!("{i}\n")).collect();
+    qctl(&server)
+        .args(["enqueue", "q", "--lines"])
+        .write_stdin(lines)
+        .assert()
+        .success();
+    let spec = ServerSpec::parse(
+        &server.url(),
+        Duration::from_secs(5),
+        Duration::from_secs(5),
+    )
+    .unwrap();
+    let handler = Arc::new(Immediate {
+        ran: AtomicU64::new(0),
+    });
+    let (tx, _events) = tokio::sync::mpsc::unbounded_channel();
+    let cfg = Config {
+        concurrency: 16,
+        buffer: 500,
+        ..config("q")
+    };
+    let _: String = server.cmd(&[b"CONFIG", b"RESETSTAT"]);
+    let consumer = Consumer::connect(spec, cfg, handler.clone(), tx)
+        .await
+        .unwrap();
+    let (summary, failure) = consumer.run().await;
+    assert!(failure.is_none(), "{failure:?}");
+    assert_eq!(summary.succeeded, jobs);
+    assert_eq!(server.cmd::<i64>(&[b"HLEN", b"q:data"]), 0);
+    let completed: String = server.cmd(&[b"HGET", b"q:stats", b"completed"]);
+    assert_eq!(completed, jobs.to_string());
+    // Only the ack script runs SMISMEMBER (once a call), only the reserve script HMGET.
+    let acks = calls(&server, "smismember");
+    let reserves = calls(&server, "hmget");
+    println!("{jobs} jobs: {acks} ack calls, {reserves} reservations");
+    assert!(
+        acks > 0 && acks * 2 <= jobs,
+        "{acks} ack calls for {jobs} jobs"
+    );
+    assert!(
+        reserves * 20 <= jobs,
+        "{reserves} reservations for {jobs} jobs"
+    );
+}
+
+#[tokio::test]
+async fn one_ack_call_settles_what_is_still_reserved_and_leaves_the_rest() {
+    let server = RedisServer::start();
+    let keys = qctl::engine::QueueKeys::new("q");
+    let inflight = keys.inflight("c1");
+    for (id, data) in [("a", "A"), ("b", "B"), ("x", "X")] {
+        let _: i64 = server.cmd(&[b"HSET", b"q:data", id.as_bytes(), data.as_bytes()]);
+        let _: i64 = server.cmd(&[b"HSET", b"q:failures", id.as_bytes(), b"{}"]);
+    }
+    let _: i64 = server.cmd(&[b"SADD", inflight.as_bytes(), b"a", b"b"]);
+    let spec = ServerSpec::parse(
+        &server.url(),
+        Duration::from_secs(5),
+        Duration::from_secs(5),
+    )
+    .unwrap();
+    let mut redis = spec.connect().await.unwrap();
+    let flags = qctl::engine::inflight::ack(&mut redis, &keys, &inflight, &["a", "x", "b"])
+        .await
+        .unwrap();
+    assert_eq!(flags, [true, false, true]);
+    assert_eq!(server.hget_bytes("q:data", "x").as_deref(), Some(&b"X"[..]));
+    assert_eq!(
+        server.hget_bytes("q:failures", "x").as_deref(),
+        Some(&b"{}"[..])
+    );
+    assert_eq!(server.cmd::<i64>(&[b"HLEN", b"q:data"]), 1);
+    assert_eq!(server.cmd::<i64>(&[b"HLEN", b"q:failures"]), 1);
+    let completed: String = server.cmd(&[b"HGET", b"q:stats", b"completed"]);
+    assert_eq!(completed, "2");
+    let left: Vec<String> = server.cmd(&[b"SMEMBERS", inflight.as_bytes()]);
+    assert!(left.is_empty(), "{left:?}");
 }

@@ -17,7 +17,9 @@ use crate::handler::{resolve_program, HandlerSpec, LineSink, ProcessHandler};
 use crate::pipe::{PipeHandler, PipeSpec};
 
 pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode> {
-    let (cfg, spec, program) = config(&args)?;
+    let (mut cfg, spec, program) = config(&args)?;
+    // Routine events are shown with --json and -v only.
+    cfg.routine_events = ctx.out.json || ctx.out.verbose > 0;
     let handlers = cfg.concurrency;
     let depth = args.pipe_depth.map_or(1, |d| d as usize);
     let cfg = if args.pipe {
@@ -177,6 +179,7 @@ fn config(args: &ConsumeArgs) -> anyhow::Result<(Config, HandlerSpec, PathBuf)> 
         shutdown_grace: args.shutdown_grace,
         drain: args.drain,
         max_jobs: args.max_jobs,
+        routine_events: true,
     };
     Ok((cfg, spec, resolved))
 }

@@ -65,7 +65,8 @@ pub type RunFuture<'a> = Pin<Box<dyn Future<Output = RunReport> + Send + 'a>>;
 pub trait Handler: Send + Sync {
     /// Runs one job and reports how it ended. `cancel` asks it to stop (shutdown past its
     /// grace, a lost lease): it then ends with [`Outcome::Cancelled`], after a grace of its
-    /// own that `kill_now` cuts short.
+    /// own that `kill_now` cuts short. Both tokens are the consumer's own: every job gets the
+    /// same two, and they fire for all running jobs at once.
     fn run<'a>(
         &'a self,
         job: JobInput<'a>,

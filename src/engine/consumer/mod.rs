@@ -47,6 +47,9 @@ pub struct Config {
     pub drain: bool,
     /// Exit after this many jobs.
     pub max_jobs: Option<u64>,
+    /// Emit the events every job has when all goes well (reserved, started, succeeded);
+    /// off, a busy consumer does not pay for events nobody shows.
+    pub routine_events: bool,
 }
 
 /// Something that happened to a job or the consumer, for the caller to show.
@@ -167,6 +170,11 @@ pub(crate) struct Shared {
     pub kill: CancellationToken,
     /// Heartbeats failed for too long: stop handlers, settle nothing.
     pub lease_lost: CancellationToken,
+    /// Handlers stop: `kill` or `lease_lost` fired. Every job's handler gets this token.
+    pub halt: CancellationToken,
+    /// Handlers' SIGTERM grace is over: fired a while after the lease was lost, so handlers
+    /// are gone well before others may recover their jobs.
+    pub kill_now: CancellationToken,
     /// Reserved or running jobs held locally (permits taken = jobs held).
     pub slots: Arc<Semaphore>,
     /// Rung whenever a local job finishes.
@@ -204,6 +212,13 @@ impl Shared {
 
     pub fn emit(&self, event: Event) {
         let _ = self.events.send(event);
+    }
+
+    /// Emits an event of a job going well, when the caller wants those.
+    pub fn emit_routine(&self, event: impl FnOnce() -> Event) {
+        if self.cfg.routine_events {
+            self.emit(event());
+        }
     }
 
     pub fn capacity(&self) -> usize {
@@ -361,6 +376,8 @@ impl Consumer {
             stop: CancellationToken::new(),
             kill: CancellationToken::new(),
             lease_lost: CancellationToken::new(),
+            halt: CancellationToken::new(),
+            kill_now: CancellationToken::new(),
             slots: Arc::new(Semaphore::new(capacity)),
             finished: Notify::new(),
             lease: std::sync::Mutex::new(Lease {
@@ -399,6 +416,7 @@ impl Consumer {
         let mut loops = tokio::task::JoinSet::new();
         // The lease is watched from the first moment: nothing below may outlive it.
         loops.spawn(heartbeat::watch(shared.clone(), background.clone()));
+        loops.spawn(halt_handlers(shared.clone(), background.clone()));
         loops.spawn(supervisor::supervise(
             shared.clone(),
             "heartbeat",
@@ -444,6 +462,26 @@ impl Consumer {
         }
         (shared.counters.summary(), failure)
     }
+}
+
+/// Stops every handler when `kill` or `lease_lost` fires; after a lost lease their SIGTERM
+/// grace is cut short (see [`Shared::lease_kill_after`]).
+async fn halt_handlers(shared: Arc<Shared>, background: CancellationToken) -> Result<(), Error> {
+    let halting = async {
+        tokio::select! {
+            _ = shared.kill.cancelled() => {}
+            _ = shared.lease_lost.cancelled() => {}
+        }
+        shared.halt.cancel();
+        shared.lease_lost.cancelled().await;
+        tokio::time::sleep(shared.lease_kill_after()).await;
+        shared.kill_now.cancel();
+    };
+    tokio::select! {
+        _ = halting => {}
+        _ = background.cancelled() => {}
+    }
+    Ok(())
 }
 
 /// The consumer's work: the first scheduler and orphan passes, then the loops, until the

@@ -90,7 +90,7 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
                 for job in jobs {
                     let permit = permits.pop().expect("one permit per reserved job");
                     if let Ok(attempt) = &job.job.as_ref().map(|j| j.attempt) {
-                        shared.emit(Event::Reserved {
+                        shared.emit_routine(|| Event::Reserved {
                             id: job.id.clone(),
                             attempt: *attempt,
                         });

@@ -1,13 +1,14 @@
 //! Runs up to `concurrency` handlers at once and settles each job: ack on success, retry
 //! with backoff or kill on failure, bury a damaged record, give back what shutdown interrupts.
+//! Successes are acked in batches: one ack call carries every job that succeeded while the
+//! previous call was out, so a busy consumer sends far fewer requests than it runs jobs.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::{mpsc, Semaphore};
+use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
-use tokio_util::sync::CancellationToken;
 
 use super::handler::{JobInput, Outcome};
 use super::poller::Work;
@@ -19,12 +20,67 @@ use crate::engine::inflight::{self, Reserved};
 use crate::engine::job::Job;
 
 const NAME: &str = "processor";
+/// The most ids one ack call carries (the ack script's own limit).
+const ACK_BATCH: usize = 1000;
 /// Why a settle call changed nothing.
 const NOT_RESERVED: &str =
     "it was no longer reserved by this consumer (recovered by another); not settled here";
 
+/// A job that succeeded, waiting for its ack; the answer says whether it was still reserved
+/// here (None: it could not be acked).
+struct AckRequest {
+    id: String,
+    done: oneshot::Sender<Option<bool>>,
+}
+
+/// Where succeeded jobs are sent to be acked.
+#[derive(Clone)]
+struct Acks(mpsc::UnboundedSender<AckRequest>);
+
+impl Acks {
+    /// Acks one job along with whatever else succeeded meanwhile.
+    async fn ack(&self, id: &str) -> Option<bool> {
+        let (done, answer) = oneshot::channel();
+        let request = AckRequest {
+            id: id.to_string(),
+            done,
+        };
+        if self.0.send(request).is_err() {
+            return None;
+        }
+        answer.await.ok().flatten()
+    }
+}
+
+/// Acks what is sent until every sender is gone: each call takes all that waits, up to
+/// [`ACK_BATCH`].
+async fn acker(shared: Arc<Shared>, mut rx: mpsc::UnboundedReceiver<AckRequest>) {
+    let mut batch = Vec::with_capacity(ACK_BATCH);
+    while rx.recv_many(&mut batch, ACK_BATCH).await > 0 {
+        let ids: Vec<&str> = batch.iter().map(|r| r.id.as_str()).collect();
+        let what = match ids.as_slice() {
+            [one] => format!("job {one:?}"),
+            many => format!("{} jobs", many.len()),
+        };
+        let flags = settle(&shared, &what, |mut r| {
+            let ids = &ids;
+            let shared = &shared;
+            async move { inflight::ack(&mut r, &shared.keys, &shared.inflight, ids).await }
+        })
+        .await;
+        drop(ids);
+        for (i, request) in batch.drain(..).enumerate() {
+            let acked = flags.as_ref().map(|f| f.get(i).copied().unwrap_or(false));
+            let _ = request.done.send(acked);
+        }
+    }
+}
+
 pub async fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Work>) -> Result<(), Error> {
     shared.status.set(NAME, LoopState::Running);
+    let (acks_tx, acks_rx) = mpsc::unbounded_channel();
+    let acks = Acks(acks_tx);
+    let acking = tokio::spawn(acker(shared.clone(), acks_rx));
     let running = Arc::new(Semaphore::new(shared.cfg.concurrency));
     let mut tasks = JoinSet::new();
     let mut unstarted: Vec<Work> = Vec::new();
@@ -41,12 +97,12 @@ pub async fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Work>) -> Result<()
                     p = running.clone().acquire_owned() => p.expect("never closed"),
                 };
                 let shared = shared.clone();
+                let acks = acks.clone();
                 tasks.spawn(async move {
                     let (reserved, held) = work;
                     let id = reserved.id.clone();
-                    process(&shared, reserved).await;
+                    process(&shared, &acks, reserved, slot).await;
                     shared.release(&id);
-                    drop(slot);
                     drop(held);
                     shared.finished.notify_waiters();
                 });
@@ -83,12 +139,15 @@ pub async fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Work>) -> Result<()
         }
     }
     while tasks.join_next().await.is_some() {}
+    drop(acks);
+    let _ = acking.await;
     shared.status.set(NAME, LoopState::Stopped);
     Ok(())
 }
 
-/// Runs one reserved job and settles it.
-async fn process(shared: &Shared, reserved: Reserved) {
+/// Runs one reserved job and settles it. The handler's `slot` is given up as soon as the
+/// handler is done, so the next job starts while this one is being settled.
+async fn process(shared: &Shared, acks: &Acks, reserved: Reserved, slot: OwnedSemaphorePermit) {
     let id = reserved.id;
     let job = match reserved.job {
         Ok(job) => job,
@@ -105,7 +164,7 @@ async fn process(shared: &Shared, reserved: Reserved) {
                 reason: damage.0.clone(),
             });
             let now = shared.now();
-            settle(shared, &id, |mut r| {
+            settle(shared, &format!("job {id:?}"), |mut r| {
                 let (keys, inflight, id, failure) = (&shared.keys, &shared.inflight, &id, &failure);
                 async move { inflight::kill(&mut r, keys, inflight, id, None, now, failure).await }
             })
@@ -113,35 +172,14 @@ async fn process(shared: &Shared, reserved: Reserved) {
             return;
         }
     };
-    shared.emit(Event::Started {
+    shared.emit_routine(|| Event::Started {
         id: id.clone(),
         attempt: job.attempt,
     });
     shared.status.started(&id, job.attempt);
-    // Shutdown past its grace, or a lost lease, stops the handler. After a lost lease its
-    // SIGTERM grace is cut short, so it is gone before others may recover the job.
-    let cancel = CancellationToken::new();
-    let kill_now = CancellationToken::new();
-    let done = CancellationToken::new();
-    let watcher = {
-        let (cancel, kill_now, done) = (cancel.clone(), kill_now.clone(), done.clone());
-        let (kill, lost) = (shared.kill.clone(), shared.lease_lost.clone());
-        let grace = shared.lease_kill_after();
-        tokio::spawn(async move {
-            tokio::select! {
-                _ = kill.cancelled() => {}
-                _ = lost.cancelled() => {}
-                _ = done.cancelled() => return,
-            }
-            cancel.cancel();
-            if lost.is_cancelled() {
-                tokio::select! {
-                    _ = tokio::time::sleep(grace) => kill_now.cancel(),
-                    _ = done.cancelled() => {}
-                }
-            }
-        })
-    };
+    // Shutdown past its grace, or a lost lease, stops the handler (`shared.halt`). After a
+    // lost lease its SIGTERM grace is cut short (`shared.kill_now`), so it is gone before
+    // others may recover the job.
     let input = JobInput {
         queue: &shared.keys.name,
         id: &id,
@@ -149,12 +187,14 @@ async fn process(shared: &Shared, reserved: Reserved) {
         consumer_id: &shared.id,
         data: job.data_bytes(),
     };
-    let report = shared.handler.run(input, &cancel, &kill_now).await;
+    let report = shared
+        .handler
+        .run(input, &shared.halt, &shared.kill_now)
+        .await;
+    drop(slot);
     if let Some(message) = report.warning.clone() {
         shared.emit(Event::Warning { message });
     }
-    done.cancel();
-    let _ = watcher.await;
     shared.status.finished(&id);
     let duration_ms = report.duration.as_millis() as u64;
 
@@ -169,7 +209,7 @@ async fn process(shared: &Shared, reserved: Reserved) {
                 return;
             }
             let ids = [id.as_str()];
-            if settle(shared, &id, |mut r| async move {
+            if settle(shared, &format!("job {id:?}"), |mut r| async move {
                 inflight::requeue(&mut r, &shared.keys, &shared.inflight, &ids).await
             })
             .await
@@ -185,17 +225,12 @@ async fn process(shared: &Shared, reserved: Reserved) {
         Outcome::Succeeded => {
             shared.counters.ran.fetch_add(1, Ordering::Relaxed);
             shared.counters.succeeded.fetch_add(1, Ordering::Relaxed);
-            shared.emit(Event::Succeeded {
+            shared.emit_routine(|| Event::Succeeded {
                 id: id.clone(),
                 attempt: job.attempt,
                 duration_ms,
             });
-            let ids = [id.as_str()];
-            let acked = settle(shared, &id, |mut r| async move {
-                inflight::ack(&mut r, &shared.keys, &shared.inflight, &ids).await
-            })
-            .await;
-            if acked.is_some_and(|flags| flags.first() == Some(&false)) {
+            if acks.ack(&id).await == Some(false) {
                 shared.emit(Event::Lost {
                     id,
                     reason: NOT_RESERVED.into(),
@@ -256,7 +291,7 @@ async fn settle_failure(
             None => retry_delay(job.attempt, shared.cfg.max_backoff),
         };
         let at = now + delay.as_secs_f64();
-        let done = settle(shared, id, |mut r| async move {
+        let done = settle(shared, &format!("job {id:?}"), |mut r| async move {
             inflight::retry(&mut r, &shared.keys, &shared.inflight, job, at, failure).await
         })
         .await;
@@ -276,7 +311,7 @@ async fn settle_failure(
             None => {}
         }
     } else {
-        let done = settle(shared, id, |mut r| async move {
+        let done = settle(shared, &format!("job {id:?}"), |mut r| async move {
             inflight::kill(
                 &mut r,
                 &shared.keys,
@@ -318,8 +353,8 @@ pub fn retry_delay(attempt: i64, cap: Duration) -> Duration {
 }
 
 /// Runs a settle call, retrying transient errors with backoff until the reservation would
-/// expire. None when it could not be done (reported as a warning).
-async fn settle<T, F, Fut>(shared: &Shared, id: &str, call: F) -> Option<T>
+/// expire. None when it could not be done (reported as a warning). `what` names the job(s).
+async fn settle<T, F, Fut>(shared: &Shared, what: &str, call: F) -> Option<T>
 where
     F: Fn(crate::engine::conn::Redis) -> Fut,
     Fut: std::future::Future<Output = Result<T, Error>>,
@@ -336,17 +371,14 @@ where
                 failures += 1;
                 let wait = super::supervisor::backoff(failures, true);
                 shared.emit(Event::Warning {
-                    message: format!(
-                        "settling job {id:?}: {err}; retrying in {}ms",
-                        wait.as_millis()
-                    ),
+                    message: format!("settling {what}: {err}; retrying in {}ms", wait.as_millis()),
                 });
                 tokio::time::sleep(wait).await;
             }
             Err(err) => {
                 shared.emit(Event::Warning {
                     message: format!(
-                        "could not settle job {id:?}: {err}; it stays reserved for recovery"
+                        "could not settle {what}: {err}; it stays reserved for recovery"
                     ),
                 });
                 if err.is_permanent() {
