@@ -4,7 +4,7 @@
 //! (`{"id","ok":true}` or `{"id","ok":false,"error":"...","retry_in":SECONDS}`). Up to
 //! `--pipe-depth` jobs may be outstanding per handler; answers are matched by id. A handler
 //! that dies, answers garbage or an unknown id, or exceeds `--timeout` on a job fails its
-//! outstanding jobs and is restarted with backoff.
+//! outstanding jobs and is restarted with backoff; each restart is reported as a warning.
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -22,7 +22,7 @@ use tokio::process::Child;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use crate::engine::consumer::{Handler, JobInput, Outcome, RunFuture, RunReport};
+use crate::engine::consumer::{Event, Handler, JobInput, Outcome, RunFuture, RunReport};
 use crate::handler::{handler_command, Group, LineSink, DRAIN_LIMIT, MAX_LINE};
 
 /// The first wait before a handler is started again; it doubles with each failure in a row.
@@ -90,10 +90,13 @@ impl PipeHandler {
     }
 
     /// Starts the handlers; `QCTL_QUEUE` and `QCTL_CONSUMER_ID` are in their environment.
-    pub fn start(&self, queue: &str, consumer_id: &str) {
+    /// Restarts are reported on `events` as warnings.
+    pub fn start(&self, queue: &str, consumer_id: &str, events: mpsc::UnboundedSender<Event>) {
         let mut workers = self.workers.lock().expect("workers lock");
-        for _ in 0..self.spec.handlers {
+        for number in 1..=self.spec.handlers {
             let worker = Worker {
+                number,
+                events: events.clone(),
                 spec: self.spec.clone(),
                 sink: self.sink.clone(),
                 jobs: self.jobs.clone(),
@@ -266,8 +269,35 @@ enum End {
     Closing,
 }
 
+impl End {
+    /// How a handler's session ended, for the restart warning.
+    fn describe(&self) -> String {
+        match self {
+            End::Exited(status) => exit_reason(
+                status.and_then(|s| s.code()),
+                status.and_then(|s| std::os::unix::process::ExitStatusExt::signal(&s)),
+            ),
+            End::Bad(why) => format!("stopped: {why}"),
+            End::TimedOut(id) => format!("stopped: job {id} timed out"),
+            End::Cancelled | End::Closing => "stopped".to_string(),
+        }
+    }
+}
+
+/// How a handler that ended by itself ended: `exited 3`, `killed by signal 9`.
+fn exit_reason(exit_code: Option<i32>, signal: Option<i32>) -> String {
+    match (exit_code, signal) {
+        (Some(code), _) => format!("exited {code}"),
+        (None, Some(sig)) => format!("killed by signal {sig}"),
+        (None, None) => "closed its stdout".to_string(),
+    }
+}
+
 /// One slot: keeps one copy of the handler running.
 struct Worker {
+    /// Which of the `--concurrency` handlers this is, from 1.
+    number: usize,
+    events: mpsc::UnboundedSender<Event>,
     spec: Arc<PipeSpec>,
     sink: LineSink,
     jobs: Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Request>>>,
@@ -282,18 +312,24 @@ impl Worker {
             if self.closing.is_cancelled() {
                 return;
             }
-            let (end, answered) = match self.spawn() {
-                Ok(child) => self.session(child).await,
+            let (end, answered, how) = match self.spawn() {
+                Ok(child) => {
+                    let pid = child.id().map_or(String::new(), |p| format!(" (pid {p})"));
+                    let (end, answered) = self.session(child).await;
+                    let how = format!("{pid} {}", end.describe());
+                    (end, answered, how)
+                }
                 Err(e) => {
                     // Fail the next job with why, so the failure is recorded somewhere.
                     let why = format!("spawn: {}: {e}", self.spec.path.display());
+                    let how = format!(" could not be started ({why})");
                     tokio::select! {
                         request = self.next() => if let Some(r) = request {
                             let _ = r.reply.send(failed(Instant::now(), why));
                         },
                         _ = self.closing.cancelled() => return,
                     }
-                    (End::Exited(None), false)
+                    (End::Exited(None), false, how)
                 }
             };
             match end {
@@ -306,6 +342,13 @@ impl Worker {
                 let wait = RESTART_BASE
                     .saturating_mul(1 << (failures - 1).min(16))
                     .min(RESTART_CAP);
+                let _ = self.events.send(Event::Warning {
+                    message: format!(
+                        "handler {}{how}; restarting in {}s",
+                        self.number,
+                        wait.as_secs_f64()
+                    ),
+                });
                 tokio::select! {
                     _ = tokio::time::sleep(wait) => {}
                     _ = self.closing.cancelled() => return,
@@ -465,11 +508,7 @@ impl Worker {
                 End::Bad(why) => (failure(exit_code, signal, false), Some(why.clone())),
                 End::Exited(_) => (
                     failure(exit_code, signal, false),
-                    Some(match (exit_code, signal) {
-                        (Some(code), _) => format!("handler exited {code}"),
-                        (None, Some(sig)) => format!("handler killed by signal {sig}"),
-                        (None, None) => "handler closed its stdout".to_string(),
-                    }),
+                    Some(format!("handler {}", exit_reason(exit_code, signal))),
                 ),
             };
             let _ = p.reply.send(RunReport {

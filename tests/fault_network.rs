@@ -8,25 +8,23 @@ use std::io::{BufRead, Write};
 use std::time::{Duration, Instant, SystemTime};
 
 use nix::sys::signal::Signal;
+use support::handlers::Mode;
 use support::ledger::{enqueue_numbered, tally, Ledger};
 use support::proxy::FaultProxy;
-use support::{figure, running, spawn_consumer_at, wait_until, Background, RedisServer};
+use support::{
+    figure, group_running, pending, running, spawn_consumer_at, wait_until, Background, RedisServer,
+};
 
 const QUEUE: &str = "q";
 
-/// `qctl -u URL consume q OPTS -- <ledger handler sleeping `sleep`>` in the background.
-fn consumer(url: &str, opts: &[&str], ledger: &Ledger, sleep: Duration) -> Background {
-    let handler = ledger.handler_args(sleep);
+/// `qctl -u URL consume q OPTS [--pipe] -- <ledger handler sleeping `sleep`>` in the
+/// background.
+fn consumer(url: &str, mode: Mode, opts: &[&str], ledger: &Ledger, sleep: Duration) -> Background {
+    let handler = ledger.args(mode, sleep);
     let mut args = vec![QUEUE, "--poll-interval", "200ms", "--max-backoff", "0s"];
     args.extend_from_slice(opts);
-    args.push("--");
     args.extend(handler.iter().map(String::as_str));
     spawn_consumer_at(url, &args)
-}
-
-/// Records still in `q:data`, that is jobs not acked yet.
-fn pending(server: &RedisServer) -> i64 {
-    server.cmd(&[b"HLEN", b"q:data"])
 }
 
 /// Every id held by any `q:inflight:*` set.
@@ -199,7 +197,13 @@ fn f5a_connection_resets_mid_run_lose_no_job() {
     let ledger = Ledger::new();
     let ids = enqueue_numbered(&server, QUEUE, "j", 300);
     let opts = ["-c", "4", "--heartbeat", "1s", "--orphan-after", "15s"];
-    let mut a = consumer(&proxy.url(), &opts, &ledger, Duration::from_millis(20));
+    let mut a = consumer(
+        &proxy.url(),
+        Mode::PerJob,
+        &opts,
+        &ledger,
+        Duration::from_millis(20),
+    );
 
     let mut slowest = Duration::ZERO;
     let mut connections_before = 0;
@@ -257,7 +261,13 @@ fn f5b_a_partition_shorter_than_the_lease_delays_but_loses_and_repeats_nothing()
     let ledger = Ledger::new();
     let ids = enqueue_numbered(&server, QUEUE, "j", 40);
     let opts = ["-c", "2", "--heartbeat", "1s", "--orphan-after", "15s"];
-    let mut a = consumer(&proxy.url(), &opts, &ledger, Duration::from_millis(200));
+    let mut a = consumer(
+        &proxy.url(),
+        Mode::PerJob,
+        &opts,
+        &ledger,
+        Duration::from_millis(200),
+    );
 
     assert!(
         wait_until(Duration::from_secs(30), || ledger.runs().len() >= 8),
@@ -320,7 +330,7 @@ fn f5c_latency_slows_but_loses_nothing() {
     let proxy = FaultProxy::start(server.port());
     let ledger = Ledger::new();
     let opts = ["-c", "4", "--heartbeat", "1s", "--orphan-after", "15s"];
-    let mut a = consumer(&proxy.url(), &opts, &ledger, Duration::ZERO);
+    let mut a = consumer(&proxy.url(), Mode::PerJob, &opts, &ledger, Duration::ZERO);
     assert!(wait_until(Duration::from_secs(10), || server
         .zrange_withscores("q:consumers")
         .len()
@@ -354,14 +364,15 @@ fn f5c_latency_slows_but_loses_nothing() {
     assert_settled(&server, &ids);
 }
 
-/// Kills leftover handler processes (their own process groups outlive a killed qctl).
+/// Kills leftover handler process groups (they outlive a killed qctl).
 struct KillOnDrop(Vec<i32>);
 
 impl Drop for KillOnDrop {
     fn drop(&mut self) {
-        for pid in &self.0 {
-            if running(*pid) {
-                let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(*pid), Signal::SIGKILL);
+        for pgid in &self.0 {
+            if group_running(*pgid) {
+                let _ =
+                    nix::sys::signal::killpg(nix::unistd::Pid::from_raw(*pgid), Signal::SIGKILL);
             }
         }
     }
@@ -373,6 +384,18 @@ impl Drop for KillOnDrop {
 /// saying it lost its lease.
 #[test]
 fn f5d_a_consumer_cut_off_for_good_stops_its_handlers_before_they_are_recovered() {
+    f5d(Mode::PerJob);
+}
+
+/// F5d with `--pipe`: A's two long-lived handlers (one job each) and the `sleep` children
+/// they run the jobs in, all in the handlers' process groups, are gone before B starts the
+/// copies.
+#[test]
+fn f5d_pipe_a_consumer_cut_off_for_good_stops_its_pipe_handlers_before_they_are_recovered() {
+    f5d(Mode::Pipe);
+}
+
+fn f5d(mode: Mode) {
     const ORPHAN_AFTER: u64 = 6;
     let server = RedisServer::start();
     let proxy = FaultProxy::start(server.port());
@@ -387,7 +410,7 @@ fn f5d_a_consumer_cut_off_for_good_stops_its_handlers_before_they_are_recovered(
         "--orphan-after",
         &orphan_after,
     ];
-    let mut a = consumer(&proxy.url(), &opts, &ledger, Duration::from_secs(60));
+    let mut a = consumer(&proxy.url(), mode, &opts, &ledger, Duration::from_secs(60));
     assert!(
         wait_until(Duration::from_secs(15), || ledger.runs().len() == 2),
         "A did not start both jobs: {}\n{}",
@@ -397,11 +420,17 @@ fn f5d_a_consumer_cut_off_for_good_stops_its_handlers_before_they_are_recovered(
     let first = ledger.entries();
     let _leftovers = KillOnDrop(first.iter().map(|r| r.pid).collect());
     assert!(first.iter().all(|r| running(r.pid)));
+    if mode == Mode::Pipe {
+        assert_ne!(
+            first[0].pid, first[1].pid,
+            "one job on each of A's handlers"
+        );
+    }
 
     proxy.blackhole();
     let cut = Instant::now();
     let cut_wall = SystemTime::now();
-    let mut b = consumer(&server.url(), &opts, &ledger, Duration::ZERO);
+    let mut b = consumer(&server.url(), mode, &opts, &ledger, Duration::ZERO);
 
     // Watch until A's handlers died, B ran both copies and A exited, or time is up.
     let mut died: Vec<Option<f64>> = vec![None; first.len()];
@@ -409,7 +438,8 @@ fn f5d_a_consumer_cut_off_for_good_stops_its_handlers_before_they_are_recovered(
     let limit = Duration::from_secs(ORPHAN_AFTER + 40);
     while cut.elapsed() < limit {
         for (run, died) in first.iter().zip(died.iter_mut()) {
-            if died.is_none() && !running(run.pid) {
+            // The handler, and anything else in its process group.
+            if died.is_none() && !running(run.pid) && !group_running(run.pid) {
                 *died = Some(cut.elapsed().as_secs_f64());
             }
         }
@@ -445,8 +475,12 @@ fn f5d_a_consumer_cut_off_for_good_stops_its_handlers_before_they_are_recovered(
             .collect::<Vec<_>>()
             .join(",")
     };
+    let label = match mode {
+        Mode::PerJob => "F5d",
+        Mode::Pipe => "F5d --pipe",
+    };
     figure(&format!(
-        "F5d permanent blackhole: lost={} dup={} recovered_in={} (B started the copies) handlers_died=[{}] b_started=[{}] a_exit={} a_code={:?} heartbeat=1s orphan_after={ORPHAN_AFTER}s",
+        "{label} permanent blackhole: lost={} dup={} recovered_in={} (B started the copies) handlers_died=[{}] b_started=[{}] a_exit={} a_code={:?} heartbeat=1s orphan_after={ORPHAN_AFTER}s",
         t.lost,
         t.dup,
         copies
@@ -474,12 +508,12 @@ fn f5d_a_consumer_cut_off_for_good_stops_its_handlers_before_they_are_recovered(
         match died {
             Some(died) => assert!(
                 *died < copy,
-                "job {}: A's handler (pid {}) ran until +{died:.2}s but B started its copy at +{copy:.2}s after the cut; A's stderr:\n{a_stderr}",
+                "job {}: A's handler (process group {}) ran until +{died:.2}s but B started its copy at +{copy:.2}s after the cut; A's stderr:\n{a_stderr}",
                 run.id,
                 run.pid
             ),
             None => panic!(
-                "job {}: A's handler (pid {}) was still running at +{:.0}s, B started its copy at +{copy:.2}s; A's stderr:\n{a_stderr}",
+                "job {}: A's handler (process group {}) was still running at +{:.0}s, B started its copy at +{copy:.2}s; A's stderr:\n{a_stderr}",
                 run.id,
                 run.pid,
                 limit.as_secs_f64()
@@ -516,7 +550,13 @@ fn f5e_a_reservation_whose_reply_was_lost_is_returned_while_the_consumer_lives()
     let proxy = FaultProxy::start(server.port());
     let ledger = Ledger::new();
     let opts = ["-c", "1", "--heartbeat", "1s", "--orphan-after", "15s"];
-    let mut a = consumer(&proxy.url(), &opts, &ledger, Duration::from_millis(20));
+    let mut a = consumer(
+        &proxy.url(),
+        Mode::PerJob,
+        &opts,
+        &ledger,
+        Duration::from_millis(20),
+    );
     assert!(wait_until(Duration::from_secs(10), || {
         server.cmd::<i64>(&[b"ZCARD", b"q:consumers"]) == 1
     }));
@@ -569,6 +609,7 @@ fn a_consumer_lives_through_a_reset_that_hits_its_pause_check() {
     let _: () = server.cmd(&[b"SET", b"q:paused", b"1"]);
     let mut a = consumer(
         &proxy.url(),
+        Mode::PerJob,
         &["--heartbeat", "5s", "--orphan-after", "30s"],
         &ledger,
         Duration::ZERO,

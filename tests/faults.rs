@@ -8,9 +8,11 @@ use std::time::{Duration, Instant};
 
 use nix::sys::signal::Signal;
 use qctl::engine::Job;
-use support::ledger::{enqueue_numbered, tally, Ledger};
+use support::handlers::Mode;
+use support::ledger::{consumer, enqueue_numbered, repeated, tally, Ledger};
 use support::{
-    figure, qctl, running, spawn_consumer_at, wait_until, Background, RedisServer, FAST,
+    consumer_keys, figure, pending, qctl, running, spawn_consumer_at, wait_until, Background,
+    RedisServer, FAST,
 };
 
 /// Stores a job record (Attempt 0) without placing its id anywhere.
@@ -50,53 +52,13 @@ fn count(haystack: &str, needle: &str) -> usize {
     haystack.matches(needle).count()
 }
 
-/// `qctl consume q FAST OPTS -- <ledger handler sleeping `sleep`>` in the background.
-fn consumer(server: &RedisServer, opts: &[&str], ledger: &Ledger, sleep: Duration) -> Background {
-    let handler = ledger.handler_args(sleep);
-    let mut args = vec!["q"];
-    args.extend_from_slice(FAST);
-    args.extend_from_slice(opts);
-    args.push("--");
-    args.extend(handler.iter().map(String::as_str));
-    spawn_consumer_at(&server.url(), &args)
-}
-
-/// Records still in `q:data`: jobs not acked yet.
-fn pending(server: &RedisServer) -> i64 {
-    server.cmd(&[b"HLEN", b"q:data"])
-}
-
-/// The members of `q:consumers`.
-fn consumer_keys(server: &RedisServer) -> Vec<String> {
-    server.cmd(&[b"ZRANGE", b"q:consumers", b"0", b"-1"])
-}
-
-fn smembers(server: &RedisServer, key: &str) -> Vec<String> {
-    server.cmd(&[b"SMEMBERS", key.as_bytes()])
-}
-
-/// Ids run more than once.
-fn repeated(runs: &[String]) -> Vec<String> {
-    let mut seen = std::collections::HashMap::<&str, usize>::new();
-    for id in runs {
-        *seen.entry(id).or_default() += 1;
-    }
-    let mut ids: Vec<String> = seen
-        .into_iter()
-        .filter(|(_, n)| *n > 1)
-        .map(|(id, _)| id.to_string())
-        .collect();
-    ids.sort();
-    ids
-}
-
 #[test]
 fn f1_sigkill_of_one_of_four_consumers_loses_nothing_and_repeats_only_what_it_ran() {
     let server = RedisServer::start();
     let ledger = Ledger::new();
     let ids = enqueue_numbered(&server, "q", "j", 2000);
     let sleep = Duration::from_millis(20);
-    let mut victim = consumer(&server, &["-c", "2"], &ledger, sleep);
+    let mut victim = consumer(&server, Mode::PerJob, &["-c", "2"], &ledger, sleep);
     assert!(wait_until(Duration::from_secs(10), || consumer_keys(
         &server
     )
@@ -104,7 +66,7 @@ fn f1_sigkill_of_one_of_four_consumers_loses_nothing_and_repeats_only_what_it_ra
         == 1));
     let victim_key = consumer_keys(&server).remove(0);
     let mut others: Vec<Background> = (0..3)
-        .map(|_| consumer(&server, &["-c", "2"], &ledger, sleep))
+        .map(|_| consumer(&server, Mode::PerJob, &["-c", "2"], &ledger, sleep))
         .collect();
     assert!(wait_until(Duration::from_secs(60), || ledger.runs().len() >= 600));
     victim.signal(Signal::SIGKILL);
@@ -113,7 +75,7 @@ fn f1_sigkill_of_one_of_four_consumers_loses_nothing_and_repeats_only_what_it_ra
         .wait_timeout(Duration::from_secs(5))
         .expect("the victim dies");
     // What it held when it died: the jobs that may run twice (those it had started).
-    let held = smembers(&server, &victim_key);
+    let held = server.smembers(&victim_key);
     let victim_runs: Vec<_> = ledger
         .entries()
         .into_iter()
@@ -235,12 +197,24 @@ fn f3_a_consumer_stopped_past_the_cut_off_changes_nothing_when_it_wakes() {
     let ledger = Ledger::new();
     let ids = enqueue_numbered(&server, "q", "s", 1);
     // A's handler ends while A is stopped: on waking it holds a success it must not record.
-    let mut a = consumer(&server, &["-c", "1"], &ledger, Duration::from_secs(2));
+    let mut a = consumer(
+        &server,
+        Mode::PerJob,
+        &["-c", "1"],
+        &ledger,
+        Duration::from_secs(2),
+    );
     assert!(wait_until(Duration::from_secs(10), || ledger.runs().len() == 1));
     let a_key = consumer_keys(&server).remove(0);
     a.signal(Signal::SIGSTOP);
     let stopped = Instant::now();
-    let mut b = consumer(&server, &["-c", "1"], &ledger, Duration::from_secs(6));
+    let mut b = consumer(
+        &server,
+        Mode::PerJob,
+        &["-c", "1"],
+        &ledger,
+        Duration::from_secs(6),
+    );
     assert!(
         wait_until(Duration::from_secs(15), || ledger.runs().len() == 2),
         "B never recovered the job"
@@ -263,7 +237,7 @@ fn f3_a_consumer_stopped_past_the_cut_off_changes_nothing_when_it_wakes() {
         .into_iter()
         .find(|k| *k != a_key)
         .expect("B is registered");
-    assert_eq!(smembers(&server, &b_key), ids);
+    assert_eq!(server.smembers(&b_key), ids);
     assert!(
         !consumer_keys(&server).contains(&a_key),
         "A left q:consumers"
@@ -287,6 +261,7 @@ fn f4_a_redis_restart_with_aof_loses_no_job() {
     let ids = enqueue_numbered(&server, "q", "r", 300);
     let mut c = consumer(
         &server,
+        Mode::PerJob,
         &["-c", "4", "--orphan-after", "30s"],
         &ledger,
         Duration::from_millis(20),

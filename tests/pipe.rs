@@ -5,9 +5,14 @@ mod support;
 
 use std::time::{Duration, Instant};
 
+use nix::sys::signal::Signal;
 use qctl::engine::failure::Failure;
 use support::handlers::{Handlers, Mode};
-use support::{enqueue, qctl, signal, spawn_consumer, wait_until, RedisServer, FAST};
+use support::ledger::{consumer, enqueue_numbered, repeated, tally, Ledger};
+use support::{
+    consumer_keys, enqueue, group_running, pending, qctl, signal, spawn_consumer, wait_until,
+    RedisServer, FAST,
+};
 
 fn failure(server: &RedisServer, queue: &str, id: &str) -> Option<Failure> {
     server
@@ -88,6 +93,105 @@ fn a_handler_that_dies_fails_its_jobs_with_its_exit_code_and_is_restarted() {
     assert_ne!(
         pids[0], pids[1],
         "the job after the death ran in a new handler"
+    );
+}
+
+/// The lines of `text` that report a handler restart.
+fn restarts(text: &str) -> Vec<&str> {
+    text.lines()
+        .filter(|l| l.contains("; restarting in "))
+        .collect()
+}
+
+/// The pid in `... handler N (pid P) ...`.
+fn pid_in(message: &str) -> i32 {
+    let (_, rest) = message.split_once("(pid ").expect("a pid");
+    rest.split_once(')')
+        .expect("a pid")
+        .0
+        .parse()
+        .expect("a pid")
+}
+
+#[test]
+fn a_restarted_handler_is_reported_as_a_warning_and_as_a_json_event() {
+    let server = RedisServer::start();
+    let h = Handlers::new();
+    // One handler: `a` runs in it and `die` kills it; `g` runs in the second, which answers
+    // garbage (a second failure in a row: twice the wait); `b` runs in the third.
+    enqueue(&server, "q", "a", b"pid");
+    enqueue(&server, "q", "die", b"exit 3");
+    enqueue(&server, "q", "g", b"garbage");
+    enqueue(&server, "q", "b", b"pid");
+    let stderr = drain_failing(&server, &h, &[]);
+    let pids: Vec<i32> = std::fs::read_to_string(h.file("out"))
+        .unwrap()
+        .lines()
+        .map(|l| l.parse().unwrap())
+        .collect();
+    assert_eq!(pids.len(), 2, "{stderr}");
+    let said = restarts(&stderr);
+    assert_eq!(
+        said.len(),
+        2,
+        "one line per restart, none at the end: {stderr}"
+    );
+    assert_eq!(
+        said[0],
+        format!(
+            "warning: handler 1 (pid {}) exited 3; restarting in 0.1s",
+            pids[0]
+        )
+    );
+    assert!(
+        said[1].starts_with("warning: handler 1 (pid ")
+            && said[1].contains(") stopped: invalid reply line 1: not JSON")
+            && said[1].ends_with(": this is not json; restarting in 0.2s"),
+        "{}",
+        said[1]
+    );
+    let second = pid_in(said[1]);
+    assert!(!pids.contains(&second), "{second} {pids:?}");
+
+    // With --json: a `warning` event on stdout, and the same warning on stderr.
+    enqueue(&server, "q", "die4", b"exit 4");
+    let out = qctl(&server)
+        .args([
+            "--json",
+            "consume",
+            "q",
+            "--drain",
+            "--max-retries",
+            "0",
+            "-c",
+            "1",
+        ])
+        .args(FAST)
+        .args(h.args(Mode::Pipe))
+        .timeout(Duration::from_secs(60))
+        .assert()
+        .code(7)
+        .get_output()
+        .clone();
+    let warnings: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|e| e["event"] == "warning")
+        .collect();
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    let message = warnings[0]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("handler 1 (pid ")
+            && message.ends_with(") exited 4; restarting in 0.1s"),
+        "{message}"
+    );
+    assert!(warnings[0]["time"].as_f64().is_some(), "{:?}", warnings[0]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        restarts(&stderr),
+        [format!("warning: {message}")],
+        "{stderr}"
     );
 }
 
@@ -329,4 +433,90 @@ fn the_readme_shows_the_example_handlers_as_they_are() {
         );
         assert!(body.lines().count() <= 14, "{file} grew");
     }
+}
+
+/// F1 with --pipe: a consumer SIGKILLed while its one handler holds four pipelined jobs (and
+/// it has more reserved). Its handler's process group dies with it; another --pipe consumer
+/// recovers every job it held after --orphan-after and runs them. Nothing is lost, and only
+/// the jobs that were running in the killed consumer run twice.
+#[test]
+fn a_sigkilled_pipe_consumers_jobs_are_recovered_and_only_those_it_ran_run_twice() {
+    let server = RedisServer::start();
+    let ledger = Ledger::new();
+    let ids = enqueue_numbered(&server, "q", "j", 12);
+    let opts = ["-c", "1", "--pipe-depth", "4"];
+    let mut victim = consumer(&server, Mode::Pipe, &opts, &ledger, Duration::from_secs(60));
+    assert!(
+        wait_until(Duration::from_secs(20), || ledger.runs().len() == 4),
+        "the victim did not start four jobs: {:?}\n{}",
+        ledger.runs(),
+        victim.stderr()
+    );
+    let victim_key = consumer_keys(&server).remove(0);
+    let ran = ledger.entries();
+    let handler = ran[0].pid;
+    assert!(
+        ran.iter().all(|r| r.pid == handler),
+        "all four outstanding on its one handler: {ran:?}"
+    );
+    let mut other = consumer(
+        &server,
+        Mode::Pipe,
+        &["-c", "2", "--pipe-depth", "2"],
+        &ledger,
+        Duration::from_millis(20),
+    );
+    // The other consumer runs what the victim did not reserve.
+    assert!(
+        wait_until(Duration::from_secs(30), || server
+            .lrange("q:active")
+            .is_empty()
+            && pending(&server) as usize == server.smembers(&victim_key).len()),
+        "{}",
+        other.stderr()
+    );
+
+    victim.signal(Signal::SIGKILL);
+    victim
+        .wait_timeout(Duration::from_secs(5))
+        .expect("the victim dies");
+    let held = server.smembers(&victim_key);
+    assert!(held.len() >= 4, "{held:?}");
+    let mut ran_in_victim: Vec<String> = ran.iter().map(|r| r.id.clone()).collect();
+    ran_in_victim.sort();
+    assert!(ran_in_victim.iter().all(|id| held.contains(id)));
+    assert!(
+        wait_until(Duration::from_secs(5), || !group_running(handler)),
+        "the killed consumer's pipe handler (or its children) outlived it"
+    );
+    assert!(
+        wait_until(Duration::from_secs(30), || !consumer_keys(&server)
+            .contains(&victim_key)),
+        "the killed consumer's jobs were never recovered"
+    );
+    assert!(
+        wait_until(Duration::from_secs(30), || pending(&server) == 0),
+        "jobs left unacked: {}",
+        other.stderr()
+    );
+    assert_eq!(
+        other.stop(Duration::from_secs(15)).and_then(|s| s.code()),
+        Some(0),
+        "{}",
+        other.stderr()
+    );
+    assert!(other.stderr().contains("recovered"), "{}", other.stderr());
+    let runs = ledger.runs();
+    assert_eq!(tally(&ids, &runs).lost, 0, "{runs:?}");
+    assert_eq!(
+        repeated(&runs),
+        ran_in_victim,
+        "exactly the jobs running in the killed consumer ran twice (it held {held:?})"
+    );
+    assert_eq!(runs.len(), ids.len() + ran_in_victim.len(), "{runs:?}");
+    assert_eq!(
+        consumer_keys(&server),
+        Vec::<String>::new(),
+        "everyone left"
+    );
 }

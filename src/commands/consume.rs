@@ -67,10 +67,10 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
             sink: sink.clone(),
         })
     };
-    let consumer = Consumer::connect(server, cfg, handler, tx).await?;
+    let consumer = Consumer::connect(server, cfg, handler, tx.clone()).await?;
     let handle = consumer.handle();
     if let Some(p) = &pipe {
-        p.start(&queue, &handle.id);
+        p.start(&queue, &handle.id, tx);
     }
     ctx.out.verbose(format_args!(
         "consumer {} on queue {:?} ({})",
@@ -201,9 +201,9 @@ fn stop(ctx: &Context, handle: &crate::engine::consumer::Handle, signals: &mut u
 
 fn render(ctx: &mut Context, event: &Event) -> anyhow::Result<()> {
     if ctx.out.json {
+        // A warning goes to stderr for people and, as every event, to stdout for programs.
         if let Event::Warning { message } = event {
             ctx.out.warn(message);
-            return Ok(());
         }
         let mut value = serde_json::to_value(event)?;
         value["time"] = serde_json::json!(crate::engine::now());

@@ -1,16 +1,36 @@
-//! Counting what ran, for "lost=0 dup=N" figures: a handler script that appends one line per
-//! run to a file, and the tally of those lines against the ids that were enqueued.
+//! Counting what ran, for "lost=0 dup=N" figures: a handler script (per job, or a `--pipe`
+//! one) that appends one line per run to a file, and the tally of those lines against the ids
+//! that were enqueued.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
 
-use super::{qctl, RedisServer};
+use super::handlers::Mode;
+use super::{qctl, spawn_consumer_at, Background, RedisServer, FAST};
 
-/// A temp dir with a handler script and the runs file it appends to.
+/// The `--pipe` form of the ledger handler: `python3 pipe.py RUNS SECONDS`. Each job is
+/// recorded, then waits in a `sleep SECONDS` child (in the handler's process group, so a
+/// handler stopped without its group leaves it behind), then is answered ok; each job has a
+/// thread of its own, so pipelined jobs run at once.
+const PIPE: &str = r#"import json, os, subprocess, sys, threading, time
+runs = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+lock = threading.Lock()
+def run(job):
+    os.write(runs, ("%s %d %.9f\n" % (job["id"], os.getpid(), time.time())).encode())
+    subprocess.run(["sleep", sys.argv[2]])
+    with lock:
+        sys.stdout.write(json.dumps({"id": job["id"], "ok": True}) + "\n")
+        sys.stdout.flush()
+for line in sys.stdin:
+    threading.Thread(target=run, args=(json.loads(line),)).start()
+"#;
+
+/// A temp dir with the handler scripts and the runs file they append to.
 pub struct Ledger {
     _dir: tempfile::TempDir,
     script: PathBuf,
+    pipe: PathBuf,
     runs: PathBuf,
 }
 
@@ -18,7 +38,8 @@ pub struct Ledger {
 #[derive(Clone, Debug)]
 pub struct Run {
     pub id: String,
-    /// The handler's pid (the script `exec`s its sleep, so this is the process qctl waits on).
+    /// The handler's pid, which is also its process group: per job the script `exec`s its
+    /// sleep, so this is the process qctl waits on; with `--pipe`, the long-lived handler.
     pub pid: i32,
     pub started: SystemTime,
 }
@@ -49,9 +70,12 @@ impl Ledger {
         std::fs::write(&script, text).expect("write the handler script");
         std::fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755))
             .expect("chmod the handler script");
+        let pipe = dir.path().join("pipe.py");
+        std::fs::write(&pipe, PIPE).expect("write the pipe handler script");
         Ledger {
             _dir: dir,
             script,
+            pipe,
             runs,
         }
     }
@@ -65,6 +89,25 @@ impl Ledger {
             self.script.display().to_string(),
             format!("{:.3}", sleep.as_secs_f64()),
         ]
+    }
+
+    /// What follows the consume options: `[--pipe] -- CMD ARGS`, a handler that records each
+    /// run and sleeps `sleep` before it succeeds.
+    pub fn args(&self, mode: Mode, sleep: Duration) -> Vec<String> {
+        match mode {
+            Mode::PerJob => ["--".to_string()]
+                .into_iter()
+                .chain(self.handler_args(sleep))
+                .collect(),
+            Mode::Pipe => vec![
+                "--pipe".to_string(),
+                "--".to_string(),
+                "python3".to_string(),
+                self.pipe.display().to_string(),
+                self.runs.display().to_string(),
+                format!("{:.3}", sleep.as_secs_f64()),
+            ],
+        }
     }
 
     /// The ids run so far, in the order they started.
@@ -116,6 +159,38 @@ pub fn tally(enqueued: &[String], runs: &[String]) -> Tally {
         lost: enqueued.len() - ran,
         dup: runs.len() - ran,
     }
+}
+
+/// Ids run more than once, sorted.
+pub fn repeated(runs: &[String]) -> Vec<String> {
+    let mut seen = HashMap::<&str, usize>::new();
+    for id in runs {
+        *seen.entry(id).or_default() += 1;
+    }
+    let mut ids: Vec<String> = seen
+        .into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(id, _)| id.to_string())
+        .collect();
+    ids.sort();
+    ids
+}
+
+/// `qctl consume q FAST OPTS [--pipe] -- <ledger handler sleeping `sleep`>` in the
+/// background.
+pub fn consumer(
+    server: &RedisServer,
+    mode: Mode,
+    opts: &[&str],
+    ledger: &Ledger,
+    sleep: Duration,
+) -> Background {
+    let handler = ledger.args(mode, sleep);
+    let mut args = vec!["q"];
+    args.extend_from_slice(FAST);
+    args.extend_from_slice(opts);
+    args.extend(handler.iter().map(String::as_str));
+    spawn_consumer_at(&server.url(), &args)
 }
 
 /// Ids `{prefix}0001`, `{prefix}0002`, ... and the `--jsonl` input enqueueing each with empty

@@ -220,6 +220,13 @@ impl RedisServer {
             .expect("ZRANGE")
     }
 
+    pub fn smembers(&self, key: &str) -> Vec<String> {
+        redis::cmd("SMEMBERS")
+            .arg(key)
+            .query(&mut self.conn())
+            .expect("SMEMBERS")
+    }
+
     pub fn key_type(&self, key: &str) -> String {
         redis::cmd("TYPE")
             .arg(key)
@@ -487,6 +494,33 @@ pub fn process_state(pid: i32) -> Option<char> {
 /// parent has not reaped it yet.
 pub fn running(pid: i32) -> bool {
     !matches!(process_state(pid), None | Some('Z') | Some('X'))
+}
+
+/// Whether any process of the process group `pgid` is still running (zombies aside).
+pub fn group_running(pgid: i32) -> bool {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    dir.filter_map(Result::ok).any(|entry| {
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            return false;
+        };
+        // After the command name: state, ppid, pgrp.
+        let mut fields = stat.rsplit_once(')').map_or("", |s| s.1).split_whitespace();
+        let state = fields.next();
+        let pgrp = fields.nth(1).and_then(|p| p.parse::<i32>().ok());
+        pgrp == Some(pgid) && !matches!(state, Some("Z") | Some("X"))
+    })
+}
+
+/// Records still in `q:data`: jobs not acked yet.
+pub fn pending(server: &RedisServer) -> i64 {
+    server.cmd(&[b"HLEN", b"q:data"])
+}
+
+/// The members of `q:consumers`.
+pub fn consumer_keys(server: &RedisServer) -> Vec<String> {
+    server.cmd(&[b"ZRANGE", b"q:consumers", b"0", b"-1"])
 }
 
 /// Prints a scenario's figure line and appends it to `fault-figures.txt` in the test target's
