@@ -5,8 +5,9 @@
 -- KEYS[3]  NAME:signal  list  wake-up flag
 -- ARGV     id1, record1, id2, record2, ...  (at most 1000 pairs a call)
 --
--- Returns  an array with one integer per job, in ARGV order: 1 if it was enqueued, 0 if a
---          record with that id already exists (active, scheduled, in flight or dead).
+-- Returns  the number of jobs when every job was enqueued; otherwise an array with one
+--          integer per job, in ARGV order: 1 if it was enqueued, 0 if a record with that id
+--          already exists (active, scheduled, in flight or dead).
 -- Errors   "WRONGTYPE ..." naming the key, before any write, when NAME:data or NAME:active
 --          holds another type.
 --
@@ -18,25 +19,40 @@ if err then return err end
 
 -- Existing ids are found with one HMGET and new records written with one HSET, which is
 -- several times cheaper than one HSETNX per job.
+local n = #ARGV / 2
+if n == 0 then return {} end
 local ids = {}
-for i = 1, #ARGV, 2 do ids[#ids + 1] = ARGV[i] end
-if #ids == 0 then return {} end
+for j = 1, n do ids[j] = ARGV[2 * j - 1] end
 local existing = redis.call('HMGET', KEYS[1], unpack(ids))
-local result, new, writes, seen = {}, {}, {}, {}
-for j = 1, #ids do
-  local id = ids[j]
-  if existing[j] or seen[id] then
-    result[j] = 0
-  else
-    seen[id] = true
-    result[j] = 1
-    new[#new + 1] = id
-    writes[#writes + 1] = id
-    writes[#writes + 1] = ARGV[2 * j]
+local taken = false
+for j = 1, n do
+  if existing[j] then
+    taken = true
+    break
   end
 end
+-- Usually no id is taken: ARGV goes to HSET as it is, and HSET's count of new fields tells
+-- whether an id repeats within the call. If one does, HSET kept its last record, and the
+-- per-job pass below writes the first one again.
+local result, new = n, ids
+if taken or redis.call('HSET', KEYS[1], unpack(ARGV)) < n then
+  local writes, seen = {}, {}
+  result, new = {}, {}
+  for j = 1, n do
+    local id = ids[j]
+    if existing[j] or seen[id] then
+      result[j] = 0
+    else
+      seen[id] = true
+      result[j] = 1
+      new[#new + 1] = id
+      writes[#writes + 1] = id
+      writes[#writes + 1] = ARGV[2 * j]
+    end
+  end
+  if #new > 0 then redis.call('HSET', KEYS[1], unpack(writes)) end
+end
 if #new > 0 then
-  redis.call('HSET', KEYS[1], unpack(writes))
   redis.call('RPUSH', KEYS[2], unpack(new))
   redis.call('DEL', KEYS[3])
   redis.call('LPUSH', KEYS[3], 1)

@@ -422,3 +422,34 @@ fn a_repeated_id_within_one_input_is_a_duplicate_of_its_first_line() {
     );
     assert_eq!(server.lrange("q:active"), vec!["x"]);
 }
+
+#[test]
+fn a_call_with_taken_new_and_repeated_ids_adds_each_new_id_once_with_its_first_record() {
+    let server = RedisServer::start();
+    qctl(&server)
+        .args(["enqueue", "q", "--id", "a", "old"])
+        .assert()
+        .success();
+    let input = [
+        r#"{"id":"b","data":"1"}"#,
+        r#"{"id":"a","data":"2"}"#,
+        r#"{"id":"c","data":"3"}"#,
+        r#"{"id":"b","data":"4"}"#,
+        "",
+    ]
+    .join("\n");
+    qctl(&server)
+        .args(["enqueue", "q", "--jsonl"])
+        .write_stdin(input)
+        .assert()
+        .success()
+        .stdout("b\nc\n")
+        .stderr(contains("enqueued 2, duplicates 2, failed 0"));
+    assert_eq!(server.lrange("q:active"), vec!["a", "b", "c"]);
+    for (id, data) in [("a", "old"), ("b", "1"), ("c", "3")] {
+        assert_eq!(
+            record(&server, "q", id).data.as_deref(),
+            Some(data.as_bytes())
+        );
+    }
+}

@@ -1,6 +1,6 @@
 //! `qctl enqueue QUEUE [DATA]`: one job from an argument, a file or stdin; or a stream of
-//! jobs with --lines / --jsonl, read in constant memory and sent many per script call with
-//! several calls in flight.
+//! jobs with --lines / --jsonl, read and encoded on a thread of its own in constant memory,
+//! and sent many per script call with several calls in flight.
 
 use std::ffi::OsString;
 use std::io::{BufRead, BufReader, IsTerminal, Read};
@@ -13,16 +13,18 @@ use tokio::sync::mpsc;
 
 use super::Context;
 use crate::cli::{check_time, parse_time, EnqueueArgs};
-use crate::engine::enqueue::{self, submit, NewJob, Prepared, MAX_JOBS_PER_CALL};
+use crate::engine::enqueue::{submit, Batch, NewJob, Sender, Submission};
 use crate::engine::jobs::{describe_time, locate};
+use crate::engine::keys::QueueKeys;
 use crate::engine::{self, Error, ExitCode};
 
-/// Lines the reader hands over at once.
-const READ_CHUNK: usize = 256;
-/// Jobs sent in one round: several script calls of at most 1000 jobs in one pipeline.
-const MAX_ROUND_JOBS: usize = 8 * MAX_JOBS_PER_CALL;
-/// A round stops growing at this many bytes of records.
-const MAX_ROUND_BYTES: usize = 8 << 20;
+/// Script calls in flight: Redis runs one while the next ones wait in its socket, so it
+/// never waits for qctl.
+const CALLS_IN_FLIGHT: usize = 4;
+/// Batches read ahead of the calls in flight.
+const READ_AHEAD: usize = 4;
+/// A batch stops growing at this many bytes of ids and records.
+const MAX_BATCH_BYTES: usize = 4 << 20;
 /// Duplicates and invalid lines reported one by one before only counting them.
 const MAX_REPORTED: u64 = 20;
 
@@ -52,17 +54,15 @@ async fn single(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow
     let data = read_data(&args)?;
     let keys = ctx.keys(&args.queue)?;
     let server = ctx.server()?;
-    let job = Prepared::new(
-        NewJob {
-            id: args.id,
-            data: Some(data),
-            attempt: 0,
-            due,
-        },
-        engine::now(),
-    );
+    let mut batch = Batch::new(&keys, engine::now());
+    let job = batch.add(NewJob {
+        id: args.id.as_deref(),
+        data: Some(&data),
+        attempt: 0,
+        due,
+    });
     let mut redis = server.connect().await?;
-    let added = submit(&mut redis, &keys, &[&job])
+    let added = submit(&mut redis, batch)
         .await
         .with_context(|| format!("cannot enqueue into queue {:?}", keys.name))?;
     let state = if job.due.is_some() {
@@ -135,10 +135,16 @@ fn read_stdin() -> anyhow::Result<Vec<u8>> {
     Ok(data)
 }
 
-/// One input line, read and prepared by the reader thread.
+/// One input line, read by the reader thread.
 enum Item {
-    Job { line: u64, job: Prepared },
+    Job { line: u64, id: String },
     Invalid { line: u64, reason: String },
+}
+
+/// Lines read, and the script calls that add their jobs.
+struct Chunk {
+    items: Vec<Item>,
+    submission: Submission,
 }
 
 #[derive(Default, serde::Serialize)]
@@ -166,77 +172,59 @@ async fn bulk(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow::
     let server = ctx.server()?;
     let redis = server.connect().await?;
 
-    let (tx, mut rx) = mpsc::channel::<Vec<Item>>(2 * MAX_ROUND_JOBS / READ_CHUNK);
+    let (tx, mut rx) = mpsc::channel::<Chunk>(READ_AHEAD);
     let jsonl = args.jsonl;
-    let reader = std::thread::spawn(move || read_items(input, jsonl, due, tx));
+    let reader_keys = keys.clone();
+    let reader = std::thread::spawn(move || read_items(input, jsonl, due, &reader_keys, tx));
 
     let counter = ctx.out.counter("jobs");
     let mut summary = Summary::default();
     let mut failure: Option<anyhow::Error> = None;
     let mut reported = 0u64;
-    let mut redis = redis;
-    // One round at a time, so jobs reach the queue in input order (requests from concurrent
-    // tasks may overtake each other). The next round is prepared while Redis runs this one.
-    let prepare_round = |batch: Vec<Item>| {
-        let jobs: Vec<&Prepared> = batch
-            .iter()
-            .filter_map(|i| match i {
-                Item::Job { job, .. } => Some(job),
-                Item::Invalid { .. } => None,
-            })
-            .collect();
-        let submission = enqueue::prepare(&keys, &jobs);
-        (batch, submission)
-    };
-    let mut next = rx
-        .recv()
-        .await
-        .map(|first| prepare_round(fill_batch(first, &mut rx)));
-    while let Some((batch, submission)) = next.take() {
-        let sending = enqueue::send(&mut redis, submission);
-        let preparing = async {
-            match rx.try_recv() {
-                Ok(first) => Some(prepare_round(fill_batch(first, &mut rx))),
-                Err(_) => None,
-            }
-        };
-        let (added, prepared) = tokio::join!(sending, preparing);
-        next = prepared;
-        let added = match added {
-            Ok(added) => added,
-            Err(err) => {
-                summary.failed += batch
-                    .iter()
-                    .filter(|i| matches!(i, Item::Job { .. }))
-                    .count() as u64;
-                failure = Some(err.into());
-                break;
-            }
-        };
-        let mut flags = added.into_iter();
-        for item in batch {
-            match item {
-                Item::Job { line, job } => {
-                    let new = flags.next().unwrap_or(false);
-                    if new {
-                        summary.enqueued += 1;
-                    } else {
-                        summary.duplicates += 1;
+    // Batches start in input order on one connection, so jobs reach the queue in input
+    // order; their results come back in that order too. After a failure nothing more starts,
+    // and the calls in flight are still reported.
+    let mut sender = Sender::new(redis, CALLS_IN_FLIGHT);
+    let mut reading = true;
+    loop {
+        tokio::select! {
+            biased;
+            chunk = rx.recv(), if reading && sender.has_room() => match chunk {
+                Some(Chunk { items, submission }) => sender.start(submission, items),
+                None => reading = false,
+            },
+            done = sender.next(), if !sender.is_empty() => {
+                let Some((items, result)) = done else { continue };
+                match result {
+                    Ok(added) => {
+                        let mut flags = added.into_iter();
+                        for item in items {
+                            match item {
+                                Item::Job { line, id } => {
+                                    let new = flags.next().unwrap_or(false);
+                                    if new {
+                                        summary.enqueued += 1;
+                                    } else {
+                                        summary.duplicates += 1;
+                                    }
+                                    report_job(&mut ctx, line, &id, new, &mut reported)?;
+                                }
+                                Item::Invalid { line, reason } => {
+                                    summary.failed += 1;
+                                    report_invalid(&mut ctx, line, &reason, &mut reported)?;
+                                }
+                            }
+                        }
                     }
-                    report_job(&mut ctx, line, &job.id, new, &mut reported)?;
+                    Err(err) => {
+                        summary.failed += items.len() as u64;
+                        failure.get_or_insert(err.into());
+                        reading = false;
+                    }
                 }
-                Item::Invalid { line, reason } => {
-                    summary.failed += 1;
-                    report_invalid(&mut ctx, line, &reason, &mut reported)?;
-                }
+                counter.set_position(summary.enqueued + summary.duplicates + summary.failed);
             }
-        }
-        counter.set_position(summary.enqueued + summary.duplicates + summary.failed);
-        if next.is_none() {
-            next = rx
-                .recv()
-                .await
-                .map(|first| prepare_round(fill_batch(first, &mut rx)));
+            else => break,
         }
     }
     counter.finish_and_clear();
@@ -271,29 +259,6 @@ async fn bulk(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow::
     } else {
         ExitCode::Success
     })
-}
-
-/// Adds to `first` whatever is already waiting, up to a batch's limits.
-fn fill_batch(first: Vec<Item>, rx: &mut mpsc::Receiver<Vec<Item>>) -> Vec<Item> {
-    let mut batch = first;
-    let mut bytes: usize = batch.iter().map(item_bytes).sum();
-    while batch.len() < MAX_ROUND_JOBS && bytes < MAX_ROUND_BYTES {
-        match rx.try_recv() {
-            Ok(items) => {
-                bytes += items.iter().map(item_bytes).sum::<usize>();
-                batch.extend(items);
-            }
-            Err(_) => break,
-        }
-    }
-    batch
-}
-
-fn item_bytes(item: &Item) -> usize {
-    match item {
-        Item::Job { job, .. } => job.record.len() + job.id.len(),
-        Item::Invalid { .. } => 0,
-    }
 }
 
 fn report_job(
@@ -337,27 +302,31 @@ fn report_invalid(
     Ok(())
 }
 
-/// Reads the input line by line, turning each into a prepared job (or an invalid line),
-/// until the input ends or the receiver goes away.
+/// Reads the input line by line, putting each job into the script calls of a batch (or
+/// noting an invalid line), and hands over a batch when it is full or before a read that may
+/// wait for more input; until the input ends or the receiver goes away.
 fn read_items(
     input: Box<dyn Read + Send>,
     jsonl: bool,
     due: Option<f64>,
-    tx: mpsc::Sender<Vec<Item>>,
+    keys: &QueueKeys,
+    tx: mpsc::Sender<Chunk>,
 ) -> anyhow::Result<()> {
-    let mut reader = BufReader::with_capacity(256 * 1024, input);
+    let mut reader = BufReader::with_capacity(1 << 20, input);
     let mut buf = Vec::with_capacity(256);
-    let mut chunk = Vec::with_capacity(READ_CHUNK);
     let mut line = 0u64;
     let now = engine::now();
+    let mut batch = Batch::new(keys, now);
+    let mut items = Vec::new();
     loop {
         buf.clear();
         let n = reader
             .read_until(b'\n', &mut buf)
             .map_err(|e| Error::BadInput(format!("cannot read input after line {line}: {e}")))?;
         if n == 0 {
-            if !chunk.is_empty() {
-                let _ = tx.blocking_send(chunk);
+            if !items.is_empty() {
+                let submission = batch.finish();
+                let _ = tx.blocking_send(Chunk { items, submission });
             }
             return Ok(());
         }
@@ -365,44 +334,47 @@ fn read_items(
         if buf.last() == Some(&b'\n') {
             buf.pop();
         }
-        let item = if jsonl {
-            if buf.iter().all(u8::is_ascii_whitespace) {
-                None
-            } else {
-                Some(match parse_json_job(&buf, due) {
+        if jsonl {
+            if !buf.iter().all(u8::is_ascii_whitespace) {
+                items.push(match parse_json_job(&buf, due) {
                     Ok(job) => Item::Job {
                         line,
-                        job: Prepared::new(job, now),
+                        id: batch.add(job.as_new()).id,
                     },
                     Err(reason) => Item::Invalid { line, reason },
-                })
+                });
             }
         } else {
             let job = NewJob {
                 id: None,
-                data: Some(buf.clone()),
+                data: Some(&buf),
                 attempt: 0,
                 due,
             };
-            Some(Item::Job {
+            items.push(Item::Job {
                 line,
-                job: Prepared::new(job, now),
-            })
-        };
-        chunk.extend(item);
-        // Hand lines over in chunks, and before a read that may wait for more input.
-        let full = chunk.len() >= READ_CHUNK || reader.buffer().is_empty();
-        if full && !chunk.is_empty() && tx.blocking_send(std::mem::take(&mut chunk)).is_err() {
-            return Ok(());
+                id: batch.add(job).id,
+            });
+        }
+        let full = batch.is_full() || batch.bytes() >= MAX_BATCH_BYTES;
+        if (full || reader.buffer().is_empty()) && !items.is_empty() {
+            let submission = std::mem::replace(&mut batch, Batch::new(keys, now)).finish();
+            let chunk = Chunk {
+                items: std::mem::take(&mut items),
+                submission,
+            };
+            if tx.blocking_send(chunk).is_err() {
+                return Ok(());
+            }
         }
     }
 }
 
 /// One `--jsonl` line: `{"id"?, "data" | "data_b64", "at"?, "attempt"?}`. A `data` that is
 /// not a string is stored as its JSON text. Other fields are ignored.
-fn parse_json_job(line: &[u8], default_due: Option<f64>) -> Result<NewJob, String> {
+fn parse_json_job(line: &[u8], default_due: Option<f64>) -> Result<JsonJob, String> {
     #[derive(serde::Deserialize)]
-    struct JsonJob {
+    struct Fields {
         id: Option<String>,
         data: Option<serde_json::Value>,
         data_b64: Option<String>,
@@ -417,7 +389,7 @@ fn parse_json_job(line: &[u8], default_due: Option<f64>) -> Result<NewJob, Strin
                 .into(),
         );
     }
-    let j: JsonJob = serde_json::from_value(value).map_err(|e| format!("invalid JSON job: {e}"))?;
+    let j: Fields = serde_json::from_value(value).map_err(|e| format!("invalid JSON job: {e}"))?;
     let data = match (j.data, j.data_b64) {
         (Some(_), Some(_)) => return Err("give either \"data\" or \"data_b64\", not both".into()),
         (Some(serde_json::Value::String(s)), None) => s.into_bytes(),
@@ -447,12 +419,32 @@ fn parse_json_job(line: &[u8], default_due: Option<f64>) -> Result<NewJob, Strin
     if j.attempt.is_some_and(|a| a < 0) {
         return Err("\"attempt\" is negative: it counts failures so far, 0 or more".into());
     }
-    Ok(NewJob {
+    Ok(JsonJob {
         id: j.id,
         data: Some(data),
         attempt: j.attempt.unwrap_or(0),
         due,
     })
+}
+
+/// A job of a `--jsonl` line.
+#[derive(Debug)]
+struct JsonJob {
+    id: Option<String>,
+    data: Option<Vec<u8>>,
+    attempt: i64,
+    due: Option<f64>,
+}
+
+impl JsonJob {
+    fn as_new(&self) -> NewJob<'_> {
+        NewJob {
+            id: self.id.as_deref(),
+            data: self.data.as_deref(),
+            attempt: self.attempt,
+            due: self.due,
+        }
+    }
 }
 
 #[cfg(test)]

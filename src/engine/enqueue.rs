@@ -1,57 +1,131 @@
 //! Adding jobs: push (ready now, to `NAME:active`) and schedule (due later, to
-//! `NAME:scheduled`), many jobs per script call.
+//! `NAME:scheduled`), many jobs per script call, several calls in flight.
+
+use std::collections::VecDeque;
+
+use redis::Value;
 
 use super::conn::Redis;
 use super::error::Error;
-use super::job::Job;
+use super::job::encode_record;
 use super::keys::QueueKeys;
-use super::scripts::{self, Call};
+use super::scripts::{self, Call, Window};
 
 /// At most this many jobs go into one script call.
 pub const MAX_JOBS_PER_CALL: usize = 1000;
 
 /// A job to add, before its id is assigned.
-#[derive(Clone, Debug, Default)]
-pub struct NewJob {
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NewJob<'a> {
     /// `None`: a new UUID v4.
-    pub id: Option<String>,
-    pub data: Option<Vec<u8>>,
+    pub id: Option<&'a str>,
+    pub data: Option<&'a [u8]>,
     pub attempt: i64,
     /// When it becomes due (unix seconds); `None` or a past time: ready now.
     pub due: Option<f64>,
 }
 
-/// A job ready to send: id assigned, record encoded.
+/// A job put into a [`Batch`]: its id, and where it goes.
 #[derive(Clone, Debug)]
-pub struct Prepared {
+pub struct Added {
     pub id: String,
-    pub record: Vec<u8>,
-    /// `Some(t)`: goes to `NAME:scheduled` with score t; `None`: to `NAME:active`.
+    /// `Some(t)`: to `NAME:scheduled` with score t; `None`: to `NAME:active`.
     pub due: Option<f64>,
 }
 
-impl Prepared {
-    /// Assigns the id and encodes the record. A due time at or before `now` means ready now.
-    pub fn new(job: NewJob, now: f64) -> Prepared {
-        let id = job
-            .id
-            .unwrap_or_else(|| uuid::Uuid::new_v4().hyphenated().to_string());
-        let record = Job {
-            id,
-            data: job.data,
-            attempt: job.attempt,
+/// Jobs gathered into the script calls that add them, each record encoded straight into
+/// its call: jobs ready now go into one push call, scheduled jobs into one schedule call.
+pub struct Batch<'k> {
+    keys: &'k QueueKeys,
+    now: f64,
+    push: Option<(Call<'static>, Vec<usize>)>,
+    schedule: Option<(Call<'static>, Vec<usize>)>,
+    len: usize,
+    bytes: usize,
+    record: Vec<u8>,
+}
+
+impl<'k> Batch<'k> {
+    /// An empty batch; a due time at or before `now` means ready now.
+    pub fn new(keys: &'k QueueKeys, now: f64) -> Batch<'k> {
+        Batch {
+            keys,
+            now,
+            push: None,
+            schedule: None,
+            len: 0,
+            bytes: 0,
+            record: Vec::with_capacity(256),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Bytes of ids and records so far.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// Whether the batch holds [`MAX_JOBS_PER_CALL`] jobs, as many as a call takes.
+    pub fn is_full(&self) -> bool {
+        self.len >= MAX_JOBS_PER_CALL
+    }
+
+    /// Assigns the job its id, encodes its record and adds it to its call.
+    pub fn add(&mut self, job: NewJob<'_>) -> Added {
+        let id = match job.id {
+            Some(id) => id.to_string(),
+            None => {
+                let mut text = [0u8; uuid::fmt::Hyphenated::LENGTH];
+                uuid::Uuid::new_v4()
+                    .hyphenated()
+                    .encode_lower(&mut text)
+                    .to_string()
+            }
         };
-        let encoded = record.encode();
-        Prepared {
-            id: record.id,
-            record: encoded,
-            due: job.due.filter(|&t| t > now),
+        self.record.clear();
+        encode_record(&mut self.record, &id, job.data, job.attempt);
+        let due = job.due.filter(|&t| t > self.now);
+        let keys = self.keys;
+        let (call, positions) = match due {
+            None => self.push.get_or_insert_with(|| {
+                let call = scripts::PUSH.call(&[&keys.data, &keys.active, &keys.signal]);
+                (call, Vec::new())
+            }),
+            Some(_) => self.schedule.get_or_insert_with(|| {
+                let call = scripts::SCHEDULE.call(&[&keys.data, &keys.scheduled]);
+                (call, Vec::new())
+            }),
+        };
+        call.arg(&id).arg(&self.record[..]);
+        if let Some(t) = due {
+            call.arg(t);
+        }
+        positions.push(self.len);
+        self.len += 1;
+        self.bytes += id.len() + self.record.len();
+        Added { id, due }
+    }
+
+    /// The calls, ready to send.
+    pub fn finish(self) -> Submission {
+        let (calls, positions) = [self.push, self.schedule].into_iter().flatten().unzip();
+        Submission {
+            calls,
+            positions,
+            len: self.len,
         }
     }
 }
 
-/// The script calls for a batch, made ahead of sending so that the next batch can be
-/// prepared while Redis runs this one.
+/// The script calls of a batch, made ahead of sending (on another thread, say) so that the
+/// next batch can be prepared while Redis runs this one.
 pub struct Submission {
     calls: Vec<Call<'static>>,
     /// For each call, the batch positions of its jobs.
@@ -59,81 +133,138 @@ pub struct Submission {
     len: usize,
 }
 
-/// Prepares the calls for a batch: jobs ready now and scheduled jobs go in separate calls
-/// of at most [`MAX_JOBS_PER_CALL`] jobs each.
-pub fn prepare(keys: &QueueKeys, batch: &[&Prepared]) -> Submission {
-    let mut calls: Vec<Call<'static>> = Vec::new();
-    let mut positions: Vec<Vec<usize>> = Vec::new();
-    for chunk_start in (0..batch.len()).step_by(MAX_JOBS_PER_CALL) {
-        let chunk = &batch[chunk_start..batch.len().min(chunk_start + MAX_JOBS_PER_CALL)];
-        let (mut push, mut schedule) = (None::<Call>, None::<Call>);
-        let (mut push_pos, mut schedule_pos) = (Vec::new(), Vec::new());
-        for (i, job) in chunk.iter().enumerate() {
-            match job.due {
-                None => {
-                    push.get_or_insert_with(|| {
-                        scripts::PUSH.call(&[&keys.data, &keys.active, &keys.signal])
-                    })
-                    .arg(&job.id)
-                    .arg(&job.record);
-                    push_pos.push(chunk_start + i);
-                }
-                Some(due) => {
-                    schedule
-                        .get_or_insert_with(|| {
-                            scripts::SCHEDULE.call(&[&keys.data, &keys.scheduled])
-                        })
-                        .arg(&job.id)
-                        .arg(&job.record)
-                        .arg(due);
-                    schedule_pos.push(chunk_start + i);
-                }
-            }
-        }
-        for (call, pos) in [(push, push_pos), (schedule, schedule_pos)] {
-            if let Some(call) = call {
-                calls.push(call);
-                positions.push(pos);
-            }
-        }
-    }
-    Submission {
-        calls,
-        positions,
-        len: batch.len(),
-    }
-}
-
-/// Sends prepared calls in one round trip; returns, in batch order, whether each job was
-/// added (false: id taken).
-pub async fn send(redis: &mut Redis, submission: Submission) -> Result<Vec<bool>, Error> {
+/// Sends a batch in one round trip; returns, in batch order, whether each job was added
+/// (false: id taken).
+pub async fn submit(redis: &mut Redis, batch: Batch<'_>) -> Result<Vec<bool>, Error> {
     let Submission {
         calls,
         positions,
         len,
-    } = submission;
+    } = batch.finish();
     let mut added = vec![false; len];
     let results = match calls.len() {
         0 => return Ok(added),
-        1 => vec![calls[0].invoke::<redis::Value>(redis).await],
+        1 => vec![calls[0].invoke::<Value>(redis).await],
         _ => scripts::invoke_all(redis, &calls).await?,
     };
     for (result, pos) in results.into_iter().zip(positions) {
-        let flags: Vec<i64> = redis::from_redis_value(result?).map_err(|e| {
-            Error::from_redis(redis.server(), "reading the enqueue reply", e.into())
-        })?;
-        for (p, flag) in pos.into_iter().zip(flags) {
-            added[p] = flag == 1;
-        }
+        mark(redis.server(), &mut added, &pos, result?)?;
     }
     Ok(added)
 }
 
-/// Sends a batch; returns, in batch order, whether each job was added (false: id taken).
-pub async fn submit(
-    redis: &mut Redis,
-    keys: &QueueKeys,
-    batch: &[&Prepared],
-) -> Result<Vec<bool>, Error> {
-    send(redis, prepare(keys, batch)).await
+/// Sets `added` at `positions` from a push or schedule reply: the number of jobs when
+/// every one was added, else one flag per job.
+fn mark(server: &str, added: &mut [bool], positions: &[usize], reply: Value) -> Result<(), Error> {
+    if let Value::Int(n) = reply {
+        if n == positions.len() as i64 {
+            for &p in positions {
+                added[p] = true;
+            }
+            return Ok(());
+        }
+    }
+    let flags: Vec<i64> = redis::from_redis_value(reply)
+        .map_err(|e| Error::from_redis(server, "reading the enqueue reply", e.into()))?;
+    if flags.len() != positions.len() {
+        return Err(Error::Redis {
+            server: server.to_string(),
+            op: "reading the enqueue reply".into(),
+            reason: format!("{} flags for {} jobs", flags.len(), positions.len()),
+            code: None,
+        });
+    }
+    for (&p, flag) in positions.iter().zip(flags) {
+        added[p] = flag == 1;
+    }
+    Ok(())
+}
+
+/// Sends submissions over one connection with several script calls in flight, so that
+/// Redis has the next call as soon as it finishes one. Jobs are added in the order their
+/// submissions were started, and results come back in that order, each with its `T`.
+pub struct Sender<T> {
+    window: Window,
+    pending: VecDeque<Pending<T>>,
+}
+
+struct Pending<T> {
+    tag: T,
+    positions: Vec<Vec<usize>>,
+    added: Vec<bool>,
+    answered: usize,
+    error: Option<Error>,
+}
+
+impl<T> Sender<T> {
+    /// At most `depth` calls in flight.
+    pub fn new(redis: Redis, depth: usize) -> Sender<T> {
+        Sender {
+            window: Window::new(redis, depth),
+            pending: VecDeque::new(),
+        }
+    }
+
+    /// Whether another submission may start now: the window has room and no call failed.
+    pub fn has_room(&self) -> bool {
+        self.window.has_room()
+    }
+
+    /// Whether every submission started has been handed back.
+    pub fn is_empty(&self) -> bool {
+        self.pending.is_empty()
+    }
+
+    pub fn start(&mut self, submission: Submission, tag: T) {
+        let Submission {
+            calls,
+            positions,
+            len,
+        } = submission;
+        for call in calls {
+            self.window.start(call);
+        }
+        self.pending.push_back(Pending {
+            tag,
+            positions,
+            added: vec![false; len],
+            answered: 0,
+            error: None,
+        });
+    }
+
+    /// The oldest submission once all its calls have answered: whether each job was added
+    /// (false: id taken), or the first error of its calls. `None` when nothing is pending.
+    /// Cancel-safe.
+    pub async fn next(&mut self) -> Option<(T, Result<Vec<bool>, Error>)> {
+        loop {
+            let front = self.pending.front()?;
+            if front.answered == front.positions.len() {
+                let done = self.pending.pop_front()?;
+                let result = match done.error {
+                    Some(err) => Err(err),
+                    None => Ok(done.added),
+                };
+                return Some((done.tag, result));
+            }
+            let reply = self.window.next().await;
+            let front = self.pending.front_mut()?;
+            let positions = &front.positions[front.answered];
+            front.answered += 1;
+            let marked = match reply {
+                Some(reply) => {
+                    reply.and_then(|r| mark(self.window.server(), &mut front.added, positions, r))
+                }
+                None => Err(Error::Redis {
+                    server: self.window.server().to_string(),
+                    op: "enqueue".into(),
+                    reason: "a script call was lost".into(),
+                    code: None,
+                }),
+            };
+            if let Err(err) = marked {
+                front.error.get_or_insert(err);
+            }
+        }
+    }
 }

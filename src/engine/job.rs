@@ -43,17 +43,7 @@ impl Job {
 
     /// [`Job::encode`] appending to `buf`.
     pub fn encode_into(&self, buf: &mut Vec<u8>) {
-        // Writing into a Vec cannot fail.
-        rmp::encode::write_map_len(buf, 3).expect("write to Vec");
-        rmp::encode::write_str(buf, "ID").expect("write to Vec");
-        rmp::encode::write_str(buf, &self.id).expect("write to Vec");
-        rmp::encode::write_str(buf, "Data").expect("write to Vec");
-        match &self.data {
-            Some(data) => rmp::encode::write_bin(buf, data).expect("write to Vec"),
-            None => rmp::encode::write_nil(buf).expect("write to Vec"),
-        }
-        rmp::encode::write_str(buf, "Attempt").expect("write to Vec");
-        rmp::encode::write_i64(buf, self.attempt).expect("write to Vec");
+        encode_record(buf, &self.id, self.data.as_deref(), self.attempt);
     }
 
     /// Decodes a record the way the reference does: keys in any order, unknown keys ignored,
@@ -102,6 +92,21 @@ impl Job {
             ))),
         }
     }
+}
+
+/// Appends the record of a job to `buf`, as [`Job::encode`] does, from borrowed parts.
+pub fn encode_record(buf: &mut Vec<u8>, id: &str, data: Option<&[u8]>, attempt: i64) {
+    // Writing into a Vec cannot fail.
+    rmp::encode::write_map_len(buf, 3).expect("write to Vec");
+    rmp::encode::write_str(buf, "ID").expect("write to Vec");
+    rmp::encode::write_str(buf, id).expect("write to Vec");
+    rmp::encode::write_str(buf, "Data").expect("write to Vec");
+    match data {
+        Some(data) => rmp::encode::write_bin(buf, data).expect("write to Vec"),
+        None => rmp::encode::write_nil(buf).expect("write to Vec"),
+    }
+    rmp::encode::write_str(buf, "Attempt").expect("write to Vec");
+    rmp::encode::write_i64(buf, attempt).expect("write to Vec");
 }
 
 fn is_eof(e: &rmpv::decode::Error) -> bool {

@@ -1,9 +1,13 @@
 //! The Lua scripts in `lua/`, one per state change, embedded in the binary. They run by
 //! EVALSHA; a server that lost them (restart, SCRIPT FLUSH, failover) gets them loaded again
-//! and the call is repeated, singly or inside a pipeline.
+//! and the call is repeated, singly, inside a pipeline or in a [`Window`].
 
-use std::sync::LazyLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, LazyLock};
 
+use futures_util::future::BoxFuture;
+use futures_util::stream::FuturesOrdered;
+use futures_util::{FutureExt as _, StreamExt as _};
 use redis::{FromRedisValue, RedisResult, ToRedisArgs, Value};
 
 use super::conn::Redis;
@@ -254,6 +258,102 @@ pub async fn invoke_all(
         });
     }
     Ok(out)
+}
+
+/// Script calls sent one after another on one connection with up to `depth` of them in
+/// flight, so that the server has the next call as soon as it finishes one; replies come
+/// back in the order the calls were started. A connection runs its commands in order, so the
+/// calls take effect in that order. After an error no call starts until the calls in flight
+/// have answered, and a call that met NOSCRIPT runs again (after loading its script) ahead
+/// of the ones sent after it, which keeps the order when the server loses its scripts.
+pub struct Window {
+    redis: Redis,
+    depth: usize,
+    inflight: FuturesOrdered<BoxFuture<'static, Outcome>>,
+    /// A call in flight met an error: set by the call itself, before anything else runs.
+    stalled: Arc<AtomicBool>,
+    /// An error was handed back: nothing more starts.
+    failed: bool,
+}
+
+enum Outcome {
+    Done(Result<Value, Error>),
+    NoScript(Call<'static>),
+}
+
+impl Window {
+    pub fn new(redis: Redis, depth: usize) -> Window {
+        Window {
+            redis,
+            depth: depth.max(1),
+            inflight: FuturesOrdered::new(),
+            stalled: Arc::new(AtomicBool::new(false)),
+            failed: false,
+        }
+    }
+
+    /// Whether another call may start now.
+    pub fn has_room(&self) -> bool {
+        self.inflight.len() < self.depth && !self.failed && !self.stalled.load(Ordering::SeqCst)
+    }
+
+    /// The server, as shown in messages.
+    pub fn server(&self) -> &str {
+        self.redis.server()
+    }
+
+    /// Whether no call is in flight.
+    pub fn is_empty(&self) -> bool {
+        self.inflight.is_empty()
+    }
+
+    /// Starts a call after the ones already started. It is written to the connection when
+    /// [`Window::next`] is next polled, after the calls started before it.
+    pub fn start(&mut self, call: Call<'static>) {
+        let mut redis = self.redis.clone();
+        let stalled = self.stalled.clone();
+        self.inflight.push_back(
+            async move {
+                let result: RedisResult<Value> = call.cmd.query_async(redis.conn()).await;
+                match result {
+                    Ok(v) => Outcome::Done(Ok(v)),
+                    Err(e) => {
+                        stalled.store(true, Ordering::SeqCst);
+                        if is_noscript(&e) {
+                            Outcome::NoScript(call)
+                        } else {
+                            Outcome::Done(Err(call.error(&redis, e)))
+                        }
+                    }
+                }
+            }
+            .boxed(),
+        );
+    }
+
+    /// The reply of the oldest call in flight; `None` when none is. Cancel-safe: a reply
+    /// not yet handed back stays in the window.
+    pub async fn next(&mut self) -> Option<Result<Value, Error>> {
+        loop {
+            let outcome = self.inflight.next().await?;
+            match outcome {
+                Outcome::NoScript(call) => {
+                    let mut redis = self.redis.clone();
+                    self.inflight.push_front(
+                        async move { Outcome::Done(call.invoke(&mut redis).await) }.boxed(),
+                    );
+                }
+                Outcome::Done(result) => {
+                    if result.is_err() {
+                        self.failed = true;
+                    } else if self.inflight.is_empty() {
+                        self.stalled.store(false, Ordering::SeqCst);
+                    }
+                    return Some(result);
+                }
+            }
+        }
+    }
 }
 
 fn is_noscript(err: &redis::RedisError) -> bool {
