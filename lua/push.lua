@@ -3,7 +3,9 @@
 -- KEYS[1]  NAME:data    hash  id -> record
 -- KEYS[2]  NAME:active  list  ready ids
 -- KEYS[3]  NAME:signal  list  wake-up flag
--- ARGV     id1, record1, id2, record2, ...  (at most 1000 pairs a call)
+-- ARGV     id1, record1, id2, record2, ...  (at most 1000 pairs a call), then optionally
+--          "new": every id is a UUID v4 qctl has just made, so none can be taken and the
+--          lookup of taken ids is skipped.
 --
 -- Returns  the number of jobs when every job was enqueued; otherwise an array with one
 --          integer per job, in ARGV order: 1 if it was enqueued, 0 if a record with that id
@@ -17,12 +19,25 @@
 local err = check(KEYS[1], 'hash') or check(KEYS[2], 'list')
 if err then return err end
 
--- Existing ids are found with one HMGET and new records written with one HSET, which is
--- several times cheaper than one HSETNX per job.
-local n = #ARGV / 2
+local n = math.floor(#ARGV / 2)
 if n == 0 then return {} end
 local ids = {}
 for j = 1, n do ids[j] = ARGV[2 * j - 1] end
+if ARGV[2 * n + 1] == 'new' then
+  -- Fresh UUIDs: one HSET writes every record. Its count of new fields is n unless a UUID
+  -- v4 repeated (odds about 2^-122), which is reported rather than passed over.
+  local added = redis.call('HSET', KEYS[1], unpack(ARGV, 1, 2 * n))
+  redis.call('RPUSH', KEYS[2], unpack(ids))
+  redis.call('DEL', KEYS[3])
+  redis.call('LPUSH', KEYS[3], 1)
+  if added < n then
+    return redis.error_reply('ERR push: ' .. (n - added) .. ' of ' .. n .. ' new ids were taken')
+  end
+  return n
+end
+
+-- Existing ids are found with one HMGET and new records written with one HSET, which is
+-- several times cheaper than one HSETNX per job.
 local existing = redis.call('HMGET', KEYS[1], unpack(ids))
 local taken = false
 for j = 1, n do

@@ -453,3 +453,38 @@ fn a_call_with_taken_new_and_repeated_ids_adds_each_new_id_once_with_its_first_r
         );
     }
 }
+
+#[tokio::test]
+async fn a_call_of_fresh_uuids_skips_the_lookup_but_a_taken_one_is_reported_not_hidden() {
+    let server = RedisServer::start();
+    qctl(&server)
+        .args(["enqueue", "q", "--id", "a", "old"])
+        .assert()
+        .success();
+    let spec = qctl::engine::ServerSpec::parse(
+        &server.url(),
+        Duration::from_secs(5),
+        Duration::from_secs(5),
+    )
+    .unwrap();
+    let mut redis = spec.connect().await.unwrap();
+    let push = |ids: &[&str]| {
+        let mut call = qctl::engine::scripts::PUSH.call(&["q:data", "q:active", "q:signal"]);
+        for id in ids {
+            call.arg(*id).arg(format!("record of {id}"));
+        }
+        call.arg("new");
+        call
+    };
+    let n: i64 = push(&["b", "c"]).invoke(&mut redis).await.unwrap();
+    assert_eq!(n, 2);
+    assert_eq!(server.lrange("q:active"), vec!["a", "b", "c"]);
+    let err = push(&["d", "a"])
+        .invoke::<redis::Value>(&mut redis)
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("1 of 2 new ids were taken"),
+        "{err}"
+    );
+}

@@ -39,6 +39,8 @@ pub struct Batch<'k> {
     keys: &'k QueueKeys,
     now: f64,
     push: Option<(Call<'static>, Vec<usize>)>,
+    /// Whether every id in the push call is a UUID made here (none can be taken).
+    push_fresh: bool,
     schedule: Option<(Call<'static>, Vec<usize>)>,
     len: usize,
     bytes: usize,
@@ -52,6 +54,7 @@ impl<'k> Batch<'k> {
             keys,
             now,
             push: None,
+            push_fresh: true,
             schedule: None,
             len: 0,
             bytes: 0,
@@ -79,6 +82,10 @@ impl<'k> Batch<'k> {
 
     /// Assigns the job its id, encodes its record and adds it to its call.
     pub fn add(&mut self, job: NewJob<'_>) -> Added {
+        let due = job.due.filter(|&t| t > self.now);
+        if job.id.is_some() && due.is_none() {
+            self.push_fresh = false;
+        }
         let id = match job.id {
             Some(id) => id.to_string(),
             None => {
@@ -91,7 +98,6 @@ impl<'k> Batch<'k> {
         };
         self.record.clear();
         encode_record(&mut self.record, &id, job.data, job.attempt);
-        let due = job.due.filter(|&t| t > self.now);
         let keys = self.keys;
         let (call, positions) = match due {
             None => self.push.get_or_insert_with(|| {
@@ -114,7 +120,10 @@ impl<'k> Batch<'k> {
     }
 
     /// The calls, ready to send.
-    pub fn finish(self) -> Submission {
+    pub fn finish(mut self) -> Submission {
+        if let (Some((call, _)), true) = (&mut self.push, self.push_fresh) {
+            call.arg("new");
+        }
         let (calls, positions) = [self.push, self.schedule].into_iter().flatten().unzip();
         Submission {
             calls,
