@@ -161,6 +161,11 @@ pub enum Command {
     /// Without names, finds the queues by scanning key names (SCAN, never KEYS).
     Stats(StatsArgs),
 
+    /// Serve the queues' metrics to Prometheus over HTTP (GET /metrics), until Ctrl-C.
+    ///
+    /// Redis is read at most once per --min-interval; scrapes in between get that reading.
+    Metrics(MetricsArgs),
+
     /// Look at and repair dead jobs (jobs that ran out of retries).
     #[command(subcommand)]
     Dead(DeadCommand),
@@ -362,6 +367,28 @@ pub struct StatsArgs {
     /// Redraw every DUR (default 2s) with rates, until Ctrl-C.
     #[arg(long, value_name = "DUR", num_args = 0..=1, default_missing_value = "2s", value_parser = parse_duration)]
     pub watch: Option<Duration>,
+    /// A consumer whose heartbeat is older than this counts as expired.
+    #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_duration)]
+    pub orphan_after: Duration,
+    /// Stop discovering queues after scanning this many keys.
+    #[arg(long, value_name = "N", default_value_t = 10_000_000)]
+    pub max_keys: u64,
+    /// Print the counts in the Prometheus text format (as `qctl metrics` serves them).
+    #[arg(long, conflicts_with = "watch")]
+    pub prometheus: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct MetricsArgs {
+    /// Queues to count [default: every queue found].
+    #[arg(value_parser = parse_queue)]
+    pub queues: Vec<String>,
+    /// The address to serve on (port 0: any free port, printed at start).
+    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:9187")]
+    pub listen: std::net::SocketAddr,
+    /// Read Redis at most once per DUR; scrapes in between get the last reading.
+    #[arg(long, value_name = "DUR", default_value = "5s", value_parser = parse_duration)]
+    pub min_interval: Duration,
     /// A consumer whose heartbeat is older than this counts as expired.
     #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_duration)]
     pub orphan_after: Duration,

@@ -3,7 +3,8 @@
 //! `engine` holds everything that talks to Redis and can be used as a library; `commands`
 //! turns parsed command lines into engine calls; `output` is the only terminal code;
 //! `handler` runs one command for one job, `pipe` keeps long-lived handlers fed over a pipe
-//! (`consume --pipe`), and `reaper` kills handlers a dead consumer left.
+//! (`consume --pipe`), `reaper` kills handlers a dead consumer left, and `prometheus`
+//! writes the queues' counts in the Prometheus text format.
 
 pub mod cli;
 pub mod commands;
@@ -11,4 +12,5 @@ pub mod engine;
 pub mod handler;
 pub mod output;
 pub mod pipe;
+pub mod prometheus;
 pub mod reaper;

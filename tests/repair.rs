@@ -119,6 +119,7 @@ fn stats_counts_every_state_and_changes_nothing() {
             "dead",
             "failed",
             "in_flight",
+            "overdue_secs",
             "paused",
             "queue",
             "scheduled_due",

@@ -7,6 +7,7 @@ mod consumers;
 mod dead;
 mod enqueue;
 mod listing;
+mod metrics;
 mod orphans;
 mod pause;
 mod purge;
@@ -108,6 +109,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Command::Consume(args) => consume::run(ctx, args).await,
             Command::Dead(cmd) => dead::run(ctx, cmd).await,
             Command::Stats(args) => stats::run(ctx, args).await,
+            Command::Metrics(args) => metrics::run(ctx, args).await,
             Command::Scheduled(cmd) => scheduled::run(ctx, cmd).await,
             Command::Active(cmd) => active::run(ctx, cmd).await,
             Command::Consumers {

@@ -1,65 +1,47 @@
-//! `qctl stats [QUEUE...]`: what each queue holds, once or redrawn with rates (--watch).
+//! `qctl stats [QUEUE...]`: what each queue holds, once or redrawn with rates (--watch), or
+//! in the Prometheus text format (--prometheus).
 
 use std::collections::HashMap;
 use std::io::IsTerminal;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use anyhow::Context as _;
 
 use super::Context;
 use crate::cli::StatsArgs;
 use crate::engine::queues::{self, Count, QueueStats};
-use crate::engine::{self, ExitCode};
+use crate::engine::{self, Error, ExitCode, Redis};
 use crate::output::printable;
+use crate::prometheus;
 
 pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> {
     for queue in &args.queues {
         ctx.keys(queue)?;
     }
+    if args.prometheus && ctx.out.json {
+        return Err(Error::Usage("--prometheus and --json cannot be used together".into()).into());
+    }
     let mut redis = ctx.server()?.connect().await?;
     let mut previous: Option<(Instant, HashMap<String, QueueStats>)> = None;
     loop {
-        let mut queues = args.queues.clone();
-        let mut trips = 0;
-        let discovering = queues.is_empty();
-        if discovering {
-            let found = queues::discover(&mut redis, args.max_keys)
-                .await
-                .context("cannot discover queues")?;
-            trips += found.round_trips;
-            if !found.complete {
-                ctx.out.warn(format_args!(
-                    "stopped discovering after {} keys (--max-keys); some queues may be missing",
-                    found.keys_scanned
-                ));
-            }
-            queues = found.queues;
-            if ctx.global.cluster {
-                let untagged = queues.len();
-                queues.retain(|q| engine::keys::hash_tag(q).is_some());
-                let untagged = untagged - queues.len();
-                if untagged > 0 {
-                    ctx.out.warn(format_args!(
-                        "skipped {untagged} queue(s) without a hash tag: in Redis Cluster their keys are spread over slots"
-                    ));
-                }
-            }
-        }
-        let counted = queues::stats(
+        let started = Instant::now();
+        let reading = read(
             &mut redis,
-            &queues,
-            engine::now(),
-            args.orphan_after.as_secs_f64(),
-            discovering,
+            &args.queues,
+            ctx.global.cluster,
+            args.orphan_after,
+            args.max_keys,
         )
-        .await
-        .context("cannot count the queues")?;
-        trips += counted.round_trips;
-        let stats = counted.stats;
+        .await?;
+        for warning in &reading.warnings {
+            ctx.out.warn(warning);
+        }
         ctx.out.verbose(format_args!(
-            "{} queue(s), {trips} round trip(s)",
-            stats.len()
+            "{} queue(s), {} round trip(s)",
+            reading.stats.len(),
+            reading.round_trips
         ));
+        let stats = reading.stats;
         let now = Instant::now();
         let rates = previous
             .as_ref()
@@ -67,7 +49,15 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
         if args.watch.is_some() && std::io::stdout().is_terminal() && !ctx.out.json {
             ctx.out.line("\x1b[H\x1b[2J")?;
         }
-        if ctx.out.json {
+        if args.prometheus {
+            ctx.out.raw(
+                prometheus::render(&prometheus::Reading {
+                    stats: Some(&stats),
+                    duration: started.elapsed(),
+                })
+                .as_bytes(),
+            )?;
+        } else if ctx.out.json {
             let mut rows = Vec::new();
             for s in &stats {
                 let mut v = serde_json::to_value(s)?;
@@ -141,8 +131,8 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
             }
         }
         ctx.out.flush()?;
-        if !counted.unreadable.is_empty() {
-            ctx.out.note(unreadable_note(&counted.unreadable));
+        if let Some(note) = &reading.unreadable {
+            ctx.out.note(note);
         }
         let Some(every) = args.watch else {
             // A key of the wrong type is an error Redis will repeat: say so in the exit code.
@@ -161,6 +151,69 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
             _ = tokio::signal::ctrl_c() => return Ok(ExitCode::Success),
         }
     }
+}
+
+/// One reading of the queues: what `stats` shows and `metrics` serves.
+pub(super) struct Reading {
+    pub stats: Vec<QueueStats>,
+    pub round_trips: u64,
+    /// Queues that may be missing or were skipped, one line each.
+    pub warnings: Vec<String>,
+    /// The queues passed over because the Redis user may not read their keys.
+    pub unreadable: Option<String>,
+}
+
+/// Counts `queues`, or every queue SCAN finds (at most `max_keys` keys) when none are named;
+/// in a cluster, found queues without a hash tag are skipped with a warning.
+pub(super) async fn read(
+    redis: &mut Redis,
+    queues: &[String],
+    cluster: bool,
+    orphan_after: Duration,
+    max_keys: u64,
+) -> anyhow::Result<Reading> {
+    let mut queues = queues.to_vec();
+    let mut warnings = Vec::new();
+    let mut trips = 0;
+    let discovering = queues.is_empty();
+    if discovering {
+        let found = queues::discover(redis, max_keys)
+            .await
+            .context("cannot discover queues")?;
+        trips += found.round_trips;
+        if !found.complete {
+            warnings.push(format!(
+                "stopped discovering after {} keys (--max-keys); some queues may be missing",
+                found.keys_scanned
+            ));
+        }
+        queues = found.queues;
+        if cluster {
+            let untagged = queues.len();
+            queues.retain(|q| engine::keys::hash_tag(q).is_some());
+            let untagged = untagged - queues.len();
+            if untagged > 0 {
+                warnings.push(format!(
+                    "skipped {untagged} queue(s) without a hash tag: in Redis Cluster their keys are spread over slots"
+                ));
+            }
+        }
+    }
+    let counted = queues::stats(
+        redis,
+        &queues,
+        engine::now(),
+        orphan_after.as_secs_f64(),
+        discovering,
+    )
+    .await
+    .context("cannot count the queues")?;
+    Ok(Reading {
+        stats: counted.stats,
+        round_trips: trips + counted.round_trips,
+        warnings,
+        unreadable: (!counted.unreadable.is_empty()).then(|| unreadable_note(&counted.unreadable)),
+    })
 }
 
 /// One line for every queue found but not counted because the user may not read its keys.

@@ -130,6 +130,10 @@ pub struct QueueStats {
     pub completed: Count,
     /// Failed runs in qctl consumers, ever (from `NAME:stats`).
     pub failed: Count,
+    /// How long the earliest scheduled job that is due has waited past its due time for a
+    /// consumer to move it to active, in seconds (a due time before 1970 counts from 1970);
+    /// 0 when no scheduled job is due.
+    pub overdue_secs: Option<f64>,
     /// Keys of this queue holding the wrong type.
     pub wrong_type: Vec<String>,
 }
@@ -172,10 +176,11 @@ pub async fn stats(
                 .zcard(&k.consumers)
                 .exists(&k.paused)
                 .hget(&k.stats, "completed")
-                .hget(&k.stats, "failed");
+                .hget(&k.stats, "failed")
+                .zrange_withscores(&k.scheduled, 0, 0);
         }
         // Each command above and its key, as a position in `QueueKeys::fixed`.
-        const COMMANDS: [(&str, usize); 10] = [
+        const COMMANDS: [(&str, usize); 11] = [
             ("LLEN", 0),
             ("ZCOUNT", 2),
             ("ZCARD", 2),
@@ -186,6 +191,7 @@ pub async fn stats(
             ("EXISTS", 7),
             ("HGET", 8),
             ("HGET", 8),
+            ("ZRANGE", 2),
         ];
         let replies = redis
             .pipeline_each(&pipe, |i| {
@@ -230,6 +236,13 @@ pub async fn stats(
             let paused = matches!(n(7, &k.paused), Some(1));
             let completed = n(8, &k.stats);
             let failed_runs = n(9, &k.stats);
+            let earliest = match &r[10] {
+                Ok(v) => redis::from_redis_value_ref::<Vec<(String, f64)>>(v)
+                    .ok()
+                    .map(|first| first.first().map(|(_, due)| *due)),
+                // The same key's error was recorded by ZCARD above.
+                Err(_) => None,
+            };
             if let Some(e) = failed {
                 if skip_unreadable && e.is_key_denied() {
                     unreadable.push(name.clone());
@@ -253,6 +266,7 @@ pub async fn stats(
                 paused,
                 completed,
                 failed: failed_runs,
+                overdue_secs: earliest.map(|due| overdue(due, now)),
                 wrong_type: wrong,
             });
         }
@@ -262,6 +276,12 @@ pub async fn stats(
         round_trips: trips,
         unreadable,
     })
+}
+
+/// How long a job due at `due` has waited at `now`: 0 before it is due, and a due time
+/// before 1970 (a score of 0, a negative one, `-inf`) counts from 1970.
+fn overdue(due: Option<f64>, now: f64) -> f64 {
+    due.map_or(0.0, |due| (now - due.max(0.0)).max(0.0))
 }
 
 #[cfg(test)]
@@ -278,5 +298,14 @@ mod tests {
         );
         assert_eq!(queue_of("session:123"), None);
         assert_eq!(queue_of(":data"), None);
+    }
+
+    #[test]
+    fn overdue_counts_from_the_due_time_and_from_1970_at_the_earliest() {
+        assert_eq!(overdue(None, 1000.0), 0.0);
+        assert_eq!(overdue(Some(1500.0), 1000.0), 0.0);
+        assert_eq!(overdue(Some(400.0), 1000.0), 600.0);
+        assert_eq!(overdue(Some(-5.0), 1000.0), 1000.0);
+        assert_eq!(overdue(Some(f64::NEG_INFINITY), 1000.0), 1000.0);
     }
 }
