@@ -43,6 +43,7 @@ complete -c qctl -n "__fish_qctl_needs_command" -s V -l version -d 'Print versio
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "enqueue" -d 'Add jobs to a queue'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "consume" -d 'Run a command for every job of a queue: a CurlyQ-compatible consumer'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "stats" -d 'Count what each queue holds: active, scheduled, in flight, dead, consumers, paused'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "top" -d 'A live full-screen view of every queue: counts, rates, consumers, dead jobs'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "dead" -d 'Look at and repair dead jobs (jobs that ran out of retries)'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "scheduled" -d 'Look at and change scheduled jobs (delayed jobs and retries)'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "active" -d 'Look at and delete jobs that are ready to run'
@@ -127,6 +128,25 @@ complete -c qctl -n "__fish_qctl_using_subcommand stats" -s v -l verbose -d 'Pri
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand top" -l interval -d 'Refresh every DUR' -r
+complete -c qctl -n "__fish_qctl_using_subcommand top" -l orphan-after -d 'A consumer whose heartbeat is older than this counts as expired' -r
+complete -c qctl -n "__fish_qctl_using_subcommand top" -l max-keys -d 'Stop discovering queues after scanning this many keys' -r
+complete -c qctl -n "__fish_qctl_using_subcommand top" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand top" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand top" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand top" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand top" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand top" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand top" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand top" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand top" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand top" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
+complete -c qctl -n "__fish_qctl_using_subcommand top" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand top" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand top" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand top" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand top" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand top" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -539,19 +559,20 @@ complete -c qctl -n "__fish_qctl_using_subcommand completions" -s v -l verbose -
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -s h -l help -d 'Print help'
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats dead scheduled active consumers orphans pause resume purge completions help" -f -a "enqueue" -d 'Add jobs to a queue'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats dead scheduled active consumers orphans pause resume purge completions help" -f -a "consume" -d 'Run a command for every job of a queue: a CurlyQ-compatible consumer'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats dead scheduled active consumers orphans pause resume purge completions help" -f -a "stats" -d 'Count what each queue holds: active, scheduled, in flight, dead, consumers, paused'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats dead scheduled active consumers orphans pause resume purge completions help" -f -a "dead" -d 'Look at and repair dead jobs (jobs that ran out of retries)'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats dead scheduled active consumers orphans pause resume purge completions help" -f -a "scheduled" -d 'Look at and change scheduled jobs (delayed jobs and retries)'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats dead scheduled active consumers orphans pause resume purge completions help" -f -a "active" -d 'Look at and delete jobs that are ready to run'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats dead scheduled active consumers orphans pause resume purge completions help" -f -a "consumers" -d 'List the consumers of a queue with their heartbeat age and jobs in flight'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats dead scheduled active consumers orphans pause resume purge completions help" -f -a "orphans" -d 'Return the in-flight jobs of expired consumers to the queue'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats dead scheduled active consumers orphans pause resume purge completions help" -f -a "pause" -d 'Stop qctl consumers from reserving new jobs of a queue (running jobs finish)'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats dead scheduled active consumers orphans pause resume purge completions help" -f -a "resume" -d 'Let qctl consumers reserve jobs of a paused queue again'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats dead scheduled active consumers orphans pause resume purge completions help" -f -a "purge" -d 'Delete every key of a queue: jobs in every state, consumers, and qctl\'s own keys'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats dead scheduled active consumers orphans pause resume purge completions help" -f -a "completions" -d 'Print a shell completion script to standard output'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats dead scheduled active consumers orphans pause resume purge completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats top dead scheduled active consumers orphans pause resume purge completions help" -f -a "enqueue" -d 'Add jobs to a queue'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats top dead scheduled active consumers orphans pause resume purge completions help" -f -a "consume" -d 'Run a command for every job of a queue: a CurlyQ-compatible consumer'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats top dead scheduled active consumers orphans pause resume purge completions help" -f -a "stats" -d 'Count what each queue holds: active, scheduled, in flight, dead, consumers, paused'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats top dead scheduled active consumers orphans pause resume purge completions help" -f -a "top" -d 'A live full-screen view of every queue: counts, rates, consumers, dead jobs'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats top dead scheduled active consumers orphans pause resume purge completions help" -f -a "dead" -d 'Look at and repair dead jobs (jobs that ran out of retries)'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats top dead scheduled active consumers orphans pause resume purge completions help" -f -a "scheduled" -d 'Look at and change scheduled jobs (delayed jobs and retries)'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats top dead scheduled active consumers orphans pause resume purge completions help" -f -a "active" -d 'Look at and delete jobs that are ready to run'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats top dead scheduled active consumers orphans pause resume purge completions help" -f -a "consumers" -d 'List the consumers of a queue with their heartbeat age and jobs in flight'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats top dead scheduled active consumers orphans pause resume purge completions help" -f -a "orphans" -d 'Return the in-flight jobs of expired consumers to the queue'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats top dead scheduled active consumers orphans pause resume purge completions help" -f -a "pause" -d 'Stop qctl consumers from reserving new jobs of a queue (running jobs finish)'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats top dead scheduled active consumers orphans pause resume purge completions help" -f -a "resume" -d 'Let qctl consumers reserve jobs of a paused queue again'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats top dead scheduled active consumers orphans pause resume purge completions help" -f -a "purge" -d 'Delete every key of a queue: jobs in every state, consumers, and qctl\'s own keys'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats top dead scheduled active consumers orphans pause resume purge completions help" -f -a "completions" -d 'Print a shell completion script to standard output'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats top dead scheduled active consumers orphans pause resume purge completions help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from dead" -f -a "list" -d 'List dead jobs, newest first'
 complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from dead" -f -a "show" -d 'Show one dead job: its record and why it failed'
 complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from dead" -f -a "requeue" -d 'Move dead jobs back to the queue (Attempt reset to 0, failure cleared)'

@@ -161,6 +161,13 @@ pub enum Command {
     /// Without names, finds the queues by scanning key names (SCAN, never KEYS).
     Stats(StatsArgs),
 
+    /// A live full-screen view of every queue: counts, rates, consumers, dead jobs.
+    ///
+    /// Keys: arrows select, Enter shows a queue's consumers and newest dead jobs, s sorts,
+    /// / filters, p pauses or resumes, q quits. Needs a terminal; for scripts use
+    /// `qctl stats --watch --json`.
+    Top(TopArgs),
+
     /// Look at and repair dead jobs (jobs that ran out of retries).
     #[command(subcommand)]
     Dead(DeadCommand),
@@ -362,6 +369,19 @@ pub struct StatsArgs {
     /// Redraw every DUR (default 2s) with rates, until Ctrl-C.
     #[arg(long, value_name = "DUR", num_args = 0..=1, default_missing_value = "2s", value_parser = parse_duration)]
     pub watch: Option<Duration>,
+    /// A consumer whose heartbeat is older than this counts as expired.
+    #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_duration)]
+    pub orphan_after: Duration,
+    /// Stop discovering queues after scanning this many keys.
+    #[arg(long, value_name = "N", default_value_t = 10_000_000)]
+    pub max_keys: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct TopArgs {
+    /// Refresh every DUR.
+    #[arg(long, value_name = "DUR", default_value = "2s", value_parser = parse_duration)]
+    pub interval: Duration,
     /// A consumer whose heartbeat is older than this counts as expired.
     #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_duration)]
     pub orphan_after: Duration,

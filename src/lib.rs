@@ -1,9 +1,10 @@
 //! qctl: operate and consume CurlyQ job queues in Redis.
 //!
 //! `engine` holds everything that talks to Redis and can be used as a library; `commands`
-//! turns parsed command lines into engine calls; `output` is the only terminal code;
-//! `handler` runs one command for one job, `pipe` keeps long-lived handlers fed over a pipe
-//! (`consume --pipe`), and `reaper` kills handlers a dead consumer left.
+//! turns parsed command lines into engine calls; `output` is the terminal code of every
+//! command but `top`, whose full-screen view lives in `top`; `handler` runs one command for
+//! one job, `pipe` keeps long-lived handlers fed over a pipe (`consume --pipe`), and
+//! `reaper` kills handlers a dead consumer left.
 
 pub mod cli;
 pub mod commands;
@@ -12,3 +13,4 @@ pub mod handler;
 pub mod output;
 pub mod pipe;
 pub mod reaper;
+pub mod top;
