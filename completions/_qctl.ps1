@@ -46,6 +46,7 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             [CompletionResult]::new('consume', 'consume', [CompletionResultType]::ParameterValue, 'Run a command for every job of a queue: a CurlyQ-compatible consumer')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Count what each queue holds: active, scheduled, in flight, dead, consumers, paused')
             [CompletionResult]::new('metrics', 'metrics', [CompletionResultType]::ParameterValue, 'Serve the queues'' metrics to Prometheus over HTTP (GET /metrics), until Ctrl-C')
+            [CompletionResult]::new('top', 'top', [CompletionResultType]::ParameterValue, 'A live full-screen view of every queue: counts, rates, consumers, dead jobs')
             [CompletionResult]::new('dead', 'dead', [CompletionResultType]::ParameterValue, 'Look at and repair dead jobs (jobs that ran out of retries)')
             [CompletionResult]::new('scheduled', 'scheduled', [CompletionResultType]::ParameterValue, 'Look at and change scheduled jobs (delayed jobs and retries)')
             [CompletionResult]::new('active', 'active', [CompletionResultType]::ParameterValue, 'Look at and delete jobs that are ready to run')
@@ -161,6 +162,33 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
         'qctl;metrics' {
             [CompletionResult]::new('--listen', '--listen', [CompletionResultType]::ParameterName, 'The address to serve on (port 0: any free port, printed at start)')
             [CompletionResult]::new('--min-interval', '--min-interval', [CompletionResultType]::ParameterName, 'Read Redis at most once per DUR; scrapes in between get the last reading')
+            [CompletionResult]::new('--orphan-after', '--orphan-after', [CompletionResultType]::ParameterName, 'A consumer whose heartbeat is older than this counts as expired')
+            [CompletionResult]::new('--max-keys', '--max-keys', [CompletionResultType]::ParameterName, 'Stop discovering queues after scanning this many keys')
+            [CompletionResult]::new('-u', '-u', [CompletionResultType]::ParameterName, 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line')
+            [CompletionResult]::new('--password-file', '--password-file', [CompletionResultType]::ParameterName, 'Read the Redis password from FILE (its first line)')
+            [CompletionResult]::new('--tls-ca-cert', '--tls-ca-cert', [CompletionResultType]::ParameterName, 'Verify the server with this CA certificate (PEM) instead of the system''s trust store')
+            [CompletionResult]::new('--tls-cert', '--tls-cert', [CompletionResultType]::ParameterName, 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key')
+            [CompletionResult]::new('--tls-key', '--tls-key', [CompletionResultType]::ParameterName, 'The client certificate''s private key (PEM); needs --tls-cert')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to Redis')
+            [CompletionResult]::new('--response-timeout', '--response-timeout', [CompletionResultType]::ParameterName, 'How long to wait for Redis to answer a command')
+            [CompletionResult]::new('--tls-insecure', '--tls-insecure', [CompletionResultType]::ParameterName, 'Do not verify the server''s TLS certificate (a warning says so)')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The URL names a node of a Redis Cluster: commands go to the node owning each queue''s slot. Queue names need a hash tag, as in {mail}')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only results: no progress, no summaries, no warnings')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only results: no progress, no summaries, no warnings')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more detail about what is being done (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more detail about what is being done (repeat for more)')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Never use colour (also: the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'qctl;top' {
+            [CompletionResult]::new('--interval', '--interval', [CompletionResultType]::ParameterName, 'Refresh every DUR')
             [CompletionResult]::new('--orphan-after', '--orphan-after', [CompletionResultType]::ParameterName, 'A consumer whose heartbeat is older than this counts as expired')
             [CompletionResult]::new('--max-keys', '--max-keys', [CompletionResultType]::ParameterName, 'Stop discovering queues after scanning this many keys')
             [CompletionResult]::new('-u', '-u', [CompletionResultType]::ParameterName, 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379')
@@ -820,6 +848,7 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             [CompletionResult]::new('consume', 'consume', [CompletionResultType]::ParameterValue, 'Run a command for every job of a queue: a CurlyQ-compatible consumer')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Count what each queue holds: active, scheduled, in flight, dead, consumers, paused')
             [CompletionResult]::new('metrics', 'metrics', [CompletionResultType]::ParameterValue, 'Serve the queues'' metrics to Prometheus over HTTP (GET /metrics), until Ctrl-C')
+            [CompletionResult]::new('top', 'top', [CompletionResultType]::ParameterValue, 'A live full-screen view of every queue: counts, rates, consumers, dead jobs')
             [CompletionResult]::new('dead', 'dead', [CompletionResultType]::ParameterValue, 'Look at and repair dead jobs (jobs that ran out of retries)')
             [CompletionResult]::new('scheduled', 'scheduled', [CompletionResultType]::ParameterValue, 'Look at and change scheduled jobs (delayed jobs and retries)')
             [CompletionResult]::new('active', 'active', [CompletionResultType]::ParameterValue, 'Look at and delete jobs that are ready to run')
@@ -842,6 +871,9 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             break
         }
         'qctl;help;metrics' {
+            break
+        }
+        'qctl;help;top' {
             break
         }
         'qctl;help;dead' {

@@ -43,6 +43,7 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand consume 'Run a command for every job of a queue: a CurlyQ-compatible consumer'
             cand stats 'Count what each queue holds: active, scheduled, in flight, dead, consumers, paused'
             cand metrics 'Serve the queues'' metrics to Prometheus over HTTP (GET /metrics), until Ctrl-C'
+            cand top 'A live full-screen view of every queue: counts, rates, consumers, dead jobs'
             cand dead 'Look at and repair dead jobs (jobs that ran out of retries)'
             cand scheduled 'Look at and change scheduled jobs (delayed jobs and retries)'
             cand active 'Look at and delete jobs that are ready to run'
@@ -154,6 +155,32 @@ set edit:completion:arg-completer[qctl] = {|@words|
         &'qctl;metrics'= {
             cand --listen 'The address to serve on (port 0: any free port, printed at start)'
             cand --min-interval 'Read Redis at most once per DUR; scrapes in between get the last reading'
+            cand --orphan-after 'A consumer whose heartbeat is older than this counts as expired'
+            cand --max-keys 'Stop discovering queues after scanning this many keys'
+            cand -u 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
+            cand --redis 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
+            cand --user 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line'
+            cand --password-file 'Read the Redis password from FILE (its first line)'
+            cand --tls-ca-cert 'Verify the server with this CA certificate (PEM) instead of the system''s trust store'
+            cand --tls-cert 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key'
+            cand --tls-key 'The client certificate''s private key (PEM); needs --tls-cert'
+            cand --connect-timeout 'How long to wait for a connection to Redis'
+            cand --response-timeout 'How long to wait for Redis to answer a command'
+            cand --tls-insecure 'Do not verify the server''s TLS certificate (a warning says so)'
+            cand --cluster 'The URL names a node of a Redis Cluster: commands go to the node owning each queue''s slot. Queue names need a hash tag, as in {mail}'
+            cand --json 'Print results as JSON'
+            cand -q 'Print only results: no progress, no summaries, no warnings'
+            cand --quiet 'Print only results: no progress, no summaries, no warnings'
+            cand -v 'Print more detail about what is being done (repeat for more)'
+            cand --verbose 'Print more detail about what is being done (repeat for more)'
+            cand --no-color 'Never use colour (also: the NO_COLOR environment variable)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'qctl;top'= {
+            cand --interval 'Refresh every DUR'
             cand --orphan-after 'A consumer whose heartbeat is older than this counts as expired'
             cand --max-keys 'Stop discovering queues after scanning this many keys'
             cand -u 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
@@ -775,6 +802,7 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand consume 'Run a command for every job of a queue: a CurlyQ-compatible consumer'
             cand stats 'Count what each queue holds: active, scheduled, in flight, dead, consumers, paused'
             cand metrics 'Serve the queues'' metrics to Prometheus over HTTP (GET /metrics), until Ctrl-C'
+            cand top 'A live full-screen view of every queue: counts, rates, consumers, dead jobs'
             cand dead 'Look at and repair dead jobs (jobs that ran out of retries)'
             cand scheduled 'Look at and change scheduled jobs (delayed jobs and retries)'
             cand active 'Look at and delete jobs that are ready to run'
@@ -793,6 +821,8 @@ set edit:completion:arg-completer[qctl] = {|@words|
         &'qctl;help;stats'= {
         }
         &'qctl;help;metrics'= {
+        }
+        &'qctl;help;top'= {
         }
         &'qctl;help;dead'= {
             cand list 'List dead jobs, newest first'

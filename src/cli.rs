@@ -166,6 +166,13 @@ pub enum Command {
     /// Redis is read at most once per --min-interval; scrapes in between get that reading.
     Metrics(MetricsArgs),
 
+    /// A live full-screen view of every queue: counts, rates, consumers, dead jobs.
+    ///
+    /// Keys: arrows select, Enter shows a queue's consumers and newest dead jobs, s sorts,
+    /// / filters, p pauses or resumes, q quits. Needs a terminal; for scripts use
+    /// `qctl stats --watch --json`.
+    Top(TopArgs),
+
     /// Look at and repair dead jobs (jobs that ran out of retries).
     #[command(subcommand)]
     Dead(DeadCommand),
@@ -389,6 +396,19 @@ pub struct MetricsArgs {
     /// Read Redis at most once per DUR; scrapes in between get the last reading.
     #[arg(long, value_name = "DUR", default_value = "5s", value_parser = parse_duration)]
     pub min_interval: Duration,
+    /// A consumer whose heartbeat is older than this counts as expired.
+    #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_duration)]
+    pub orphan_after: Duration,
+    /// Stop discovering queues after scanning this many keys.
+    #[arg(long, value_name = "N", default_value_t = 10_000_000)]
+    pub max_keys: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct TopArgs {
+    /// Refresh every DUR.
+    #[arg(long, value_name = "DUR", default_value = "2s", value_parser = parse_duration)]
+    pub interval: Duration,
     /// A consumer whose heartbeat is older than this counts as expired.
     #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_duration)]
     pub orphan_after: Duration,

@@ -1,10 +1,11 @@
 //! qctl: operate and consume CurlyQ job queues in Redis.
 //!
 //! `engine` holds everything that talks to Redis and can be used as a library; `commands`
-//! turns parsed command lines into engine calls; `output` is the only terminal code;
-//! `handler` runs one command for one job, `pipe` keeps long-lived handlers fed over a pipe
-//! (`consume --pipe`), `reaper` kills handlers a dead consumer left, and `prometheus`
-//! writes the queues' counts in the Prometheus text format.
+//! turns parsed command lines into engine calls; `output` is the terminal code of every
+//! command but `top`, whose full-screen view lives in `top`; `handler` runs one command for
+//! one job, `pipe` keeps long-lived handlers fed over a pipe (`consume --pipe`), `reaper`
+//! kills handlers a dead consumer left, and `prometheus` writes the queues' counts in the
+//! Prometheus text format.
 
 pub mod cli;
 pub mod commands;
@@ -14,3 +15,4 @@ pub mod output;
 pub mod pipe;
 pub mod prometheus;
 pub mod reaper;
+pub mod top;

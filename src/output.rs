@@ -237,6 +237,27 @@ pub fn preview(data: &[u8], max: usize) -> String {
     }
 }
 
+/// Why a dead job died, for a table cell: the recorded reason and the first line of its
+/// stderr.
+pub fn dead_reason(e: &crate::engine::listing::Entry) -> String {
+    match (&e.failure, e.damage()) {
+        (_, Some(why)) => format!("damaged: {why}"),
+        (Some(f), None) => {
+            let first = f
+                .stderr
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("");
+            if first.is_empty() {
+                f.reason.clone()
+            } else {
+                format!("{}: {}", f.reason, preview(first.as_bytes(), 40))
+            }
+        }
+        (None, None) => "-".into(),
+    }
+}
+
 /// The stable JSON form of a listed job: `id`, `score` (unix seconds; death or due time),
 /// `time` (the same as RFC 3339), `attempt`, `data` (UTF-8) or `data_b64`, `damaged` (why the
 /// record cannot be read, else null), `failure` (the recorded failure, else null).

@@ -11,7 +11,7 @@ use crate::engine::bulk::{self, Fate, Selection, Walk};
 use crate::engine::jobs::describe_time;
 use crate::engine::listing::{self, Entry, Filter, Pager};
 use crate::engine::{self, Error, ExitCode, QueueKeys};
-use crate::output::{entry_json, preview, printable, relative};
+use crate::output::{dead_reason, entry_json, preview, printable, relative};
 
 /// Ids reported one by one on stderr before only counting them.
 const MAX_REPORTED: usize = 50;
@@ -148,7 +148,7 @@ fn row(place: Place, e: &Entry, index: u64, now: f64) -> Vec<String> {
         .unwrap_or_default();
     let id = printable(&e.id);
     match place {
-        Place::Dead => vec![id, attempts, when, reason(e), data],
+        Place::Dead => vec![id, attempts, when, dead_reason(e), data],
         Place::Scheduled => {
             let kind = if e.attempt().unwrap_or(0) > 0 {
                 "retry"
@@ -169,26 +169,6 @@ fn due_text(place: Place, t: f64, now: f64) -> String {
             format!("overdue {}", relative(t, now).trim_end_matches(" ago"))
         }
         _ => relative(t, now),
-    }
-}
-
-/// The first line of the recorded reason and stderr.
-fn reason(e: &Entry) -> String {
-    match (&e.failure, e.damage()) {
-        (_, Some(why)) => format!("damaged: {why}"),
-        (Some(f), None) => {
-            let first = f
-                .stderr
-                .lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("");
-            if first.is_empty() {
-                f.reason.clone()
-            } else {
-                format!("{}: {}", f.reason, preview(first.as_bytes(), 40))
-            }
-        }
-        (None, None) => "-".into(),
     }
 }
 

@@ -13,6 +13,7 @@ mod pause;
 mod purge;
 mod scheduled;
 mod stats;
+mod top;
 
 use crate::cli::{Cli, Command, GlobalArgs};
 use crate::engine::conn::{Access, Secret};
@@ -110,6 +111,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Command::Dead(cmd) => dead::run(ctx, cmd).await,
             Command::Stats(args) => stats::run(ctx, args).await,
             Command::Metrics(args) => metrics::run(ctx, args).await,
+            Command::Top(args) => top::run(ctx, args).await,
             Command::Scheduled(cmd) => scheduled::run(ctx, cmd).await,
             Command::Active(cmd) => active::run(ctx, cmd).await,
             Command::Consumers {

@@ -3,29 +3,12 @@
 use serde_json::json;
 
 use super::Context;
-use crate::engine::{self, ExitCode};
+use crate::engine::{queues, ExitCode};
 
 pub async fn run(mut ctx: Context, queue: &str, pause: bool) -> anyhow::Result<ExitCode> {
     let keys = ctx.keys(queue)?;
     let mut redis = ctx.server()?.connect().await?;
-    let changed: bool = if pause {
-        let since = json!({"since": engine::now()}).to_string();
-        let set: Option<String> = redis
-            .query(
-                redis::cmd("SET").arg(&keys.paused).arg(since).arg("NX"),
-                format!("SET {}", keys.paused),
-            )
-            .await?;
-        set.is_some()
-    } else {
-        let n: u64 = redis
-            .query(
-                redis::cmd("DEL").arg(&keys.paused),
-                format!("DEL {}", keys.paused),
-            )
-            .await?;
-        n > 0
-    };
+    let changed = queues::set_paused(&mut redis, &keys, pause).await?;
     let state = if pause { "paused" } else { "running" };
     if ctx.out.json {
         ctx.out

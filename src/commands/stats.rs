@@ -9,7 +9,7 @@ use anyhow::Context as _;
 
 use super::Context;
 use crate::cli::StatsArgs;
-use crate::engine::queues::{self, Count, QueueStats};
+use crate::engine::queues::{self, rate, Count, QueueStats};
 use crate::engine::{self, Error, ExitCode, Redis};
 use crate::output::printable;
 use crate::prometheus;
@@ -232,14 +232,4 @@ fn unreadable_note(queues: &[String]) -> String {
 
 fn count(c: Count) -> String {
     c.map_or("?".into(), |n| n.to_string())
-}
-
-/// Per second between two readings of a counter; None when either could not be read.
-fn rate(now: Count, before: Count, secs: f64) -> Option<f64> {
-    let (now, before) = (now?, before?);
-    Some(if secs <= 0.0 {
-        0.0
-    } else {
-        now.saturating_sub(before) as f64 / secs
-    })
 }

@@ -109,8 +109,42 @@ pub fn queue_of(key: &str) -> Option<&str> {
         .filter(|name| !name.is_empty() && !name.contains(":inflight:"))
 }
 
+/// Sets (`pause`) or removes the flag `NAME:paused` that qctl consumers honour; true when
+/// that changed it. The flag holds `{"since": now}`.
+pub async fn set_paused(redis: &mut Redis, keys: &QueueKeys, pause: bool) -> Result<bool, Error> {
+    if pause {
+        let since = serde_json::json!({"since": super::now()}).to_string();
+        let set: Option<String> = redis
+            .query(
+                redis::cmd("SET").arg(&keys.paused).arg(since).arg("NX"),
+                format!("SET {}", keys.paused),
+            )
+            .await?;
+        Ok(set.is_some())
+    } else {
+        let n: u64 = redis
+            .query(
+                redis::cmd("DEL").arg(&keys.paused),
+                format!("DEL {}", keys.paused),
+            )
+            .await?;
+        Ok(n > 0)
+    }
+}
+
 /// A count that is unknown when its key has the wrong type.
 pub type Count = Option<u64>;
+
+/// Per second between two readings of a counter; None when either could not be read. A
+/// counter that went back (its key was deleted) reads as no progress.
+pub fn rate(now: Count, before: Count, secs: f64) -> Option<f64> {
+    let (now, before) = (now?, before?);
+    Some(if secs <= 0.0 {
+        0.0
+    } else {
+        now.saturating_sub(before) as f64 / secs
+    })
+}
 
 /// What one queue holds.
 #[derive(Debug, Default, Clone, PartialEq, serde::Serialize)]

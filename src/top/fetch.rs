@@ -1,0 +1,190 @@
+//! The refresher of `qctl top`: a task that reads Redis every interval (and at once after a
+//! request) and sends what it read as [`Update`]s. The only part of `top` that calls the
+//! engine; a failed refresh is sent as an error and tried again at the next interval.
+
+use std::collections::BTreeSet;
+use std::time::{Duration, Instant};
+
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
+
+use crate::engine::consumers::{self, ConsumerInfo};
+use crate::engine::listing::{Entry, Filter, Pager};
+use crate::engine::queues::{self, QueueStats};
+use crate::engine::{self, Error, QueueKeys, Redis};
+
+/// Newest dead jobs shown for a selected queue.
+pub const DEAD_SHOWN: u64 = 10;
+
+/// What the refresher is told by the screen.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Request {
+    /// Read the consumers and dead jobs of this queue too (None: only the counts).
+    Detail(Option<String>),
+    /// Set or remove the queue's pause flag.
+    Pause { queue: String, pause: bool },
+}
+
+/// What the refresher read.
+#[derive(Debug, Clone)]
+pub enum Update {
+    Queues(Snapshot),
+    Detail(Detail),
+    Paused {
+        queue: String,
+        pause: bool,
+        changed: bool,
+    },
+    /// A refresh or a change failed: the message, on one line.
+    Error(String),
+}
+
+/// The counts of every queue found, at one moment.
+#[derive(Debug, Clone)]
+pub struct Snapshot {
+    pub at: Instant,
+    pub stats: Vec<QueueStats>,
+    /// Round trips of this refresh (SCAN calls and batches of counts).
+    pub round_trips: u64,
+    /// Queues found but not counted: the ACL user may not read their keys.
+    pub unreadable: usize,
+    /// Queues without a hash tag, skipped in a cluster.
+    pub untagged: usize,
+    /// Discovery stopped at --max-keys.
+    pub incomplete: bool,
+}
+
+/// The consumers and newest dead jobs of one queue.
+#[derive(Debug, Clone)]
+pub struct Detail {
+    pub queue: String,
+    /// The server's clock when read (heartbeats are in its time).
+    pub now: f64,
+    pub consumers: Vec<ConsumerInfo>,
+    /// Newest first, at most [`DEAD_SHOWN`].
+    pub dead: Vec<Entry>,
+    pub dead_total: u64,
+}
+
+/// How the refresher reads.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub interval: Duration,
+    pub orphan_after: Duration,
+    pub max_keys: u64,
+    pub cluster: bool,
+}
+
+/// Refreshes until the screen drops its end of `requests`. The connection reconnects by
+/// itself after a failure, so a lost server is retried at every interval.
+pub async fn run(
+    mut redis: Redis,
+    settings: Settings,
+    mut requests: UnboundedReceiver<Request>,
+    updates: UnboundedSender<Update>,
+) {
+    let mut detail: Option<String> = None;
+    let mut seen = BTreeSet::new();
+    loop {
+        let result = refresh(
+            &mut redis,
+            &settings,
+            &mut seen,
+            detail.as_deref(),
+            &updates,
+        )
+        .await;
+        if let Err(e) = result {
+            if updates.send(Update::Error(one_line(&e))).is_err() {
+                return;
+            }
+        }
+        let wait = tokio::time::sleep(settings.interval);
+        tokio::pin!(wait);
+        tokio::select! {
+            _ = &mut wait => {}
+            request = requests.recv() => match request {
+                None => return,
+                Some(Request::Detail(queue)) => detail = queue,
+                Some(Request::Pause { queue, pause }) => {
+                    let keys = QueueKeys::new(&queue);
+                    let update = match queues::set_paused(&mut redis, &keys, pause).await {
+                        Ok(changed) => Update::Paused { queue, pause, changed },
+                        Err(e) => Update::Error(one_line(&e)),
+                    };
+                    if updates.send(update).is_err() {
+                        return;
+                    }
+                }
+            },
+        }
+    }
+}
+
+/// One refresh: the counts of every queue, then the detail of the selected one. A queue
+/// found once stays in `seen` and is counted on: a drained queue has no keys left for SCAN
+/// to find, and its rates matter most then.
+async fn refresh(
+    redis: &mut Redis,
+    settings: &Settings,
+    seen: &mut BTreeSet<String>,
+    detail: Option<&str>,
+    updates: &UnboundedSender<Update>,
+) -> Result<(), Error> {
+    let found = queues::discover(redis, settings.max_keys).await?;
+    let mut found_names = found.queues;
+    let mut untagged = 0;
+    if settings.cluster {
+        let all = found_names.len();
+        found_names.retain(|q| engine::keys::hash_tag(q).is_some());
+        untagged = all - found_names.len();
+    }
+    seen.extend(found_names);
+    let names: Vec<String> = seen.iter().cloned().collect();
+    let counted = queues::stats(
+        redis,
+        &names,
+        engine::now(),
+        settings.orphan_after.as_secs_f64(),
+        true,
+    )
+    .await?;
+    let _ = updates.send(Update::Queues(Snapshot {
+        at: Instant::now(),
+        stats: counted.stats,
+        round_trips: found.round_trips + counted.round_trips,
+        unreadable: counted.unreadable.len(),
+        untagged,
+        incomplete: !found.complete,
+    }));
+    if let Some(queue) = detail {
+        let d = read_detail(redis, queue).await?;
+        let _ = updates.send(Update::Detail(d));
+    }
+    Ok(())
+}
+
+/// The consumers and newest dead jobs of `queue`.
+async fn read_detail(redis: &mut Redis, queue: &str) -> Result<Detail, Error> {
+    let keys = QueueKeys::new(queue);
+    let consumers = consumers::list(redis, &keys).await?;
+    let now = redis.server_time().await?;
+    let mut pager = Pager::zset(redis, &keys.dead, true, &Filter::default(), 0, DEAD_SHOWN).await?;
+    let mut dead = Vec::new();
+    while let Some(chunk) = pager.next(redis, &keys).await? {
+        dead.extend(chunk);
+    }
+    Ok(Detail {
+        queue: queue.to_string(),
+        now,
+        consumers,
+        dead,
+        dead_total: pager.total(),
+    })
+}
+
+fn one_line(e: &Error) -> String {
+    e.to_string()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}

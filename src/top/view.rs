@@ -1,0 +1,346 @@
+//! Drawing `qctl top` from its [`Model`]: the list of queues or one queue's consumers and
+//! dead jobs, the sparklines of the queue under the cursor, a status line and the keys.
+
+use std::time::Instant;
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Modifier, Style};
+use ratatui::text::Line;
+use ratatui::widgets::{Block, Cell, Paragraph, Row, Sparkline, Table, TableState};
+use ratatui::Frame;
+
+use super::fetch::DEAD_SHOWN;
+use super::model::{Model, Prompt, QueueRow, View};
+use crate::engine::consumers::AHEAD_TOLERANCE;
+use crate::engine::queues::Count;
+use crate::output::{dead_reason, preview, printable, relative};
+
+pub fn draw(frame: &mut Frame, m: &Model) {
+    let [title, body, charts, status, keys] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(3),
+        Constraint::Length(5),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(frame.area());
+    frame.render_widget(Paragraph::new(title_line(m)), title);
+    match &m.view {
+        View::List => draw_list(frame, body, m),
+        View::Queue(q) => draw_queue(frame, body, m, q),
+    }
+    draw_charts(frame, charts, m);
+    frame.render_widget(Paragraph::new(status_line(m)), status);
+    frame.render_widget(
+        Paragraph::new(keys_line(m)).style(Style::new().add_modifier(Modifier::REVERSED)),
+        keys,
+    );
+}
+
+fn title_line(m: &Model) -> String {
+    let shown = m.visible().len();
+    let filter = if m.filter.is_empty() {
+        String::new()
+    } else {
+        format!(", {shown} matching /{}", printable(&m.filter))
+    };
+    format!(
+        "qctl top: {}: {} queue(s){filter}, sorted by {}, every {}",
+        m.server,
+        m.rows.len(),
+        m.sort.label(),
+        humantime::format_duration(m.interval)
+    )
+}
+
+const HEADER: [&str; 10] = [
+    "QUEUE",
+    "ACTIVE",
+    "DUE",
+    "LATER",
+    "IN FLIGHT",
+    "DEAD",
+    "CONSUMERS",
+    "PAUSED",
+    "DONE/S",
+    "FAILED/S",
+];
+
+fn widths() -> [Constraint; 10] {
+    [
+        Constraint::Fill(1),
+        Constraint::Length(9),
+        Constraint::Length(9),
+        Constraint::Length(9),
+        Constraint::Length(9),
+        Constraint::Length(9),
+        Constraint::Length(20),
+        Constraint::Length(6),
+        Constraint::Length(8),
+        Constraint::Length(8),
+    ]
+}
+
+fn count(c: Count) -> String {
+    c.map_or("?".into(), |n| n.to_string())
+}
+
+fn per_sec(r: Option<f64>) -> String {
+    r.map_or("-".into(), |r| format!("{r:.1}"))
+}
+
+fn cells(r: &QueueRow) -> Vec<String> {
+    let s = &r.stats;
+    vec![
+        printable(&s.queue),
+        count(s.active),
+        count(s.scheduled_due),
+        count(s.scheduled_later),
+        count(s.in_flight),
+        count(s.dead),
+        format!(
+            "{} alive, {} expired",
+            count(s.consumers_alive),
+            count(s.consumers_expired)
+        ),
+        if s.paused { "yes" } else { "no" }.into(),
+        per_sec(r.done_rate),
+        per_sec(r.failed_rate),
+    ]
+}
+
+fn header(names: &[&'static str]) -> Row<'static> {
+    Row::new(names.iter().copied().map(Cell::from)).style(Style::new().add_modifier(Modifier::BOLD))
+}
+
+fn draw_list(frame: &mut Frame, area: Rect, m: &Model) {
+    let rows = m.visible();
+    if m.last.is_none() {
+        frame.render_widget(Paragraph::new("reading the queues..."), area);
+        return;
+    }
+    if rows.is_empty() {
+        let text = if m.rows.is_empty() {
+            "no queues found".to_string()
+        } else {
+            format!("no queue matches /{}", printable(&m.filter))
+        };
+        frame.render_widget(Paragraph::new(text), area);
+        return;
+    }
+    let table = Table::new(rows.iter().map(|r| Row::new(cells(r))), widths())
+        .header(header(&HEADER))
+        .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED))
+        .highlight_symbol("> ");
+    let mut state = TableState::default().with_selected(m.cursor());
+    frame.render_stateful_widget(table, area, &mut state);
+}
+
+fn draw_queue(frame: &mut Frame, area: Rect, m: &Model, queue: &str) {
+    let [counts, consumers, dead] = Layout::vertical([
+        Constraint::Length(4),
+        Constraint::Percentage(40),
+        Constraint::Fill(1),
+    ])
+    .areas(area);
+    let summary = match m.row(queue) {
+        Some(r) => Table::new([Row::new(cells(r))], widths()).header(header(&HEADER)),
+        None => Table::new(
+            [Row::new([format!("queue {} is gone", printable(queue))])],
+            [Constraint::Fill(1)],
+        ),
+    };
+    frame.render_widget(
+        summary.block(Block::bordered().title(format!(" queue {} ", printable(queue)))),
+        counts,
+    );
+    let Some(d) = m.detail.as_ref().filter(|d| d.queue == queue) else {
+        frame.render_widget(
+            Paragraph::new("reading consumers and dead jobs..."),
+            consumers,
+        );
+        return;
+    };
+    let rows: Vec<Row> = d
+        .consumers
+        .iter()
+        .map(|c| {
+            let cutoff = d.now - m.orphan_after.as_secs_f64();
+            let state = match &c.problem {
+                Some(p) => format!("invalid: {p}"),
+                None if c.heartbeat > d.now + AHEAD_TOLERANCE => "clock ahead".into(),
+                None if c.heartbeat > cutoff => "alive".into(),
+                None => "expired".into(),
+            };
+            Row::new([
+                printable(&c.key),
+                relative(c.heartbeat, d.now),
+                c.in_flight.map_or("?".into(), |n| n.to_string()),
+                state,
+            ])
+        })
+        .collect();
+    let title = format!(" consumers: {} ", d.consumers.len());
+    let table = if rows.is_empty() {
+        Table::new([Row::new(["no consumers"])], [Constraint::Fill(1)])
+    } else {
+        Table::new(
+            rows,
+            [
+                Constraint::Fill(1),
+                Constraint::Length(12),
+                Constraint::Length(10),
+                Constraint::Length(30),
+            ],
+        )
+        .header(header(&["CONSUMER", "HEARTBEAT", "IN FLIGHT", "STATE"]))
+    };
+    frame.render_widget(table.block(Block::bordered().title(title)), consumers);
+    let rows: Vec<Row> = d
+        .dead
+        .iter()
+        .map(|e| {
+            Row::new([
+                printable(&e.id),
+                e.score.map_or("-".into(), |t| relative(t, d.now)),
+                e.attempt().map_or("-".into(), |a| a.to_string()),
+                dead_reason(e),
+                match e.damage() {
+                    Some(_) => "-".into(),
+                    None => preview(e.data().unwrap_or_default(), 40),
+                },
+            ])
+        })
+        .collect();
+    let title = format!(
+        " newest dead jobs: {} of {} ",
+        d.dead.len().min(DEAD_SHOWN as usize),
+        d.dead_total
+    );
+    let table = if rows.is_empty() {
+        Table::new([Row::new(["no dead jobs"])], [Constraint::Fill(1)])
+    } else {
+        Table::new(
+            rows,
+            [
+                Constraint::Length(38),
+                Constraint::Length(10),
+                Constraint::Length(8),
+                Constraint::Fill(2),
+                Constraint::Fill(1),
+            ],
+        )
+        .header(header(&["ID", "DIED", "ATTEMPTS", "REASON", "DATA"]))
+    };
+    frame.render_widget(table.block(Block::bordered().title(title)), dead);
+}
+
+/// The backlog (active and due) and done/s of the queue under the cursor, newest on the right.
+fn draw_charts(frame: &mut Frame, area: Rect, m: &Model) {
+    let queue = match &m.view {
+        View::Queue(q) => Some(q.as_str()),
+        View::List => m.current().map(QueueRow::name),
+    };
+    let Some(h) = queue.and_then(|q| m.history.get(q)) else {
+        return;
+    };
+    let queue = printable(queue.unwrap_or_default());
+    let [left, right] =
+        Layout::horizontal([Constraint::Percentage(50), Constraint::Percentage(50)]).areas(area);
+    let span =
+        |n: usize| humantime::format_duration(m.interval * n.saturating_sub(1) as u32).to_string();
+    let width = left.width.saturating_sub(2) as usize;
+    let backlog: Vec<u64> = h.backlog.iter().copied().collect();
+    let backlog = &backlog[backlog.len().saturating_sub(width)..];
+    let title = format!(
+        " backlog of {queue}: {} now, max {} over {} ",
+        backlog.last().copied().unwrap_or(0),
+        backlog.iter().max().copied().unwrap_or(0),
+        span(backlog.len())
+    );
+    frame.render_widget(
+        Sparkline::default()
+            .block(Block::bordered().title(title))
+            .data(backlog),
+        left,
+    );
+    let width = right.width.saturating_sub(2) as usize;
+    let done: Vec<f64> = h.done_rate.iter().copied().collect();
+    let done = &done[done.len().saturating_sub(width)..];
+    let max = done.iter().copied().fold(0.0, f64::max);
+    let title = format!(
+        " done/s of {queue}: {:.1} now, max {max:.1} over {} ",
+        done.last().copied().unwrap_or(0.0),
+        span(done.len())
+    );
+    // Sparklines take integers: hundredths keep slow rates visible.
+    let bars: Vec<u64> = done.iter().map(|r| (r * 100.0).round() as u64).collect();
+    frame.render_widget(
+        Sparkline::default()
+            .block(Block::bordered().title(title))
+            .data(&bars),
+        right,
+    );
+}
+
+fn status_line(m: &Model) -> Line<'static> {
+    let age = m.last.as_ref().map(|l| {
+        format!(
+            "{:.0}s ago",
+            Instant::now().duration_since(l.at).as_secs_f64()
+        )
+    });
+    if let Some(e) = &m.error {
+        return Line::from(format!(
+            "error: {e}; retrying every {} (last update {})",
+            humantime::format_duration(m.interval),
+            age.unwrap_or_else(|| "never".into())
+        ))
+        .style(Style::new().add_modifier(Modifier::BOLD));
+    }
+    if let Some(msg) = &m.message {
+        return Line::from(msg.clone());
+    }
+    let Some(l) = &m.last else {
+        return Line::from("connecting...");
+    };
+    let mut parts = vec![
+        format!("updated {}", age.unwrap_or_default()),
+        format!("{} round trip(s) per refresh", l.round_trips),
+    ];
+    if l.unreadable > 0 {
+        parts.push(format!(
+            "{} queue(s) skipped: this Redis user may not read their keys",
+            l.unreadable
+        ));
+    }
+    if l.untagged > 0 {
+        parts.push(format!(
+            "{} queue(s) without a hash tag skipped",
+            l.untagged
+        ));
+    }
+    if l.incomplete {
+        parts.push("discovery stopped at --max-keys: some queues may be missing".into());
+    }
+    Line::from(parts.join(", "))
+}
+
+fn keys_line(m: &Model) -> String {
+    match (&m.prompt, &m.view) {
+        (Some(Prompt::Filter), _) => format!(
+            "filter: /{}_   (Enter keep, Esc clear)",
+            printable(&m.filter)
+        ),
+        (Some(Prompt::Confirm { queue, pause }), _) => format!(
+            "{} queue {}? y/n",
+            if *pause { "Pause" } else { "Resume" },
+            printable(queue)
+        ),
+        (None, View::List) => {
+            "q quit  ↑↓ select  Enter consumers and dead jobs  s sort  / filter  p pause/resume"
+                .into()
+        }
+        (None, View::Queue(_)) => "q quit  Esc back  p pause/resume".into(),
+    }
+}
