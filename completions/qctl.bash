@@ -37,6 +37,9 @@ _qctl() {
             qctl,help)
                 cmd="qctl__subcmd__help"
                 ;;
+            qctl,man)
+                cmd="qctl__subcmd__man"
+                ;;
             qctl,metrics)
                 cmd="qctl__subcmd__metrics"
                 ;;
@@ -136,6 +139,9 @@ _qctl() {
             qctl__subcmd__help,help)
                 cmd="qctl__subcmd__help__subcmd__help"
                 ;;
+            qctl__subcmd__help,man)
+                cmd="qctl__subcmd__help__subcmd__man"
+                ;;
             qctl__subcmd__help,metrics)
                 cmd="qctl__subcmd__help__subcmd__metrics"
                 ;;
@@ -230,7 +236,7 @@ _qctl() {
 
     case "${cmd}" in
         qctl)
-            opts="-u -q -v -h -V --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version enqueue consume stats metrics top dead scheduled active consumers orphans pause resume purge completions help"
+            opts="-u -q -v -h -V --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version enqueue consume stats metrics top dead scheduled active consumers orphans pause resume purge completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1264,7 +1270,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__help)
-            opts="enqueue consume stats metrics top dead scheduled active consumers orphans pause resume purge completions help"
+            opts="enqueue consume stats metrics top dead scheduled active consumers orphans pause resume purge completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1473,6 +1479,20 @@ _qctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        qctl__subcmd__help__subcmd__man)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         qctl__subcmd__help__subcmd__metrics)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
@@ -1634,6 +1654,60 @@ _qctl() {
                 return 0
             fi
             case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        qctl__subcmd__man)
+            opts="-u -q -v -h -V --dir --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --dir)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --response-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 *)
                     COMPREPLY=()
                     ;;

@@ -236,6 +236,17 @@ pub enum Command {
         /// The shell to complete for.
         shell: Shell,
     },
+
+    /// Print the manual page qctl.1, or write every page to a directory.
+    ///
+    /// qctl.1 lists the subcommands, each of which has its own page: qctl-enqueue.1,
+    /// qctl-dead-list.1 and so on.
+    Man {
+        /// Write qctl.1 and the page of every subcommand into DIR (created if missing) and
+        /// print the path of each page written.
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
 }
 
 #[derive(Debug, Args)]

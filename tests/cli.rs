@@ -35,6 +35,7 @@ fn help_lists_the_commands() {
         "resume",
         "purge",
         "completions",
+        "man",
     ] {
         assert!(text.contains(cmd), "--help does not mention {cmd}");
     }
@@ -80,12 +81,19 @@ fn usage_errors_exit_with_code_2() {
     qctl().args(["consume", "q"]).assert().code(2);
 }
 
-/// The files in completions/ are what the binary generates. Regenerate them with
-/// `QCTL_UPDATE_COMPLETIONS=1 cargo test --test cli`.
+/// How to regenerate the completions and man pages after a change to the CLI.
+const REGENERATE: &str = "QCTL_UPDATE_COMPLETIONS=1 cargo test --test cli";
+
+/// Whether this run regenerates the files instead of checking them.
+fn updating() -> bool {
+    std::env::var_os("QCTL_UPDATE_COMPLETIONS").is_some()
+}
+
+/// The files in completions/ are what the binary generates.
 #[test]
 fn completions_are_not_stale() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("completions");
-    let update = std::env::var_os("QCTL_UPDATE_COMPLETIONS").is_some();
+    let update = updating();
     for (shell, file) in [
         ("bash", "qctl.bash"),
         ("zsh", "_qctl"),
@@ -109,8 +117,130 @@ fn completions_are_not_stale() {
         let stored = std::fs::read(&path).unwrap_or_default();
         assert!(
             stored == generated,
-            "completions/{file} is stale: run QCTL_UPDATE_COMPLETIONS=1 cargo test --test cli"
+            "completions/{file} is stale: run {REGENERATE}"
         );
+    }
+}
+
+/// The *.1 files of a directory, by name.
+fn man_pages_in(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".1"))
+        .map(|name| {
+            let page = std::fs::read(dir.join(&name)).unwrap();
+            (name, page)
+        })
+        .collect()
+}
+
+/// The pages in man/ are what `qctl man --dir` writes, no more and no fewer, and `qctl man`
+/// prints qctl.1.
+#[test]
+fn man_pages_are_not_stale() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("man");
+    let tmp = tempfile::tempdir().unwrap();
+    let listed = qctl()
+        .args(["man", "--dir"])
+        .arg(tmp.path())
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let generated = man_pages_in(tmp.path());
+    assert_eq!(
+        String::from_utf8(listed).unwrap().lines().count(),
+        generated.len(),
+        "qctl man --dir prints the path of each page it writes"
+    );
+    for name in ["qctl.1", "qctl-consume.1", "qctl-dead-list.1", "qctl-man.1"] {
+        assert!(
+            generated.contains_key(name),
+            "qctl man --dir wrote no {name}"
+        );
+    }
+    let printed = qctl()
+        .arg("man")
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    assert_eq!(
+        printed, generated["qctl.1"],
+        "qctl man prints the page qctl man --dir writes as qctl.1"
+    );
+    if updating() {
+        std::fs::create_dir_all(&dir).unwrap();
+        for name in man_pages_in(&dir).keys() {
+            if !generated.contains_key(name) {
+                std::fs::remove_file(dir.join(name)).unwrap();
+            }
+        }
+        for (name, page) in &generated {
+            std::fs::write(dir.join(name), page).unwrap();
+        }
+        return;
+    }
+    let stored = man_pages_in(&dir);
+    for (name, page) in &generated {
+        assert!(
+            stored.get(name) == Some(page),
+            "man/{name} is stale or missing: run {REGENERATE}"
+        );
+    }
+    for name in stored.keys() {
+        assert!(
+            generated.contains_key(name),
+            "man/{name} belongs to no command of qctl: run {REGENERATE}"
+        );
+    }
+}
+
+#[test]
+fn man_into_a_directory_that_cannot_be_made_is_exit_1() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("taken");
+    std::fs::write(&file, "").unwrap();
+    qctl()
+        .args(["man", "--dir"])
+        .arg(&file)
+        .assert()
+        .code(1)
+        .stderr(contains("cannot create the directory"))
+        .stderr(contains("taken"));
+}
+
+/// Every page in man/ renders with groff's man macros without a warning.
+#[test]
+fn man_pages_render() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("man");
+    let pages = man_pages_in(&dir);
+    assert!(pages.len() > 1, "no pages in man/: run {REGENERATE}");
+    for name in pages.keys() {
+        let out = std::process::Command::new("groff")
+            // -P-cbou: plain text, without overstrike for bold and underline.
+            .args(["-man", "-Tutf8", "-ww", "-P-cbou"])
+            .arg(dir.join(name))
+            .output()
+            .unwrap_or_else(|e| {
+                panic!("cannot run groff ({e}): apt-get install -y groff-base renders man pages")
+            });
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.success() && stderr.is_empty(),
+            "groff: {name}: {stderr}"
+        );
+        let text = String::from_utf8_lossy(&out.stdout);
+        let command = name.trim_end_matches(".1");
+        for heading in ["NAME", "SYNOPSIS", "DESCRIPTION"] {
+            assert!(text.contains(heading), "{name} renders without {heading}");
+        }
+        assert!(text.contains(command), "{name} does not name {command}");
     }
 }
 

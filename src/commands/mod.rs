@@ -7,6 +7,7 @@ mod consumers;
 mod dead;
 mod enqueue;
 mod listing;
+mod man;
 mod metrics;
 mod orphans;
 mod pause;
@@ -127,6 +128,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Command::Resume { queue } => pause::run(ctx, &queue, false).await,
             Command::Purge { queue, confirm } => purge::run(ctx, &queue, confirm).await,
             Command::Completions { shell } => completions::run(ctx, shell),
+            Command::Man { dir } => man::run(ctx, dir.as_deref()),
         }
     })
 }
