@@ -176,6 +176,30 @@ fn shell_quote(word: &str) -> String {
     }
 }
 
+/// The cells every view of a queue's counts starts with (`stats`, `top`): QUEUE, ACTIVE,
+/// DUE, LATER, IN FLIGHT, DEAD, CONSUMERS, PAUSED; an unreadable count is `?`.
+pub fn queue_cells(s: &crate::engine::queues::QueueStats) -> Vec<String> {
+    vec![
+        printable(&s.queue),
+        count(s.active),
+        count(s.scheduled_due),
+        count(s.scheduled_later),
+        count(s.in_flight),
+        count(s.dead),
+        format!(
+            "{} alive, {} expired",
+            count(s.consumers_alive),
+            count(s.consumers_expired)
+        ),
+        if s.paused { "yes" } else { "no" }.into(),
+    ]
+}
+
+/// A count for a table cell: `?` when it could not be read.
+pub fn count(c: crate::engine::queues::Count) -> String {
+    c.map_or("?".into(), |n| n.to_string())
+}
+
 /// Text for a table cell or a one-line message: control characters (a newline in a queue
 /// name or id) are escaped, so they cannot break a table or fake a line.
 pub fn printable(text: &str) -> String {

@@ -9,9 +9,9 @@ use anyhow::Context as _;
 
 use super::Context;
 use crate::cli::StatsArgs;
-use crate::engine::queues::{self, rate, Count, QueueStats};
+use crate::engine::queues::{self, rate, QueueStats};
 use crate::engine::{self, Error, ExitCode, Redis};
-use crate::output::printable;
+use crate::output::{count, printable, queue_cells};
 use crate::prometheus;
 
 pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> {
@@ -88,22 +88,8 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
             }
             let mut table = ctx.out.table(&header);
             for s in &stats {
-                let mut row = vec![
-                    printable(&s.queue),
-                    count(s.active),
-                    count(s.scheduled_due),
-                    count(s.scheduled_later),
-                    count(s.in_flight),
-                    count(s.dead),
-                    format!(
-                        "{} alive, {} expired",
-                        count(s.consumers_alive),
-                        count(s.consumers_expired)
-                    ),
-                    if s.paused { "yes".into() } else { "no".into() },
-                    count(s.completed),
-                    count(s.failed),
-                ];
+                let mut row = queue_cells(s);
+                row.extend([count(s.completed), count(s.failed)]);
                 if args.watch.is_some() {
                     let b =
                         rates.and_then(|(secs, before)| before.get(&s.queue).map(|b| (secs, b)));
@@ -228,8 +214,4 @@ fn unreadable_note(queues: &[String]) -> String {
         queues.len(),
         names.join(", ")
     )
-}
-
-fn count(c: Count) -> String {
-    c.map_or("?".into(), |n| n.to_string())
 }

@@ -12,8 +12,7 @@ use ratatui::Frame;
 use super::fetch::DEAD_SHOWN;
 use super::model::{Model, Prompt, QueueRow, View};
 use crate::engine::consumers::AHEAD_TOLERANCE;
-use crate::engine::queues::Count;
-use crate::output::{dead_reason, preview, printable, relative};
+use crate::output::{dead_reason, preview, printable, queue_cells, relative};
 
 pub fn draw(frame: &mut Frame, m: &Model) {
     let [title, body, charts, status, keys] = Layout::vertical([
@@ -81,32 +80,14 @@ fn widths() -> [Constraint; 10] {
     ]
 }
 
-fn count(c: Count) -> String {
-    c.map_or("?".into(), |n| n.to_string())
-}
-
 fn per_sec(r: Option<f64>) -> String {
     r.map_or("-".into(), |r| format!("{r:.1}"))
 }
 
 fn cells(r: &QueueRow) -> Vec<String> {
-    let s = &r.stats;
-    vec![
-        printable(&s.queue),
-        count(s.active),
-        count(s.scheduled_due),
-        count(s.scheduled_later),
-        count(s.in_flight),
-        count(s.dead),
-        format!(
-            "{} alive, {} expired",
-            count(s.consumers_alive),
-            count(s.consumers_expired)
-        ),
-        if s.paused { "yes" } else { "no" }.into(),
-        per_sec(r.done_rate),
-        per_sec(r.failed_rate),
-    ]
+    let mut cells = queue_cells(&r.stats);
+    cells.extend([per_sec(r.done_rate), per_sec(r.failed_rate)]);
+    cells
 }
 
 fn header(names: &[&'static str]) -> Row<'static> {
