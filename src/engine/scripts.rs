@@ -264,8 +264,10 @@ pub async fn invoke_all(
 /// flight, so that the server has the next call as soon as it finishes one; replies come
 /// back in the order the calls were started. A connection runs its commands in order, so the
 /// calls take effect in that order. After an error no call starts until the calls in flight
-/// have answered, and a call that met NOSCRIPT runs again (after loading its script) ahead
-/// of the ones sent after it, which keeps the order when the server loses its scripts.
+/// have answered. When the server does not have a script (NOSCRIPT: a first use, a restart,
+/// SCRIPT FLUSH), every call still in flight is waited for, the scripts that were missing are
+/// loaded, and the calls that met NOSCRIPT are sent again in their order, before any call
+/// started meanwhile: the calls take effect in the order they were started.
 pub struct Window {
     redis: Redis,
     depth: usize,
@@ -274,6 +276,10 @@ pub struct Window {
     stalled: Arc<AtomicBool>,
     /// An error was handed back: nothing more starts.
     failed: bool,
+    /// After a NOSCRIPT: the outcomes of the calls in flight, in order, until all are in.
+    reloading: Vec<Outcome>,
+    /// Calls started while others wait to be sent again: sent after them.
+    waiting: std::collections::VecDeque<Call<'static>>,
 }
 
 enum Outcome {
@@ -289,12 +295,16 @@ impl Window {
             inflight: FuturesOrdered::new(),
             stalled: Arc::new(AtomicBool::new(false)),
             failed: false,
+            reloading: Vec::new(),
+            waiting: std::collections::VecDeque::new(),
         }
     }
 
     /// Whether another call may start now.
     pub fn has_room(&self) -> bool {
-        self.inflight.len() < self.depth && !self.failed && !self.stalled.load(Ordering::SeqCst)
+        self.inflight.len() + self.waiting.len() < self.depth
+            && !self.failed
+            && !self.stalled.load(Ordering::SeqCst)
     }
 
     /// The server, as shown in messages.
@@ -304,12 +314,21 @@ impl Window {
 
     /// Whether no call is in flight.
     pub fn is_empty(&self) -> bool {
-        self.inflight.is_empty()
+        self.inflight.is_empty() && self.reloading.is_empty() && self.waiting.is_empty()
     }
 
     /// Starts a call after the ones already started. It is written to the connection when
-    /// [`Window::next`] is next polled, after the calls started before it.
+    /// [`Window::next`] is next polled, after the calls started before it; while calls are
+    /// being sent again after a NOSCRIPT, it waits for them.
     pub fn start(&mut self, call: Call<'static>) {
+        if self.stalled.load(Ordering::SeqCst) || !self.waiting.is_empty() {
+            self.waiting.push_back(call);
+        } else {
+            self.send(call);
+        }
+    }
+
+    fn send(&mut self, call: Call<'static>) {
         let mut redis = self.redis.clone();
         let stalled = self.stalled.clone();
         self.inflight.push_back(
@@ -335,22 +354,54 @@ impl Window {
     /// not yet handed back stays in the window.
     pub async fn next(&mut self) -> Option<Result<Value, Error>> {
         loop {
-            let outcome = self.inflight.next().await?;
-            match outcome {
-                Outcome::NoScript(call) => {
-                    let mut redis = self.redis.clone();
-                    self.inflight.push_front(
-                        async move { Outcome::Done(call.invoke(&mut redis).await) }.boxed(),
-                    );
+            if self.reloading.is_empty() && !self.stalled.load(Ordering::SeqCst) {
+                while let Some(call) = self.waiting.pop_front() {
+                    self.send(call);
                 }
-                Outcome::Done(result) => {
-                    if result.is_err() {
-                        self.failed = true;
-                    } else if self.inflight.is_empty() {
-                        self.stalled.store(false, Ordering::SeqCst);
+            }
+            if self.reloading.is_empty() || !self.inflight.is_empty() {
+                match self.inflight.next().await {
+                    Some(Outcome::Done(result)) if self.reloading.is_empty() => {
+                        if result.is_err() {
+                            self.failed = true;
+                        } else if self.inflight.is_empty() {
+                            self.stalled.store(false, Ordering::SeqCst);
+                        }
+                        return Some(result);
                     }
-                    return Some(result);
+                    // From the first NOSCRIPT on, every outcome waits its turn here.
+                    Some(outcome) => self.reloading.push(outcome),
+                    None if self.reloading.is_empty() => return None,
+                    None => {}
                 }
+                continue;
+            }
+            // Nothing is in flight and nothing new was sent: load the missing scripts, then
+            // send the calls again in their order (a call that did not meet NOSCRIPT keeps its
+            // outcome), then the calls started meanwhile.
+            let mut redis = self.redis.clone();
+            let mut loaded: Vec<&'static str> = Vec::new();
+            for outcome in &self.reloading {
+                if let Outcome::NoScript(call) = outcome {
+                    if !loaded.contains(&call.lua.name) {
+                        if let Err(e) = call.lua.load(&mut redis).await {
+                            self.reloading.clear();
+                            self.waiting.clear();
+                            self.failed = true;
+                            return Some(Err(e));
+                        }
+                        loaded.push(call.lua.name);
+                    }
+                }
+            }
+            for outcome in std::mem::take(&mut self.reloading) {
+                match outcome {
+                    Outcome::NoScript(call) => self.send(call),
+                    done @ Outcome::Done(_) => self.inflight.push_back(async move { done }.boxed()),
+                }
+            }
+            while let Some(call) = self.waiting.pop_front() {
+                self.send(call);
             }
         }
     }
