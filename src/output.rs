@@ -176,6 +176,18 @@ fn shell_quote(word: &str) -> String {
     }
 }
 
+/// The column names of [`queue_cells`].
+pub const QUEUE_COLUMNS: [&str; 8] = [
+    "QUEUE",
+    "ACTIVE",
+    "DUE",
+    "LATER",
+    "IN FLIGHT",
+    "DEAD",
+    "CONSUMERS",
+    "PAUSED",
+];
+
 /// The cells every view of a queue's counts starts with (`stats`, `top`): QUEUE, ACTIVE,
 /// DUE, LATER, IN FLIGHT, DEAD, CONSUMERS, PAUSED; an unreadable count is `?`.
 pub fn queue_cells(s: &crate::engine::queues::QueueStats) -> Vec<String> {

@@ -72,13 +72,10 @@ fn config(queue: &str) -> Config {
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_rust_handler_drains_the_queue_and_shows_the_engines_own_rate() {
-    let server = RedisServer::start();
-    let jobs = env_or("QCTL_ENGINE_JOBS", 5000) as u64;
-    let mut lines: String = (0..jobs).map(|i| format!("{i}\n")).collect();
-    lines.push_str("fail\n");
-    qctl(&server)
+/// Enqueues one job per line, then connects a consumer with `cfg` and an [`Immediate`]
+/// handler (not yet running).
+async fn consumer(server: &RedisServer, lines: String, cfg: Config) -> (Consumer, Arc<Immediate>) {
+    qctl(server)
         .args(["enqueue", "q", "--lines"])
         .write_stdin(lines)
         .assert()
@@ -93,9 +90,19 @@ async fn a_rust_handler_drains_the_queue_and_shows_the_engines_own_rate() {
         ran: AtomicU64::new(0),
     });
     let (tx, _events) = tokio::sync::mpsc::unbounded_channel();
-    let consumer = Consumer::connect(spec, config("q"), handler.clone(), tx)
+    let consumer = Consumer::connect(spec, cfg, handler.clone(), tx)
         .await
         .unwrap();
+    (consumer, handler)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rust_handler_drains_the_queue_and_shows_the_engines_own_rate() {
+    let server = RedisServer::start();
+    let jobs = env_or("QCTL_ENGINE_JOBS", 5000) as u64;
+    let mut lines: String = (0..jobs).map(|i| format!("{i}\n")).collect();
+    lines.push_str("fail\n");
+    let (consumer, handler) = consumer(&server, lines, config("q")).await;
     let started = Instant::now();
     let (summary, failure) = consumer.run().await;
     let elapsed = started.elapsed();
@@ -134,30 +141,13 @@ async fn a_busy_consumer_acks_in_batches_and_reserves_in_batches() {
     let server = RedisServer::start();
     let jobs = 3000u64;
     let lines: String = (0..jobs).map(|i| format!("{i}\n")).collect();
-    qctl(&server)
-        .args(["enqueue", "q", "--lines"])
-        .write_stdin(lines)
-        .assert()
-        .success();
-    let spec = ServerSpec::parse(
-        &server.url(),
-        Duration::from_secs(5),
-        Duration::from_secs(5),
-    )
-    .unwrap();
-    let handler = Arc::new(Immediate {
-        ran: AtomicU64::new(0),
-    });
-    let (tx, _events) = tokio::sync::mpsc::unbounded_channel();
     let cfg = Config {
         concurrency: 16,
         buffer: 500,
         ..config("q")
     };
+    let (consumer, _) = consumer(&server, lines, cfg).await;
     let _: String = server.cmd(&[b"CONFIG", b"RESETSTAT"]);
-    let consumer = Consumer::connect(spec, cfg, handler.clone(), tx)
-        .await
-        .unwrap();
     let (summary, failure) = consumer.run().await;
     assert!(failure.is_none(), "{failure:?}");
     assert_eq!(summary.succeeded, jobs);

@@ -11,7 +11,7 @@ use super::Context;
 use crate::cli::StatsArgs;
 use crate::engine::queues::{self, rate, QueueStats};
 use crate::engine::{self, Error, ExitCode, Redis};
-use crate::output::{count, printable, queue_cells};
+use crate::output::{count, printable, queue_cells, QUEUE_COLUMNS};
 use crate::prometheus;
 
 pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> {
@@ -71,18 +71,8 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
             }
             ctx.out.json_line(&rows)?;
         } else {
-            let mut header = vec![
-                "QUEUE",
-                "ACTIVE",
-                "DUE",
-                "LATER",
-                "IN FLIGHT",
-                "DEAD",
-                "CONSUMERS",
-                "PAUSED",
-                "DONE",
-                "FAILED",
-            ];
+            let mut header = QUEUE_COLUMNS.to_vec();
+            header.extend(["DONE", "FAILED"]);
             if args.watch.is_some() {
                 header.extend(["DONE/S", "FAILED/S"]);
             }

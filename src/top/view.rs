@@ -12,7 +12,7 @@ use ratatui::Frame;
 use super::fetch::DEAD_SHOWN;
 use super::model::{Model, Prompt, QueueRow, View};
 use crate::engine::consumers::AHEAD_TOLERANCE;
-use crate::output::{dead_reason, preview, printable, queue_cells, relative};
+use crate::output::{dead_reason, preview, printable, queue_cells, relative, QUEUE_COLUMNS};
 
 pub fn draw(frame: &mut Frame, m: &Model) {
     let [title, body, charts, status, keys] = Layout::vertical([
@@ -52,18 +52,10 @@ fn title_line(m: &Model) -> String {
     )
 }
 
-const HEADER: [&str; 10] = [
-    "QUEUE",
-    "ACTIVE",
-    "DUE",
-    "LATER",
-    "IN FLIGHT",
-    "DEAD",
-    "CONSUMERS",
-    "PAUSED",
-    "DONE/S",
-    "FAILED/S",
-];
+/// The columns of the queue list: those of `stats`, then the rates.
+fn columns() -> impl Iterator<Item = &'static str> {
+    QUEUE_COLUMNS.into_iter().chain(["DONE/S", "FAILED/S"])
+}
 
 fn widths() -> [Constraint; 10] {
     [
@@ -90,8 +82,8 @@ fn cells(r: &QueueRow) -> Vec<String> {
     cells
 }
 
-fn header(names: &[&'static str]) -> Row<'static> {
-    Row::new(names.iter().copied().map(Cell::from)).style(Style::new().add_modifier(Modifier::BOLD))
+fn header(names: impl IntoIterator<Item = &'static str>) -> Row<'static> {
+    Row::new(names.into_iter().map(Cell::from)).style(Style::new().add_modifier(Modifier::BOLD))
 }
 
 fn draw_list(frame: &mut Frame, area: Rect, m: &Model) {
@@ -110,7 +102,7 @@ fn draw_list(frame: &mut Frame, area: Rect, m: &Model) {
         return;
     }
     let table = Table::new(rows.iter().map(|r| Row::new(cells(r))), widths())
-        .header(header(&HEADER))
+        .header(header(columns()))
         .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED))
         .highlight_symbol("> ");
     let mut state = TableState::default().with_selected(m.cursor());
@@ -125,7 +117,7 @@ fn draw_queue(frame: &mut Frame, area: Rect, m: &Model, queue: &str) {
     ])
     .areas(area);
     let summary = match m.row(queue) {
-        Some(r) => Table::new([Row::new(cells(r))], widths()).header(header(&HEADER)),
+        Some(r) => Table::new([Row::new(cells(r))], widths()).header(header(columns())),
         None => Table::new(
             [Row::new([format!("queue {} is gone", printable(queue))])],
             [Constraint::Fill(1)],
@@ -174,7 +166,7 @@ fn draw_queue(frame: &mut Frame, area: Rect, m: &Model, queue: &str) {
                 Constraint::Length(30),
             ],
         )
-        .header(header(&["CONSUMER", "HEARTBEAT", "IN FLIGHT", "STATE"]))
+        .header(header(["CONSUMER", "HEARTBEAT", "IN FLIGHT", "STATE"]))
     };
     frame.render_widget(table.block(Block::bordered().title(title)), consumers);
     let rows: Vec<Row> = d
@@ -211,7 +203,7 @@ fn draw_queue(frame: &mut Frame, area: Rect, m: &Model, queue: &str) {
                 Constraint::Fill(1),
             ],
         )
-        .header(header(&["ID", "DIED", "ATTEMPTS", "REASON", "DATA"]))
+        .header(header(["ID", "DIED", "ATTEMPTS", "REASON", "DATA"]))
     };
     frame.render_widget(table.block(Block::bordered().title(title)), dead);
 }
