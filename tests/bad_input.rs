@@ -675,8 +675,12 @@ fn a_key_of_the_wrong_type_is_refused_by_every_command_that_touches_it() {
     assert!(wait_until(Duration::from_secs(10), || server
         .key_type("q:consumers")
         == "zset"));
-    let _: () = server.cmd(&[b"SET", b"q:signal", b"x"]);
-    std::thread::sleep(Duration::from_millis(500));
+    // Set again and again, so that the consumer's blocking wait meets it as a string too.
+    let until = std::time::Instant::now() + Duration::from_millis(1500);
+    while std::time::Instant::now() < until {
+        let _: () = server.cmd(&[b"SET", b"q:signal", b"x"]);
+        std::thread::sleep(Duration::from_millis(5));
+    }
     put_active(&server, "q", "late", b"x");
     let ran = wait_until(Duration::from_secs(10), || {
         server.hget_bytes("q:data", "late").is_none()

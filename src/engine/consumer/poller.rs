@@ -303,7 +303,7 @@ async fn paused(shared: &Shared) -> Result<bool, Error> {
 
 /// Blocks on the signal list (on a connection of its own, since the call blocks it) for at
 /// most one poll interval. Errors only shorten the wait, except a permanent one (the user may
-/// not run BRPOPLPUSH, say), which stops the consumer.
+/// not run BRPOPLPUSH, say), which stops the consumer; a signal of the wrong type is not one.
 async fn wait_for_signal(shared: &Shared, waiter: &mut Option<Redis>) -> Result<(), Error> {
     let timeout = shared.cfg.poll_interval;
     if waiter.is_none() {
@@ -336,7 +336,9 @@ async fn wait_for_signal(shared: &Shared, waiter: &mut Option<Redis>) -> Result<
         r = conn.query::<redis::Value>(&cmd, op) => {
             if let Err(e) = r {
                 *waiter = None;
-                if e.is_permanent() {
+                // A signal of another type is only a lost wake-up: the next reservation
+                // deletes it (writers recreate it as a list).
+                if e.is_permanent() && e.code() != Some("WRONGTYPE") {
                     return Err(e);
                 }
                 tokio::time::sleep(Duration::from_millis(200)).await;
