@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use prometheus_parse::{Scrape, Value};
 use qctl::engine::Job;
-use support::{qctl, qctl_process, wait_until, Background, RedisServer, FAST};
+use support::{hold_in_flight, qctl, qctl_process, wait_until, Background, RedisServer, FAST};
 
 /// The metric families qctl writes, each with its type.
 const FAMILIES: [(&str, &str); 12] = [
@@ -125,22 +125,7 @@ fn fill(server: &RedisServer) {
     ]);
     enqueue(server, &["mail", "--in", "1h", "later"]);
     enqueue(server, &["mail", "--in", "1h", "later"]);
-    let inflight = "mail:inflight:0b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff";
-    let record = Job::new("f", Some(b"x".to_vec())).encode();
-    let _: () = server.cmd(&[b"HSET", b"mail:data", b"f", &record]);
-    let _: () = server.cmd(&[b"SADD", inflight.as_bytes(), b"f"]);
-    let _: () = server.cmd(&[
-        b"ZADD",
-        b"mail:consumers",
-        now.to_string().as_bytes(),
-        inflight.as_bytes(),
-    ]);
-    let _: () = server.cmd(&[
-        b"ZADD",
-        b"mail:consumers",
-        (now - 600.0).to_string().as_bytes(),
-        b"mail:inflight:1b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff",
-    ]);
+    hold_in_flight(server, "mail");
     qctl(server).args(["pause", "mail"]).assert().success();
     enqueue(server, &["sms", "hello"]);
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use predicates::str::contains;
 use qctl::engine::failure::Failure;
 use qctl::engine::Job;
-use support::{qctl, signal, spawn_consumer, wait_until, RedisServer};
+use support::{hold_in_flight, qctl, signal, spawn_consumer, wait_until, RedisServer};
 
 /// A dead job as a consumer leaves it: record with Attempt, id in q:dead, failure recorded.
 fn kill(server: &RedisServer, id: &str, data: &[u8], attempt: i64, died: f64) {
@@ -74,23 +74,7 @@ fn stats_counts_every_state_and_changes_nothing() {
     let _: () = server.cmd(&[b"HSET", b"q:data", b"due2", &due]);
     let _: () = server.cmd(&[b"ZADD", b"q:scheduled", b"1", b"due2"]);
     kill(&server, "d", b"x", 21, 1_700_000_000.0);
-    let flight = Job::new("f", Some(b"x".to_vec())).encode();
-    let inflight = "q:inflight:0b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff";
-    let _: () = server.cmd(&[b"HSET", b"q:data", b"f", &flight]);
-    let _: () = server.cmd(&[b"SADD", inflight.as_bytes(), b"f"]);
-    let now = qctl::engine::now();
-    let _: () = server.cmd(&[
-        b"ZADD",
-        b"q:consumers",
-        now.to_string().as_bytes(),
-        inflight.as_bytes(),
-    ]);
-    let _: () = server.cmd(&[
-        b"ZADD",
-        b"q:consumers",
-        (now - 600.0).to_string().as_bytes(),
-        b"q:inflight:1b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff",
-    ]);
+    hold_in_flight(&server, "q");
     let _: () = server.cmd(&[b"SET", b"q:paused", b"1"]);
     let _: () = server.cmd(&[b"SET", b"other:active", b"wrong type"]);
     let before = server.dump_all();

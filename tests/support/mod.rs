@@ -562,3 +562,23 @@ pub fn acl_recipe() -> (String, Vec<String>) {
     let (name, rules) = tokens.split_first().expect("a user name after SETUSER");
     (name.clone(), rules.to_vec())
 }
+
+/// Puts job `f` of `queue` in flight at a live consumer, and adds a consumer whose heartbeat
+/// is ten minutes old.
+pub fn hold_in_flight(server: &RedisServer, queue: &str) {
+    let inflight = format!("{queue}:inflight:0b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff");
+    let expired = format!("{queue}:inflight:1b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff");
+    let (data, consumers) = (format!("{queue}:data"), format!("{queue}:consumers"));
+    let record = qctl::engine::Job::new("f", Some(b"x".to_vec())).encode();
+    let now = qctl::engine::now();
+    let _: () = server.cmd(&[b"HSET", data.as_bytes(), b"f", &record]);
+    let _: () = server.cmd(&[b"SADD", inflight.as_bytes(), b"f"]);
+    for (score, member) in [(now, &inflight), (now - 600.0, &expired)] {
+        let _: () = server.cmd(&[
+            b"ZADD",
+            consumers.as_bytes(),
+            score.to_string().as_bytes(),
+            member.as_bytes(),
+        ]);
+    }
+}
