@@ -9,3 +9,12 @@ local function check(key, want)
     return redis.error_reply('WRONGTYPE ' .. key .. ' holds a ' .. t .. ', expected a ' .. want)
   end
 end
+
+-- raised(e, what): the error reply of the error E that a command WHAT ("RPUSH key") raised
+-- under pcall, ending in "[WHAT]": such an error does not say where it came from. Scripts
+-- that must undo a write when a later command fails (a command the user may not run, say)
+-- run that command under pcall.
+local function raised(e, what)
+  local message = type(e) == 'table' and e.err or tostring(e)
+  return redis.error_reply(message .. ' [' .. what .. ']')
+end

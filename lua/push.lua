@@ -3,19 +3,20 @@
 -- KEYS[1]  NAME:data    hash  id -> record
 -- KEYS[2]  NAME:active  list  ready ids
 -- KEYS[3]  NAME:signal  list  wake-up flag
--- ARGV     id1, record1, id2, record2, ...  (at most 1000 pairs a call), then optionally
---          "new": every id is a UUID v4 qctl has just made, so none can be taken and the
---          lookup of taken ids is skipped.
+-- ARGV     id1, record1, id2, record2, ...  (at most 1000 pairs a call)
 --
 -- Returns  the number of jobs when every job was enqueued; otherwise an array with one
 --          integer per job, in ARGV order: 1 if it was enqueued, 0 if a record with that id
 --          already exists (active, scheduled, in flight or dead).
 -- Errors   "WRONGTYPE ..." naming the key, before any write, when NAME:data or NAME:active
---          holds another type.
+--          holds another type; the error of a command the user may not run, before any
+--          write but the wake-up flag, except for RPUSH, after which the records written are
+--          deleted again (that error ends in "[RPUSH NAME:active]").
 --
 -- Same effect per job as CurlyQ's push (HSETNX the record; if new, RPUSH the id), with the
 -- signal raised (DEL, LPUSH 1) once for the whole call. A repeated id within one call is
--- a duplicate of its first occurrence.
+-- a duplicate of its first occurrence. Jobs whose ids are UUIDs qctl has just made, which
+-- cannot be taken, go by push_new.lua instead.
 local err = check(KEYS[1], 'hash') or check(KEYS[2], 'list')
 if err then return err end
 
@@ -23,19 +24,6 @@ local n = math.floor(#ARGV / 2)
 if n == 0 then return {} end
 local ids = {}
 for j = 1, n do ids[j] = ARGV[2 * j - 1] end
-if ARGV[2 * n + 1] == 'new' then
-  -- Fresh UUIDs: one HSET writes every record. Its count of new fields is n unless a UUID
-  -- v4 repeated (odds about 2^-122), which is reported rather than passed over.
-  local added = redis.call('HSET', KEYS[1], unpack(ARGV, 1, 2 * n))
-  redis.call('RPUSH', KEYS[2], unpack(ids))
-  redis.call('DEL', KEYS[3])
-  redis.call('LPUSH', KEYS[3], 1)
-  if added < n then
-    return redis.error_reply('ERR push: ' .. (n - added) .. ' of ' .. n .. ' new ids were taken')
-  end
-  return n
-end
-
 -- Existing ids are found with one HMGET and new records written with one HSET, which is
 -- several times cheaper than one HSETNX per job.
 local existing = redis.call('HMGET', KEYS[1], unpack(ids))
@@ -46,11 +34,22 @@ for j = 1, n do
     break
   end
 end
--- Usually no id is taken: ARGV goes to HSET as it is, and HSET's count of new fields tells
--- whether an id repeats within the call. If one does, HSET kept its last record, and the
--- per-job pass below writes the first one again.
+-- The wake-up flag is raised before the first write, so that a command the user may not
+-- run stops the script before it has written anything. Usually no id is taken: ARGV goes to
+-- HSET as it is, and HSET's count of new fields tells whether an id repeats within the
+-- call. If one does, HSET kept its last record, and the per-job pass below writes the first
+-- one again.
+local function signal()
+  redis.call('DEL', KEYS[3])
+  redis.call('LPUSH', KEYS[3], 1)
+end
 local result, new = n, ids
-if taken or redis.call('HSET', KEYS[1], unpack(ARGV)) < n then
+local written = false
+if not taken then
+  signal()
+  written = redis.call('HSET', KEYS[1], unpack(ARGV)) == n
+end
+if not written then
   local writes, seen = {}, {}
   result, new = {}, {}
   for j = 1, n do
@@ -65,11 +64,17 @@ if taken or redis.call('HSET', KEYS[1], unpack(ARGV)) < n then
       writes[#writes + 1] = ARGV[2 * j]
     end
   end
-  if #new > 0 then redis.call('HSET', KEYS[1], unpack(writes)) end
+  if #new > 0 then
+    if taken then signal() end
+    redis.call('HSET', KEYS[1], unpack(writes))
+  end
 end
+-- Every id in NEW was free: if RPUSH fails, their records are deleted again.
 if #new > 0 then
-  redis.call('RPUSH', KEYS[2], unpack(new))
-  redis.call('DEL', KEYS[3])
-  redis.call('LPUSH', KEYS[3], 1)
+  local ok, e = pcall(redis.call, 'RPUSH', KEYS[2], unpack(new))
+  if not ok then
+    redis.pcall('HDEL', KEYS[1], unpack(new))
+    return raised(e, 'RPUSH ' .. KEYS[2])
+  end
 end
 return result

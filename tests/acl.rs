@@ -386,20 +386,40 @@ fn a_missing_right_is_exit_4_naming_the_command_and_the_key() {
         .args(["enqueue", "mail", "--id", "j", "x"])
         .assert()
         .success();
-    let cases: [(&str, &[&str], &[&str]); 6] = [
-        // Inside the push script: Redis 7.0 names neither the command nor the key.
+    // Enqueueing without --id: HSET then the push_new script in one MULTI/EXEC; with --id:
+    // the push script by EVALSHA.
+    let cases: [(&str, &[&str], &[&str]); 12] = [
+        // Inside a script: Redis 7.0 names neither the command nor the key.
         (
             "lpush",
             &["enqueue", "mail", "x"],
             &["LPUSH", "mail:signal"],
         ),
+        (
+            "rpush",
+            &["enqueue", "mail", "x"],
+            &["RPUSH", "mail:active"],
+        ),
+        (
+            "lpush",
+            &["enqueue", "mail", "--id", "k", "x"],
+            &["LPUSH", "mail:signal"],
+        ),
+        (
+            "rpush",
+            &["enqueue", "mail", "--id", "k", "x"],
+            &["RPUSH", "mail:active"],
+        ),
         // lib.lua's key-type check, the first command of every script.
         ("type", &["enqueue", "mail", "x"], &["TYPE", "mail:data"]),
         (
             "evalsha",
-            &["enqueue", "mail", "x"],
+            &["enqueue", "mail", "--id", "k", "x"],
             &["EVALSHA", "mail:data"],
         ),
+        ("eval", &["enqueue", "mail", "x"], &["EVAL", "mail:data"]),
+        ("multi", &["enqueue", "mail", "x"], &["MULTI"]),
+        ("exec", &["enqueue", "mail", "x"], &["EXEC"]),
         // Plain commands.
         (
             "hexists",
@@ -409,12 +429,24 @@ fn a_missing_right_is_exit_4_naming_the_command_and_the_key() {
         ("zcard", &["stats", "mail"], &["ZCARD", "mail:scheduled"]),
         ("set", &["pause", "mail"], &["SET", "mail:paused"]),
     ];
+    // A refusal leaves the queue as it was; a wake-up flag raised before one is harmless.
+    let state = |server: &RedisServer| {
+        let mut all = server.dump_all();
+        all.retain(|(key, _, _)| key != "mail:signal");
+        all
+    };
+    let before = state(&server);
     for (i, (without, args, words)) in cases.into_iter().enumerate() {
         let user = format!("u{i}");
         set_user(&server, &user, "mail", &[without]);
         let (_, err) = expect(as_user(&server, &user).args(args), 4);
         assert!(err.contains("NOPERM"), "-{without}: {err}");
         assert!(names_all(&err, words), "-{without}: {words:?} in {err}");
+        assert_eq!(
+            state(&server),
+            before,
+            "-{without} {args:?} changed the queue"
+        );
     }
     // Every right, but not to the queue's keys.
     set_user(&server, "elsewhere", "other", &[]);
@@ -422,10 +454,7 @@ fn a_missing_right_is_exit_4_naming_the_command_and_the_key() {
         as_user(&server, "elsewhere").args(["enqueue", "mail", "x"]),
         4,
     );
-    assert!(
-        names_all(&err, &["NOPERM", "EVALSHA", "mail:data"]),
-        "{err}"
-    );
+    assert!(names_all(&err, &["NOPERM", "EVAL", "mail:data"]), "{err}");
     let (_, err) = expect(
         as_user(&server, "elsewhere").args(["dead", "list", "mail"]),
         4,

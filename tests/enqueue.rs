@@ -455,7 +455,7 @@ fn a_call_with_taken_new_and_repeated_ids_adds_each_new_id_once_with_its_first_r
 }
 
 #[tokio::test]
-async fn a_call_of_fresh_uuids_skips_the_lookup_but_a_taken_one_is_reported_not_hidden() {
+async fn fresh_uuids_go_by_plain_commands_and_a_script_in_one_transaction_that_undoes_them() {
     let server = RedisServer::start();
     qctl(&server)
         .args(["enqueue", "q", "--id", "a", "old"])
@@ -468,23 +468,71 @@ async fn a_call_of_fresh_uuids_skips_the_lookup_but_a_taken_one_is_reported_not_
     )
     .unwrap();
     let mut redis = spec.connect().await.unwrap();
+    // What qctl sends for jobs with new UUIDs.
     let push = |ids: &[&str]| {
-        let mut call = qctl::engine::scripts::PUSH.call(&["q:data", "q:active", "q:signal"]);
+        let (mut hset, mut rpush) = (redis::cmd("HSET"), redis::cmd("RPUSH"));
+        hset.arg("q:data");
+        rpush.arg("q:active");
+        let mut lines = String::new();
         for id in ids {
-            call.arg(*id).arg(format!("record of {id}"));
+            hset.arg(*id).arg(format!("record of {id}"));
+            rpush.arg(*id);
+            lines += &format!("{id}\n");
         }
-        call.arg("new");
+        let n = ids.len() as i64;
+        let mut call = qctl::engine::scripts::PUSH_NEW.call_after(
+            vec![(hset, Some(n)), (rpush, None)],
+            &["q:data", "q:active", "q:signal"],
+        );
+        call.arg(n).arg(lines);
         call
     };
     let n: i64 = push(&["b", "c"]).invoke(&mut redis).await.unwrap();
     assert_eq!(n, 2);
     assert_eq!(server.lrange("q:active"), vec!["a", "b", "c"]);
+    assert_eq!(server.hget_bytes("q:data", "c").unwrap(), b"record of c");
+    assert_eq!(server.lrange("q:signal"), vec!["1"]);
+    // A taken id (a UUID v4 never is) is reported, not passed over.
     let err = push(&["d", "a"])
         .invoke::<redis::Value>(&mut redis)
         .await
         .unwrap_err();
+    assert!(err.to_string().contains("HSET answered 1, not 2"), "{err}");
+
+    // A key of another type: what the plain commands wrote is removed again, and only that.
+    let _: () = server.cmd(&[b"DEL", b"q:active", b"q:data", b"q:signal"]);
+    let _: () = server.cmd(&[b"RPUSH", b"q:active", b"x"]);
+    let _: () = server.cmd(&[b"SET", b"q:data", b"oops"]);
+    let before = server.dump_all();
+    let err = push(&["e", "f"])
+        .invoke::<i64>(&mut redis)
+        .await
+        .unwrap_err();
     assert!(
-        err.to_string().contains("1 of 2 new ids were taken"),
+        err.to_string().contains("WRONGTYPE q:data holds a string"),
         "{err}"
     );
+    assert_eq!(server.dump_all(), before);
+    let _: () = server.cmd(&[b"DEL", b"q:active", b"q:data"]);
+    let _: () = server.cmd(&[b"HSET", b"q:data", b"x", b"record of x"]);
+    let _: () = server.cmd(&[b"SET", b"q:active", b"oops"]);
+    let before = server.dump_all();
+    let err = push(&["e", "f"])
+        .invoke::<i64>(&mut redis)
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("WRONGTYPE q:active holds a string"),
+        "{err}"
+    );
+    assert_eq!(server.dump_all(), before);
+    // Neither key there yet.
+    let _: () = server.cmd(&[b"DEL", b"q:data"]);
+    let before = server.dump_all();
+    let _ = push(&["e", "f"])
+        .invoke::<i64>(&mut redis)
+        .await
+        .unwrap_err();
+    assert_eq!(server.dump_all(), before);
 }

@@ -33,18 +33,33 @@ pub struct Added {
     pub due: Option<f64>,
 }
 
-/// Jobs gathered into the script calls that add them, each record encoded straight into
-/// its call: jobs ready now go into one push call, scheduled jobs into one schedule call.
+/// Jobs gathered into the calls that add them, each record encoded straight into its call:
+/// jobs ready now go into one push, scheduled jobs into one schedule call.
 pub struct Batch<'k> {
     keys: &'k QueueKeys,
     now: f64,
-    push: Option<(Call<'static>, Vec<usize>)>,
-    /// Whether every id in the push call is a UUID made here (none can be taken).
-    push_fresh: bool,
+    /// Jobs ready now, as long as every id is a UUID made here.
+    fresh: Option<Fresh>,
+    /// Jobs ready now once one has a given id: a push.lua call.
+    push: Option<Call<'static>>,
+    /// The batch positions of the jobs ready now.
+    push_positions: Vec<usize>,
     schedule: Option<(Call<'static>, Vec<usize>)>,
     len: usize,
     bytes: usize,
     record: Vec<u8>,
+}
+
+/// Jobs whose ids are UUIDs made here, none of which can be taken. They are sent as
+/// `HSET NAME:data id record ...` and `RPUSH NAME:active id ...`, then push_new.lua, in one
+/// MULTI/EXEC: Redis runs plain commands over many arguments several times faster than a
+/// script that gets the same arguments, since each argument of a script is copied into Lua
+/// and back.
+struct Fresh {
+    hset: redis::Cmd,
+    rpush: redis::Cmd,
+    /// The ids, each followed by a newline, for push_new.lua to undo the HSET with.
+    ids: Vec<u8>,
 }
 
 impl<'k> Batch<'k> {
@@ -53,8 +68,9 @@ impl<'k> Batch<'k> {
         Batch {
             keys,
             now,
+            fresh: None,
             push: None,
-            push_fresh: true,
+            push_positions: Vec::new(),
             schedule: None,
             len: 0,
             bytes: 0,
@@ -83,9 +99,6 @@ impl<'k> Batch<'k> {
     /// Assigns the job its id, encodes its record and adds it to its call.
     pub fn add(&mut self, job: NewJob<'_>) -> Added {
         let due = job.due.filter(|&t| t > self.now);
-        if job.id.is_some() && due.is_none() {
-            self.push_fresh = false;
-        }
         let id = match job.id {
             Some(id) => id.to_string(),
             None => {
@@ -99,20 +112,50 @@ impl<'k> Batch<'k> {
         self.record.clear();
         encode_record(&mut self.record, &id, job.data, job.attempt);
         let keys = self.keys;
-        let (call, positions) = match due {
-            None => self.push.get_or_insert_with(|| {
-                let call = scripts::PUSH.call(&[&keys.data, &keys.active, &keys.signal]);
-                (call, Vec::new())
-            }),
-            Some(_) => self.schedule.get_or_insert_with(|| {
-                let call = scripts::SCHEDULE.call(&[&keys.data, &keys.scheduled]);
-                (call, Vec::new())
-            }),
+        let positions = match due {
+            None if job.id.is_none() && self.push.is_none() => {
+                let fresh = self.fresh.get_or_insert_with(|| {
+                    let mut hset = redis::cmd("HSET");
+                    hset.arg(&keys.data);
+                    let mut rpush = redis::cmd("RPUSH");
+                    rpush.arg(&keys.active);
+                    Fresh {
+                        hset,
+                        rpush,
+                        ids: Vec::new(),
+                    }
+                });
+                fresh.hset.arg(&id).arg(&self.record[..]);
+                fresh.rpush.arg(&id);
+                fresh.ids.extend_from_slice(id.as_bytes());
+                fresh.ids.push(b'\n');
+                &mut self.push_positions
+            }
+            None => {
+                let fresh = self.fresh.take();
+                let call = self.push.get_or_insert_with(|| {
+                    let mut call = scripts::PUSH.call(&[&keys.data, &keys.active, &keys.signal]);
+                    // The jobs gathered so far go by push.lua too, in their order.
+                    let pairs = fresh.iter().flat_map(|f| f.hset.args_iter().skip(2));
+                    for arg in pairs {
+                        if let redis::Arg::Simple(bytes) = arg {
+                            call.arg(bytes);
+                        }
+                    }
+                    call
+                });
+                call.arg(&id).arg(&self.record[..]);
+                &mut self.push_positions
+            }
+            Some(t) => {
+                let (call, positions) = self.schedule.get_or_insert_with(|| {
+                    let call = scripts::SCHEDULE.call(&[&keys.data, &keys.scheduled]);
+                    (call, Vec::new())
+                });
+                call.arg(&id).arg(&self.record[..]).arg(t);
+                positions
+            }
         };
-        call.arg(&id).arg(&self.record[..]);
-        if let Some(t) = due {
-            call.arg(t);
-        }
         positions.push(self.len);
         self.len += 1;
         self.bytes += id.len() + self.record.len();
@@ -120,11 +163,22 @@ impl<'k> Batch<'k> {
     }
 
     /// The calls, ready to send.
-    pub fn finish(mut self) -> Submission {
-        if let (Some((call, _)), true) = (&mut self.push, self.push_fresh) {
-            call.arg("new");
-        }
-        let (calls, positions) = [self.push, self.schedule].into_iter().flatten().unzip();
+    pub fn finish(self) -> Submission {
+        let keys = self.keys;
+        let n = self.push_positions.len();
+        let push = match (self.fresh, self.push) {
+            (Some(Fresh { hset, rpush, ids }), _) => {
+                let mut call = scripts::PUSH_NEW.call_after(
+                    vec![(hset, Some(n as i64)), (rpush, None)],
+                    &[&keys.data, &keys.active, &keys.signal],
+                );
+                call.arg(n).arg(ids);
+                Some(call)
+            }
+            (None, push) => push,
+        };
+        let push = push.map(|call| (call, self.push_positions));
+        let (calls, positions) = [push, self.schedule].into_iter().flatten().unzip();
         Submission {
             calls,
             positions,

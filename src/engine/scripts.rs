@@ -1,6 +1,8 @@
 //! The Lua scripts in `lua/`, one per state change, embedded in the binary. They run by
 //! EVALSHA; a server that lost them (restart, SCRIPT FLUSH, failover) gets them loaded again
-//! and the call is repeated, singly, inside a pipeline or in a [`Window`].
+//! and the call is repeated, singly, inside a pipeline or in a [`Window`]. A script that runs
+//! in one MULTI/EXEC after a plain command ([`Lua::call_after`]) is sent by EVAL instead, so
+//! that it cannot be missing once the command before it has run.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock};
@@ -50,6 +52,7 @@ macro_rules! scripts {
 
 scripts! {
     PUSH => "push",
+    PUSH_NEW => "push_new",
     SCHEDULE => "schedule",
     PROMOTE => "promote",
     RESERVE => "reserve",
@@ -80,7 +83,33 @@ impl Lua {
     pub fn call(&self, keys: &[&str]) -> Call<'_> {
         let mut cmd = redis::cmd("EVALSHA");
         cmd.arg(self.sha()).arg(keys.len()).arg(keys);
-        Call { lua: self, cmd }
+        Call {
+            lua: self,
+            cmd,
+            before: None,
+        }
+    }
+
+    /// Starts a call that runs right after the commands `before`, in one MULTI/EXEC with
+    /// them: no other client sees the effect of some without the others. The call fails
+    /// unless each command answers the integer given with it, if one is; its reply is the
+    /// script's. Add ARGV with [`Call::arg`].
+    pub fn call_after(&self, before: Vec<(redis::Cmd, Option<i64>)>, keys: &[&str]) -> Call<'_> {
+        let mut cmd = redis::cmd("EVAL");
+        cmd.arg(self.source()).arg(keys.len()).arg(keys);
+        let mut pipe = redis::pipe();
+        pipe.atomic().ignore_errors();
+        let mut expects = Vec::with_capacity(before.len());
+        for (command, expect) in before {
+            pipe.add_command(command);
+            expects.push(expect);
+        }
+        pipe.add_command(cmd);
+        Call {
+            lua: self,
+            cmd: redis::Cmd::new(),
+            before: Some((pipe, expects)),
+        }
     }
 
     /// SCRIPT LOAD.
@@ -94,31 +123,107 @@ impl Lua {
     }
 }
 
-/// One EVALSHA of a script, ready to run alone or in [`invoke_all`].
+/// One call of a script, ready to run alone or in [`invoke_all`].
 #[derive(Clone)]
 pub struct Call<'a> {
     lua: &'a Lua,
     cmd: redis::Cmd,
+    /// When the script runs after other commands ([`Lua::call_after`]): the transaction,
+    /// the script last (`cmd` is then empty), and the integer each command before it must
+    /// answer, if any.
+    before: Option<(redis::Pipeline, Vec<Option<i64>>)>,
 }
 
 impl Call<'_> {
     pub fn arg<T: ToRedisArgs>(&mut self, arg: T) -> &mut Self {
-        self.cmd.arg(arg);
+        match &mut self.before {
+            Some((pipe, _)) => {
+                pipe.arg(arg);
+            }
+            None => {
+                self.cmd.arg(arg);
+            }
+        }
         self
+    }
+
+    /// The script's command.
+    fn script(&self) -> &redis::Cmd {
+        match &self.before {
+            Some((pipe, _)) => pipe.cmd_iter().last().unwrap_or(&self.cmd),
+            None => &self.cmd,
+        }
+    }
+
+    /// The commands run before the script, each with the integer it must answer, if any.
+    fn before(&self) -> impl Iterator<Item = (&redis::Cmd, Option<i64>)> {
+        self.before
+            .iter()
+            .flat_map(|(pipe, expects)| pipe.cmd_iter().zip(expects.iter().copied()))
     }
 
     /// Runs the call, loading the script first when the server does not have it.
     pub async fn invoke<T: FromRedisValue>(&self, redis: &mut Redis) -> Result<T, Error> {
-        let first: RedisResult<T> = self.cmd.query_async(redis.conn()).await;
-        match first {
-            Ok(v) => Ok(v),
+        if self.before.is_some() {
+            check_transactions(redis).await?;
+        }
+        let reply = match self.query(redis).await {
             Err(e) if is_noscript(&e) => {
                 self.lua.load(redis).await?;
-                let again: RedisResult<T> = self.cmd.query_async(redis.conn()).await;
-                again.map_err(|e| self.error(redis, e))
+                self.query(redis).await
             }
-            Err(e) => Err(self.error(redis, e)),
+            reply => reply,
+        };
+        let value = reply.map_err(|e| self.error(redis, e))?;
+        redis::from_redis_value(value)
+            .map_err(|e| redis.error(format!("reading the reply of {}", self.op()), e.into()))
+    }
+
+    /// Sends the call once: the script's reply or error.
+    async fn query(&self, redis: &mut Redis) -> RedisResult<Value> {
+        let Some((pipe, expects)) = &self.before else {
+            return self.cmd.query_async(redis.conn()).await;
+        };
+        let mut replies: Vec<Value> = pipe.query_async(redis.conn()).await?;
+        let unexpected = |detail: String| {
+            redis::RedisError::from((
+                redis::ErrorKind::UnexpectedReturnType,
+                "unexpected reply",
+                detail,
+            ))
+        };
+        if replies.len() != expects.len() + 1 {
+            return Err(unexpected(format!(
+                "EXEC answered {} replies for {} commands",
+                replies.len(),
+                expects.len() + 1
+            )));
         }
+        let reply = replies.pop().unwrap_or(Value::Nil);
+        // The script's error comes first: it names the key when a key holds another type, and
+        // the commands before it then failed the same way.
+        if let Value::ServerError(e) = reply {
+            return Err(e.into());
+        }
+        for ((cmd, expect), got) in self.before().zip(replies) {
+            match (got, expect) {
+                (Value::ServerError(e), _) => return Err(e.into()),
+                (Value::Int(n), Some(want)) if n != want => {
+                    return Err(unexpected(format!(
+                        "{} answered {n}, not {want}",
+                        command_name(cmd)
+                    )))
+                }
+                (Value::Int(_), _) | (_, None) => {}
+                (other, Some(want)) => {
+                    return Err(unexpected(format!(
+                        "{} answered {other:?}, not {want}",
+                        command_name(cmd)
+                    )))
+                }
+            }
+        }
+        Ok(reply)
     }
 
     fn op(&self) -> String {
@@ -127,14 +232,23 @@ impl Call<'_> {
 
     /// The error of this call, an ACL refusal made to name the command and the key denied.
     fn error(&self, redis: &Redis, err: redis::RedisError) -> Error {
-        explain_denial(redis.error(self.op(), err), self.lua, &self.keys())
+        let sent = if self.before.is_none() {
+            "EVALSHA of the script".to_string()
+        } else {
+            let names: Vec<String> = self.before().map(|(c, _)| command_name(c)).collect();
+            format!(
+                "{} then EVAL of the script, in one MULTI/EXEC,",
+                names.join(", ")
+            )
+        };
+        explain_denial(redis.error(self.op(), err), self.lua, &sent, &self.keys())
     }
 
     /// The call's KEYS, read back from the command (`EVALSHA sha numkeys key...`) only when
     /// an error needs them, so a call carries no copy of them.
     fn keys(&self) -> Vec<String> {
         let args: Vec<&[u8]> = self
-            .cmd
+            .script()
             .args_iter()
             .filter_map(|a| match a {
                 redis::Arg::Simple(bytes) => Some(bytes),
@@ -159,7 +273,7 @@ impl Call<'_> {
 /// subcommand ... on @user_script:LINE.` (7.0) or `ERR ACL failure in script: ...` (7.2+,
 /// Valkey), naming neither the key nor, in 7.0, the command: both are read from that line
 /// of the script. The error becomes a NOPERM, so that nobody retries it.
-fn explain_denial(err: Error, lua: &Lua, keys: &[String]) -> Error {
+fn explain_denial(err: Error, lua: &Lua, sent: &str, keys: &[String]) -> Error {
     let Error::Redis {
         server,
         op,
@@ -179,10 +293,7 @@ fn explain_denial(err: Error, lua: &Lua, keys: &[String]) -> Error {
         };
         format!("NOPERM the user may not run {what} (in the script; Redis said: {reason})")
     } else if code.as_deref() == Some("NOPERM") {
-        format!(
-            "{reason} (EVALSHA of the script with the keys {})",
-            keys.join(", ")
-        )
+        format!("{reason} ({sent} with the keys {})", keys.join(", "))
     } else {
         return Error::Redis {
             server,
@@ -200,8 +311,14 @@ fn explain_denial(err: Error, lua: &Lua, keys: &[String]) -> Error {
 }
 
 /// The command (upper case) and, when it can be told, the key of the script line that an
-/// error names (`@user_script:LINE`).
+/// error names (`@user_script:LINE`), or that the script itself named (`[COMMAND KEY]` at
+/// the end, from a script that ran its commands under pcall).
 fn denied_call(source: &str, reason: &str, keys: &[String]) -> Option<(String, Option<String>)> {
+    if let Some((_, named)) = reason.strip_suffix(']').and_then(|r| r.rsplit_once(" [")) {
+        if let Some((command, key)) = named.split_once(' ') {
+            return Some((command.to_string(), Some(key.to_string())));
+        }
+    }
     let at = reason.find("@user_script:")? + "@user_script:".len();
     let digits: String = reason[at..]
         .chars()
@@ -235,11 +352,19 @@ fn denied_call(source: &str, reason: &str, keys: &[String]) -> Option<(String, O
 
 /// Sends several calls in one round trip. Each call's own result comes back; a call that
 /// met NOSCRIPT is run again alone after loading its script (the others are not repeated).
-/// An error of the link fails the whole batch.
+/// An error of the link fails the whole batch. Calls that run after a command of their own
+/// ([`Lua::call_after`]) are each sent in turn instead.
 pub async fn invoke_all(
     redis: &mut Redis,
     calls: &[Call<'_>],
 ) -> Result<Vec<Result<Value, Error>>, Error> {
+    if calls.iter().any(|call| call.before.is_some()) {
+        let mut out = Vec::with_capacity(calls.len());
+        for call in calls {
+            out.push(call.invoke(redis).await);
+        }
+        return Ok(out);
+    }
     let mut pipe = redis::pipe();
     pipe.ignore_errors();
     for call in calls {
@@ -278,8 +403,14 @@ pub struct Window {
     failed: bool,
     /// After a NOSCRIPT: the outcomes of the calls in flight, in order, until all are in.
     reloading: Vec<Outcome>,
-    /// Calls started while others wait to be sent again: sent after them.
+    /// Calls started while others wait to be sent again, or while the first transaction
+    /// waits for [`check_transactions`]: sent after them.
     waiting: std::collections::VecDeque<Call<'static>>,
+    /// Whether MULTI and EXEC were checked on this connection (or are being checked).
+    transactions_checked: bool,
+    /// The call in flight last is checking MULTI and EXEC first: nothing is sent after it
+    /// until it is done.
+    probing: bool,
 }
 
 enum Outcome {
@@ -297,6 +428,8 @@ impl Window {
             failed: false,
             reloading: Vec::new(),
             waiting: std::collections::VecDeque::new(),
+            transactions_checked: false,
+            probing: false,
         }
     }
 
@@ -321,7 +454,7 @@ impl Window {
     /// [`Window::next`] is next polled, after the calls started before it; while calls are
     /// being sent again after a NOSCRIPT, it waits for them.
     pub fn start(&mut self, call: Call<'static>) {
-        if self.stalled.load(Ordering::SeqCst) || !self.waiting.is_empty() {
+        if self.stalled.load(Ordering::SeqCst) || !self.waiting.is_empty() || self.probing {
             self.waiting.push_back(call);
         } else {
             self.send(call);
@@ -331,10 +464,20 @@ impl Window {
     fn send(&mut self, call: Call<'static>) {
         let mut redis = self.redis.clone();
         let stalled = self.stalled.clone();
+        let probe = call.before.is_some() && !self.transactions_checked;
+        if probe {
+            self.transactions_checked = true;
+            self.probing = true;
+        }
         self.inflight.push_back(
             async move {
-                let result: RedisResult<Value> = call.cmd.query_async(redis.conn()).await;
-                match result {
+                if probe {
+                    if let Err(e) = check_transactions(&mut redis).await {
+                        stalled.store(true, Ordering::SeqCst);
+                        return Outcome::Done(Err(e));
+                    }
+                }
+                match call.query(&mut redis).await {
                     Ok(v) => Outcome::Done(Ok(v)),
                     Err(e) => {
                         stalled.store(true, Ordering::SeqCst);
@@ -350,17 +493,29 @@ impl Window {
         );
     }
 
+    /// Sends the calls that wait, in order, until one of them checks MULTI and EXEC first.
+    fn send_waiting(&mut self) {
+        while !self.probing {
+            let Some(call) = self.waiting.pop_front() else {
+                break;
+            };
+            self.send(call);
+        }
+    }
+
     /// The reply of the oldest call in flight; `None` when none is. Cancel-safe: a reply
     /// not yet handed back stays in the window.
     pub async fn next(&mut self) -> Option<Result<Value, Error>> {
         loop {
-            if self.reloading.is_empty() && !self.stalled.load(Ordering::SeqCst) {
-                while let Some(call) = self.waiting.pop_front() {
-                    self.send(call);
-                }
+            if self.reloading.is_empty() && !self.stalled.load(Ordering::SeqCst) && !self.probing {
+                self.send_waiting();
             }
             if self.reloading.is_empty() || !self.inflight.is_empty() {
-                match self.inflight.next().await {
+                let outcome = self.inflight.next().await;
+                if self.inflight.is_empty() {
+                    self.probing = false;
+                }
+                match outcome {
                     Some(Outcome::Done(result)) if self.reloading.is_empty() => {
                         if result.is_err() {
                             self.failed = true;
@@ -400,10 +555,48 @@ impl Window {
                     done @ Outcome::Done(_) => self.inflight.push_back(async move { done }.boxed()),
                 }
             }
-            while let Some(call) = self.waiting.pop_front() {
-                self.send(call);
-            }
+            self.send_waiting();
         }
+    }
+}
+
+/// Checks that the user may run MULTI and EXEC, before the first transaction on a connection:
+/// when MULTI is refused, Redis runs the commands meant for the transaction one by one, and
+/// when EXEC is refused the connection is left inside MULTI. An empty MULTI/EXEC changes
+/// nothing.
+async fn check_transactions(redis: &mut Redis) -> Result<(), Error> {
+    let mut pipe = redis::pipe();
+    pipe.ignore_errors().cmd("MULTI").cmd("EXEC");
+    let replies: Vec<RedisResult<Value>> = pipe
+        .query_async(redis.conn())
+        .await
+        .map_err(|e| redis.error("MULTI/EXEC", e))?;
+    let mut replies = replies.into_iter();
+    match (replies.next(), replies.next()) {
+        (Some(Ok(_)), Some(Ok(_))) => Ok(()),
+        (Some(Err(e)), _) => Err(redis.error("MULTI", e)),
+        (_, Some(Err(e))) => {
+            let _ = redis
+                .query::<Value>(&redis::cmd("DISCARD"), "DISCARD")
+                .await;
+            Err(redis.error("EXEC", e))
+        }
+        _ => Err(redis.error(
+            "MULTI/EXEC",
+            redis::RedisError::from((
+                redis::ErrorKind::UnexpectedReturnType,
+                "unexpected reply",
+                "no reply".to_string(),
+            )),
+        )),
+    }
+}
+
+/// A command's name, for messages.
+fn command_name(cmd: &redis::Cmd) -> String {
+    match cmd.args_iter().next() {
+        Some(redis::Arg::Simple(name)) => String::from_utf8_lossy(name).into_owned(),
+        _ => "the command".into(),
     }
 }
 
@@ -461,6 +654,7 @@ mod tests {
                 code: Some("ERR".into()),
             },
             &PUSH,
+            "EVALSHA of the script",
             &keys,
         );
         assert_eq!(err.code(), Some("NOPERM"));
@@ -472,6 +666,14 @@ mod tests {
         assert_eq!(
             denied_call(PUSH.source(), "ERR something else", &keys),
             None
+        );
+        assert_eq!(
+            denied_call(
+                PUSH_NEW.source(),
+                "ERR The user executing the script can't run this command or subcommand [RPUSH q:active]",
+                &keys
+            ),
+            Some(("RPUSH".into(), Some("q:active".into())))
         );
     }
 

@@ -1,0 +1,52 @@
+-- push_new: enqueue jobs with UUIDs qctl has just made, whose records and ids plain commands
+-- have just written: the script runs inside MULTI/EXEC right after
+-- `HSET NAME:data id1 record1 ...` and `RPUSH NAME:active id1 ...`, so no other client sees
+-- one of them without the other or without the signal.
+--
+-- KEYS[1]  NAME:data    hash  id -> record
+-- KEYS[2]  NAME:active  list  ready ids
+-- KEYS[3]  NAME:signal  list  wake-up flag
+-- ARGV[1]  n: the number of jobs (at most 1000)
+-- ARGV[2]  their ids, each followed by a newline, in the order of the HSET
+--
+-- Returns  n.
+-- Errors   "WRONGTYPE ..." naming the key, when NAME:data or NAME:active holds another type,
+--          or the error of a command the user may not run. Nothing is left changed: the n
+--          ids at the tail of NAME:active and their records in NAME:data are removed again
+--          (a command on a key of another type failed and wrote nothing). An error raised by
+--          a command ends in "[COMMAND KEY]", naming it, since the error of a command run
+--          under pcall does not say where it came from.
+--
+-- Same effect per job as CurlyQ's push (HSETNX the record; if new, RPUSH the id), with the
+-- signal raised (DEL, LPUSH 1) once for the whole call. A fresh UUID v4 cannot be taken (odds
+-- about 2^-122); qctl still checks that the HSET added n fields.
+local n = tonumber(ARGV[1])
+
+local doing = ''
+local function run(command, key, ...)
+  doing = command .. ' ' .. key
+  return redis.call(command, key, ...)
+end
+
+local function push()
+  doing = 'TYPE ' .. KEYS[1]
+  local err = check(KEYS[1], 'hash')
+  if err then return err end
+  doing = 'TYPE ' .. KEYS[2]
+  err = check(KEYS[2], 'list')
+  if err then return err end
+  run('DEL', KEYS[3])
+  run('LPUSH', KEYS[3], 1)
+  return n
+end
+
+local ok, result = pcall(push)
+if ok and type(result) == 'number' then return result end
+-- Undo what the HSET and the RPUSH wrote. Each wrote all of its jobs, unless its key holds
+-- another type, where it wrote nothing and its undo fails as it did, with no effect.
+redis.pcall('LTRIM', KEYS[2], 0, -n - 1)
+local ids = {}
+for id in string.gmatch(ARGV[2], '([^\n]*)\n') do ids[#ids + 1] = id end
+if #ids > 0 then redis.pcall('HDEL', KEYS[1], unpack(ids)) end
+if ok then return result end
+return raised(result, doing)
