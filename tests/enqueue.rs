@@ -499,40 +499,34 @@ async fn fresh_uuids_go_by_plain_commands_and_a_script_in_one_transaction_that_u
         .unwrap_err();
     assert!(err.to_string().contains("HSET answered 1, not 2"), "{err}");
 
-    // A key of another type: what the plain commands wrote is removed again, and only that.
-    let _: () = server.cmd(&[b"DEL", b"q:active", b"q:data", b"q:signal"]);
-    let _: () = server.cmd(&[b"RPUSH", b"q:active", b"x"]);
-    let _: () = server.cmd(&[b"SET", b"q:data", b"oops"]);
-    let before = server.dump_all();
-    let err = push(&["e", "f"])
-        .invoke::<i64>(&mut redis)
-        .await
-        .unwrap_err();
-    assert!(
-        err.to_string().contains("WRONGTYPE q:data holds a string"),
-        "{err}"
-    );
-    assert_eq!(server.dump_all(), before);
-    let _: () = server.cmd(&[b"DEL", b"q:active", b"q:data"]);
-    let _: () = server.cmd(&[b"HSET", b"q:data", b"x", b"record of x"]);
-    let _: () = server.cmd(&[b"SET", b"q:active", b"oops"]);
-    let before = server.dump_all();
-    let err = push(&["e", "f"])
-        .invoke::<i64>(&mut redis)
-        .await
-        .unwrap_err();
-    assert!(
-        err.to_string()
-            .contains("WRONGTYPE q:active holds a string"),
-        "{err}"
-    );
-    assert_eq!(server.dump_all(), before);
-    // Neither key there yet.
-    let _: () = server.cmd(&[b"DEL", b"q:data"]);
-    let before = server.dump_all();
-    let _ = push(&["e", "f"])
-        .invoke::<i64>(&mut redis)
-        .await
-        .unwrap_err();
-    assert_eq!(server.dump_all(), before);
+    // A key of another type: what the plain commands wrote is removed again, and only that,
+    // whether the other key holds jobs already or does not exist yet.
+    let active: &[&[u8]] = &[b"RPUSH", b"q:active", b"x"];
+    let data: &[&[u8]] = &[b"HSET", b"q:data", b"x", b"record of x"];
+    let cases: [(&[&[u8]], &[u8], &str); 4] = [
+        (active, b"q:data", "WRONGTYPE q:data holds a string"),
+        (
+            &[b"DEL", b"q:active"],
+            b"q:data",
+            "WRONGTYPE q:data holds a string",
+        ),
+        (data, b"q:active", "WRONGTYPE q:active holds a string"),
+        (
+            &[b"DEL", b"q:data"],
+            b"q:active",
+            "WRONGTYPE q:active holds a string",
+        ),
+    ];
+    for (other, wrong, message) in cases {
+        let _: () = server.cmd(&[b"DEL", b"q:active", b"q:data", b"q:signal"]);
+        let _: () = server.cmd(other);
+        let _: () = server.cmd(&[b"SET", wrong, b"oops"]);
+        let before = server.dump_all();
+        let err = push(&["e", "f"])
+            .invoke::<i64>(&mut redis)
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains(message), "{err}");
+        assert_eq!(server.dump_all(), before, "{message}");
+    }
 }
