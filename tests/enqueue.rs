@@ -501,9 +501,10 @@ async fn fresh_uuids_go_by_plain_commands_and_a_script_in_one_transaction_that_u
 
     // A key of another type: what the plain commands wrote is removed again, and only that,
     // whether the other key holds jobs already or does not exist yet.
-    let active: &[&[u8]] = &[b"RPUSH", b"q:active", b"x"];
-    let data: &[&[u8]] = &[b"HSET", b"q:data", b"x", b"record of x"];
-    let cases: [(&[&[u8]], &[u8], &str); 4] = [
+    type Command<'a> = &'a [&'a [u8]];
+    let active: Command = &[b"RPUSH", b"q:active", b"x"];
+    let data: Command = &[b"HSET", b"q:data", b"x", b"record of x"];
+    let cases: [(Command, &[u8], &str); 4] = [
         (active, b"q:data", "WRONGTYPE q:data holds a string"),
         (
             &[b"DEL", b"q:active"],
