@@ -94,7 +94,7 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             [CompletionResult]::new('--queue', '--queue', [CompletionResultType]::ParameterName, 'The queue''s name, for names that start with ''-'' (`--queue=-jobs`)')
             [CompletionResult]::new('-c', '-c', [CompletionResultType]::ParameterName, 'How many handlers run at once [default: the number of CPUs]')
             [CompletionResult]::new('--concurrency', '--concurrency', [CompletionResultType]::ParameterName, 'How many handlers run at once [default: the number of CPUs]')
-            [CompletionResult]::new('--buffer', '--buffer', [CompletionResultType]::ParameterName, 'How many reserved jobs may wait locally for a free handler [default: --concurrency]')
+            [CompletionResult]::new('--buffer', '--buffer', [CompletionResultType]::ParameterName, 'How many reserved jobs may wait locally for a free handler [default: about 20 ms of work, measured as jobs run: --concurrency at least, 1000 at most]')
             [CompletionResult]::new('--timeout', '--timeout', [CompletionResultType]::ParameterName, 'Stop a handler that runs longer than this (SIGTERM to its process group, then SIGKILL after --kill-after); the run counts as failed with reason "timeout"')
             [CompletionResult]::new('--kill-after', '--kill-after', [CompletionResultType]::ParameterName, 'Time between SIGTERM and SIGKILL when a handler is stopped')
             [CompletionResult]::new('--max-retries', '--max-retries', [CompletionResultType]::ParameterName, 'Retries after the first failure; a job runs at most this + 1 times, then goes dead')

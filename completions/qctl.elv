@@ -89,7 +89,7 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand --queue 'The queue''s name, for names that start with ''-'' (`--queue=-jobs`)'
             cand -c 'How many handlers run at once [default: the number of CPUs]'
             cand --concurrency 'How many handlers run at once [default: the number of CPUs]'
-            cand --buffer 'How many reserved jobs may wait locally for a free handler [default: --concurrency]'
+            cand --buffer 'How many reserved jobs may wait locally for a free handler [default: about 20 ms of work, measured as jobs run: --concurrency at least, 1000 at most]'
             cand --timeout 'Stop a handler that runs longer than this (SIGTERM to its process group, then SIGKILL after --kill-after); the run counts as failed with reason "timeout"'
             cand --kill-after 'Time between SIGTERM and SIGKILL when a handler is stopped'
             cand --max-retries 'Retries after the first failure; a job runs at most this + 1 times, then goes dead'

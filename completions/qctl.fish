@@ -80,7 +80,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -s h -l help -d 'Prin
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l queue -d 'The queue\'s name, for names that start with \'-\' (`--queue=-jobs`)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -s c -l concurrency -d 'How many handlers run at once [default: the number of CPUs]' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l buffer -d 'How many reserved jobs may wait locally for a free handler [default: --concurrency]' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l buffer -d 'How many reserved jobs may wait locally for a free handler [default: about 20 ms of work, measured as jobs run: --concurrency at least, 1000 at most]' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l timeout -d 'Stop a handler that runs longer than this (SIGTERM to its process group, then SIGKILL after --kill-after); the run counts as failed with reason "timeout"' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l kill-after -d 'Time between SIGTERM and SIGKILL when a handler is stopped' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-retries -d 'Retries after the first failure; a job runs at most this + 1 times, then goes dead' -r

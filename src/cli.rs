@@ -307,7 +307,8 @@ pub struct ConsumeArgs {
     #[arg(short = 'c', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub concurrency: Option<u32>,
 
-    /// How many reserved jobs may wait locally for a free handler [default: --concurrency].
+    /// How many reserved jobs may wait locally for a free handler [default: about 20 ms of
+    /// work, measured as jobs run: --concurrency at least, 1000 at most].
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=1000))]
     pub buffer: Option<u32>,
 

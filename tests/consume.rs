@@ -414,6 +414,78 @@ fn drain_exits_zero_when_all_pass_and_seven_when_any_fails() {
         .success();
 }
 
+/// The count after `word` in a consumer's closing summary ("succeeded 3, ...").
+fn summary_count(stderr: &[u8], word: &str) -> u64 {
+    let text = String::from_utf8_lossy(stderr);
+    let after = text
+        .rsplit_once(&format!("{word} "))
+        .unwrap_or_else(|| panic!("no {word:?} in the summary: {text}"))
+        .1;
+    let digits: String = after.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().expect("a count")
+}
+
+#[test]
+fn short_jobs_are_reserved_and_acked_in_batches_by_default() {
+    let server = RedisServer::start();
+    let jobs = 300u64;
+    let lines: String = (0..jobs).map(|i| format!("{i}\n")).collect();
+    qctl(&server)
+        .args(["enqueue", "q", "--lines"])
+        .write_stdin(lines)
+        .assert()
+        .success();
+    let _: String = server.cmd(&[b"CONFIG", b"RESETSTAT"]);
+    let out = qctl(&server)
+        .args(["consume", "q", "--drain", "-c", "2"])
+        .args(FAST)
+        .args(["--", "true"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    assert_eq!(summary_count(&out.stderr, "succeeded"), jobs);
+    // Only the ack script runs SMISMEMBER (once a call), only the reserve script HMGET. One
+    // of each per job would be 2 calls a job.
+    let (acks, reserves) = (server.calls("smismember"), server.calls("hmget"));
+    println!("{jobs} jobs: {acks} ack calls, {reserves} reservations");
+    assert!(
+        acks + reserves < jobs,
+        "{acks} ack calls and {reserves} reservations for {jobs} jobs"
+    );
+}
+
+#[test]
+fn a_consumer_of_long_jobs_leaves_what_it_cannot_start_soon_to_others() {
+    let server = RedisServer::start();
+    for i in 0..6 {
+        enqueue(&server, "q", &format!("j{i}"), b"");
+    }
+    let args = ["q", "--drain", "-c", "1"];
+    let handler = ["--", "sleep", "0.3"];
+    let first = spawn_consumer(&server, &[&args[..], FAST, &handler[..]].concat());
+    // It takes one job to run and one to start next, and no more.
+    assert!(wait_until(Duration::from_secs(10), || server
+        .lrange("q:active")
+        .len()
+        <= 4));
+    let second = qctl(&server)
+        .arg("consume")
+        .args(args)
+        .args(FAST)
+        .args(handler)
+        .output()
+        .unwrap();
+    let first = first.wait_with_output().unwrap();
+    assert!(first.status.success(), "{first:?}");
+    assert!(second.status.success(), "{second:?}");
+    let (a, b) = (
+        summary_count(&first.stderr, "succeeded"),
+        summary_count(&second.stderr, "succeeded"),
+    );
+    assert_eq!(a + b, 6);
+    assert!(b >= 2, "the consumer that came second ran {b} of 6 jobs");
+}
+
 #[test]
 fn a_missing_command_is_refused_before_any_job_is_reserved() {
     let server = RedisServer::start();

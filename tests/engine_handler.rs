@@ -58,7 +58,9 @@ fn config(queue: &str) -> Config {
     Config {
         queue: queue.into(),
         concurrency: env_or("QCTL_ENGINE_CONCURRENCY", 2),
-        buffer: env_or("QCTL_ENGINE_BUFFER", 2),
+        buffer: std::env::var("QCTL_ENGINE_BUFFER")
+            .ok()
+            .map(|v| v.parse().expect("QCTL_ENGINE_BUFFER is a number")),
         heartbeat: Duration::from_secs(1),
         orphan_after: Duration::from_secs(3),
         max_retries: 5,
@@ -117,7 +119,7 @@ async fn a_rust_handler_drains_the_queue_and_shows_the_engines_own_rate() {
     println!(
         "engine ceiling (Rust handler, -c {} --buffer {}, {} build): {:.0} jobs/s",
         cfg.concurrency,
-        cfg.buffer,
+        cfg.buffer.map_or("auto".to_string(), |b| b.to_string()),
         if cfg!(debug_assertions) {
             "debug"
         } else {
@@ -127,15 +129,6 @@ async fn a_rust_handler_drains_the_queue_and_shows_the_engines_own_rate() {
     );
 }
 
-/// How many times Redis ran `command` (scripts' own calls included), from INFO commandstats.
-fn calls(server: &RedisServer, command: &str) -> u64 {
-    let info: String = server.cmd(&[b"INFO", b"commandstats"]);
-    let prefix = format!("cmdstat_{command}:calls=");
-    info.lines()
-        .find_map(|l| l.strip_prefix(&prefix))
-        .map_or(0, |rest| rest.split(',').next().unwrap().parse().unwrap())
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_busy_consumer_acks_in_batches_and_reserves_in_batches() {
     let server = RedisServer::start();
@@ -143,7 +136,7 @@ async fn a_busy_consumer_acks_in_batches_and_reserves_in_batches() {
     let lines: String = (0..jobs).map(|i| format!("{i}\n")).collect();
     let cfg = Config {
         concurrency: 16,
-        buffer: 500,
+        buffer: Some(500),
         ..config("q")
     };
     let (consumer, _) = consumer(&server, lines, cfg).await;
@@ -155,8 +148,8 @@ async fn a_busy_consumer_acks_in_batches_and_reserves_in_batches() {
     let completed: String = server.cmd(&[b"HGET", b"q:stats", b"completed"]);
     assert_eq!(completed, jobs.to_string());
     // Only the ack script runs SMISMEMBER (once a call), only the reserve script HMGET.
-    let acks = calls(&server, "smismember");
-    let reserves = calls(&server, "hmget");
+    let acks = server.calls("smismember");
+    let reserves = server.calls("hmget");
     println!("{jobs} jobs: {acks} ack calls, {reserves} reservations");
     assert!(
         acks > 0 && acks * 2 <= jobs,

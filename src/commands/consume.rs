@@ -27,7 +27,7 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
         let concurrency = handlers * depth;
         Config {
             concurrency,
-            buffer: args.buffer.map_or(concurrency, |b| b as usize),
+            buffer: args.buffer.map(|b| b as usize),
             ..cfg
         }
     } else {
@@ -168,7 +168,7 @@ fn config(args: &ConsumeArgs) -> anyhow::Result<(Config, HandlerSpec, PathBuf)> 
     let cfg = Config {
         queue,
         concurrency,
-        buffer: args.buffer.map_or(concurrency, |b| b as usize),
+        buffer: args.buffer.map(|b| b as usize),
         heartbeat: args.heartbeat,
         orphan_after: args.orphan_after,
         max_retries: args.max_retries,

@@ -193,6 +193,16 @@ impl RedisServer {
         cmd.query(&mut self.conn()).expect("redis command")
     }
 
+    /// How many times Redis ran `command` since the last CONFIG RESETSTAT (scripts' own
+    /// calls included), from INFO commandstats.
+    pub fn calls(&self, command: &str) -> u64 {
+        let info: String = self.cmd(&[b"INFO", b"commandstats"]);
+        let prefix = format!("cmdstat_{command}:calls=");
+        info.lines()
+            .find_map(|l| l.strip_prefix(&prefix))
+            .map_or(0, |rest| rest.split(',').next().unwrap().parse().unwrap())
+    }
+
     pub fn hget_bytes(&self, key: &str, field: &str) -> Option<Vec<u8>> {
         redis::cmd("HGET")
             .arg(key)

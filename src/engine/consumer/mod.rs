@@ -11,7 +11,7 @@ mod scheduler;
 mod status;
 mod supervisor;
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -26,13 +26,32 @@ use super::conn::{Redis, ServerSpec};
 use super::error::Error;
 use super::keys::QueueKeys;
 
+/// How much work, in handler run time, the automatic buffer holds ahead of the handlers:
+/// short jobs are then reserved in batches, while long ones are not taken from other
+/// consumers that could start them sooner.
+pub const BUFFER_TIME: Duration = Duration::from_millis(20);
+/// The most jobs the automatic buffer holds.
+pub const MAX_AUTO_BUFFER: usize = 1000;
+
+/// The automatic buffer for `concurrency` handlers whose jobs take `run_time` on average
+/// (None: not measured yet): [`BUFFER_TIME`] of work, `concurrency` at least (a job waiting
+/// for each handler), [`MAX_AUTO_BUFFER`] at most.
+pub fn auto_buffer(concurrency: usize, run_time: Option<Duration>) -> usize {
+    let Some(run_time) = run_time else {
+        return concurrency;
+    };
+    let jobs = BUFFER_TIME.as_secs_f64() * concurrency as f64 / run_time.as_secs_f64().max(1e-6);
+    (jobs as usize).clamp(concurrency, MAX_AUTO_BUFFER.max(concurrency))
+}
+
 /// How the consumer behaves; the CLI's defaults are documented in the README.
 #[derive(Clone, Debug)]
 pub struct Config {
     pub queue: String,
     pub concurrency: usize,
-    /// Reserved jobs waiting locally for a free handler slot.
-    pub buffer: usize,
+    /// Reserved jobs waiting locally for a free handler slot; None: as many as about
+    /// [`BUFFER_TIME`] of work, measured as jobs run ([`auto_buffer`]).
+    pub buffer: Option<usize>,
     pub heartbeat: Duration,
     /// Another consumer is dead when its heartbeat is older than this.
     pub orphan_after: Duration,
@@ -183,6 +202,10 @@ pub(crate) struct Shared {
     pub lease: std::sync::Mutex<Lease>,
     /// The heartbeat's own connection, with a short response timeout.
     pub beat_conn: tokio::sync::Mutex<Option<Redis>>,
+    /// The handlers' average run time in microseconds (0: none ran yet).
+    pub run_micros: AtomicU64,
+    /// Reserved jobs waiting here for a free handler.
+    pub queued: AtomicUsize,
     /// Ids reserved and not yet settled here (in the local buffer or running).
     pub holding: std::sync::Mutex<std::collections::HashSet<String>>,
     /// An error that ends the consumer, raised where no loop can return it (settling a job).
@@ -221,13 +244,52 @@ impl Shared {
         }
     }
 
+    /// How many jobs may be held here now: running, and buffered for the handlers.
     pub fn capacity(&self) -> usize {
-        self.cfg.concurrency + self.cfg.buffer
+        let buffer = match self.cfg.buffer {
+            Some(n) => n,
+            None => auto_buffer(self.cfg.concurrency, self.run_time()),
+        };
+        self.cfg.concurrency + buffer
+    }
+
+    /// The most jobs ever held here (the local slots).
+    pub fn max_capacity(&self) -> usize {
+        max_capacity(&self.cfg)
     }
 
     /// Jobs reserved and not yet settled, here.
     pub fn held(&self) -> usize {
-        self.capacity() - self.slots.available_permits()
+        self.max_capacity() - self.slots.available_permits()
+    }
+
+    /// The handlers' average run time so far (a moving average), if a job has run.
+    pub fn run_time(&self) -> Option<Duration> {
+        match self.run_micros.load(Ordering::Relaxed) {
+            0 => None,
+            us => Some(Duration::from_micros(us)),
+        }
+    }
+
+    /// How long the jobs waiting here keep the handlers busy, by the average run time.
+    pub fn queued_work(&self) -> Duration {
+        let queued = self.queued.load(Ordering::Relaxed) as u32;
+        let run_time = self.run_time().unwrap_or_default();
+        run_time * queued / self.cfg.concurrency.max(1) as u32
+    }
+
+    /// Counts one handler run in the average run time.
+    pub fn note_run_time(&self, took: Duration) {
+        let us = (took.as_micros() as u64).max(1);
+        let _ = self
+            .run_micros
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |avg| {
+                Some(if avg == 0 {
+                    us
+                } else {
+                    (avg * 7 + us).div_ceil(8)
+                })
+            });
     }
 
     pub fn last_beat(&self) -> f64 {
@@ -307,6 +369,11 @@ impl Shared {
     }
 }
 
+/// The local slots: `concurrency` plus the largest buffer `cfg` allows.
+fn max_capacity(cfg: &Config) -> usize {
+    cfg.concurrency + cfg.buffer.unwrap_or(MAX_AUTO_BUFFER.max(cfg.concurrency))
+}
+
 /// Skew between our clock and the server's above which a warning is printed.
 pub const SKEW_WARNING: f64 = 2.0;
 
@@ -361,7 +428,7 @@ impl Consumer {
         let keys = QueueKeys::new(&cfg.queue);
         let id = uuid::Uuid::new_v4().hyphenated().to_string();
         let inflight = keys.inflight(&id);
-        let capacity = cfg.concurrency + cfg.buffer;
+        let capacity = max_capacity(&cfg);
         let shared = Arc::new(Shared {
             keys,
             id,
@@ -379,6 +446,8 @@ impl Consumer {
             halt: CancellationToken::new(),
             kill_now: CancellationToken::new(),
             slots: Arc::new(Semaphore::new(capacity)),
+            run_micros: AtomicU64::new(0),
+            queued: AtomicUsize::new(0),
             finished: Notify::new(),
             lease: std::sync::Mutex::new(Lease {
                 sent: std::time::Instant::now(),
@@ -510,7 +579,7 @@ async fn work(
         background.clone(),
         custodian::run,
     ));
-    let (jobs_tx, jobs_rx) = mpsc::channel(shared.capacity().max(1));
+    let (jobs_tx, jobs_rx) = mpsc::channel(shared.max_capacity().max(1));
     let mut poller = tokio::spawn(poller::run(shared.clone(), jobs_tx));
     let processor = tokio::spawn(processor::run(shared.clone(), jobs_rx));
 
@@ -569,5 +638,29 @@ async fn give_back_and_leave(shared: &Shared) {
         shared.emit(Event::Warning {
             message: format!("could not leave {}: {e}", shared.keys.consumers),
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_automatic_buffer_holds_about_buffer_time_of_work_within_its_bounds() {
+        let ms = Duration::from_millis;
+        // Nothing measured yet, or long jobs: one job waiting per handler.
+        assert_eq!(auto_buffer(2, None), 2);
+        assert_eq!(auto_buffer(2, Some(ms(100))), 2);
+        assert_eq!(auto_buffer(8, Some(Duration::from_secs(3600))), 8);
+        // Short jobs: what the handlers run in BUFFER_TIME.
+        assert_eq!(auto_buffer(2, Some(ms(1))), 40);
+        assert_eq!(auto_buffer(4, Some(ms(5))), 16);
+        // Very short ones: capped, unless the handlers alone are more.
+        assert_eq!(
+            auto_buffer(2, Some(Duration::from_micros(1))),
+            MAX_AUTO_BUFFER
+        );
+        assert_eq!(auto_buffer(2, Some(Duration::ZERO)), MAX_AUTO_BUFFER);
+        assert_eq!(auto_buffer(4096, Some(ms(1))), 4096);
     }
 }

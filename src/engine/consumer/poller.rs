@@ -49,10 +49,13 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
             p = shared.slots.clone().acquire_owned() => p.expect("slots are never closed"),
             _ = shared.stop.cancelled() => break,
         };
-        // While jobs still wait locally, reserve only once half the slots are free, so
-        // that a busy consumer reserves in batches rather than one job per request.
+        // Hold no more than the capacity of the moment (the automatic buffer follows the
+        // jobs' run time). While jobs still wait locally, reserve only once half of it is
+        // free, so that a busy consumer reserves in batches rather than one job per request.
+        let capacity = shared.capacity();
+        let free = (capacity + 1).saturating_sub(shared.held());
         let waiting = tx.max_capacity() - tx.capacity();
-        if waiting > 0 && shared.slots.available_permits() + 1 < shared.capacity().div_ceil(2) {
+        if free == 0 || (waiting > 0 && free < capacity.div_ceil(2)) {
             drop(first);
             let finished = shared.finished.notified();
             tokio::select! {
@@ -63,7 +66,7 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
             continue;
         }
         let mut permits = vec![first];
-        let want = remaining.map_or(shared.capacity(), |r| (r as usize).min(shared.capacity()));
+        let want = remaining.map_or(free, |r| (r as usize).min(free));
         while permits.len() < want {
             match shared.slots.clone().try_acquire_owned() {
                 Ok(p) => permits.push(p),
@@ -95,6 +98,9 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
                             attempt: *attempt,
                         });
                     }
+                    shared
+                        .queued
+                        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                     if tx.send((job, permit)).await.is_err() {
                         return Ok(());
                     }

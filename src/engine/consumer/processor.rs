@@ -22,6 +22,8 @@ use crate::engine::job::Job;
 const NAME: &str = "processor";
 /// The most ids one ack call carries (the ack script's own limit).
 const ACK_BATCH: usize = 1000;
+/// The longest a job's ack waits for others to go with it.
+const ACK_LINGER: Duration = Duration::from_millis(5);
 /// Why a settle call changed nothing.
 const NOT_RESERVED: &str =
     "it was no longer reserved by this consumer (recovered by another); not settled here";
@@ -53,10 +55,27 @@ impl Acks {
 }
 
 /// Acks what is sent until every sender is gone: each call takes all that waits, up to
-/// [`ACK_BATCH`].
+/// [`ACK_BATCH`]. While the jobs waiting here keep the handlers busy, it first waits for
+/// more to finish (up to [`ACK_LINGER`], and half the time that work lasts), until half the
+/// capacity waits to be acked: a consumer of short jobs then sends one ack for many, and
+/// its handlers never wait for the slots an ack frees.
 async fn acker(shared: Arc<Shared>, mut rx: mpsc::UnboundedReceiver<AckRequest>) {
     let mut batch = Vec::with_capacity(ACK_BATCH);
     while rx.recv_many(&mut batch, ACK_BATCH).await > 0 {
+        let linger = ACK_LINGER.min(shared.queued_work() / 2);
+        let until = tokio::time::Instant::now() + linger;
+        while !linger.is_zero()
+            && shared.held() > batch.len()
+            && batch.len() < shared.capacity().div_ceil(2).min(ACK_BATCH)
+            && !shared.stop.is_cancelled()
+        {
+            let room = ACK_BATCH - batch.len();
+            let more = rx.recv_many(&mut batch, room);
+            match tokio::time::timeout_at(until, more).await {
+                Ok(n) if n > 0 => {}
+                _ => break,
+            }
+        }
         let ids: Vec<&str> = batch.iter().map(|r| r.id.as_str()).collect();
         let what = match ids.as_slice() {
             [one] => format!("job {one:?}"),
@@ -96,6 +115,7 @@ pub async fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Work>) -> Result<()
                     _ = shared.stop.cancelled() => { unstarted.push(work); break }
                     p = running.clone().acquire_owned() => p.expect("never closed"),
                 };
+                shared.queued.fetch_sub(1, Ordering::Relaxed);
                 let shared = shared.clone();
                 let acks = acks.clone();
                 tasks.spawn(async move {
@@ -192,6 +212,9 @@ async fn process(shared: &Shared, acks: &Acks, reserved: Reserved, slot: OwnedSe
         .run(input, &shared.halt, &shared.kill_now)
         .await;
     drop(slot);
+    if report.outcome != Outcome::Cancelled {
+        shared.note_run_time(report.duration);
+    }
     if let Some(message) = report.warning.clone() {
         shared.emit(Event::Warning { message });
     }
