@@ -54,7 +54,7 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
         // free, so that a busy consumer reserves in batches rather than one job per request.
         let capacity = shared.capacity();
         let free = (capacity + 1).saturating_sub(shared.held());
-        let waiting = tx.max_capacity() - tx.capacity();
+        let waiting = shared.queued.load(std::sync::atomic::Ordering::Relaxed);
         if free == 0 || (waiting > 0 && free < capacity.div_ceil(2)) {
             drop(first);
             let finished = shared.finished.notified();
