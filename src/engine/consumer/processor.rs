@@ -58,7 +58,7 @@ impl Acks {
 /// [`ACK_BATCH`]. While the jobs waiting here keep the handlers busy, it first waits for
 /// more to finish (up to [`ACK_LINGER`], and half the time that work lasts), until half the
 /// capacity waits to be acked: a consumer of short jobs then sends one ack for many, and
-/// its handlers never wait for the slots an ack frees.
+/// the wait ends well before its handlers would need the slots an ack frees.
 async fn acker(shared: Arc<Shared>, mut rx: mpsc::UnboundedReceiver<AckRequest>) {
     let mut batch = Vec::with_capacity(ACK_BATCH);
     while rx.recv_many(&mut batch, ACK_BATCH).await > 0 {
