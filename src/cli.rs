@@ -33,7 +33,9 @@ pub fn parse() -> Cli {
         let consume = std::env::args().any(|a| a == "consume");
         if consume && err.kind() == clap::error::ErrorKind::UnknownArgument {
             let _ = err.print();
-            eprintln!("hint: a queue name that starts with '-' is given as --queue=NAME");
+            crate::output::stderr_line(
+                "hint: a queue name that starts with '-' is given as --queue=NAME",
+            );
             std::process::exit(2);
         }
         err.exit()
@@ -200,12 +202,12 @@ pub enum Command {
         /// The queue's name.
         #[arg(value_parser = parse_queue)]
         queue: String,
-        /// A consumer whose heartbeat is older than this is expired.
+        /// A consumer whose heartbeat is older than this is expired. Below the default,
+        /// live consumers may look expired: qctl then names them and asks.
         #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_duration)]
         orphan_after: Duration,
-        /// Show what would be recovered; change nothing.
-        #[arg(long)]
-        dry_run: bool,
+        #[command(flatten)]
+        confirm: ConfirmArgs,
     },
 
     /// Stop qctl consumers from reserving new jobs of a queue (running jobs finish).
@@ -247,6 +249,42 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+}
+
+impl Command {
+    /// Whether the command only reads (or shows what it would do): a closed stdout then ends
+    /// it quietly with exit 0, while a command that changes queues was stopped before it was
+    /// done.
+    pub fn is_read_only(&self) -> bool {
+        match self {
+            Command::Stats(_)
+            | Command::Metrics(_)
+            | Command::Top(_)
+            | Command::Consumers { .. }
+            | Command::Completions { .. }
+            | Command::Man { .. } => true,
+            Command::Orphans { confirm, .. } => confirm.dry_run,
+            Command::Dead(cmd) => match cmd {
+                DeadCommand::List(_) | DeadCommand::Show(_) | DeadCommand::Export { .. } => true,
+                DeadCommand::Requeue { bulk, .. } | DeadCommand::Delete { bulk, .. } => {
+                    bulk.confirm.dry_run
+                }
+            },
+            Command::Scheduled(cmd) => match cmd {
+                ScheduledCommand::List(_) | ScheduledCommand::Show(_) => true,
+                ScheduledCommand::RunNow(bulk) | ScheduledCommand::Delete(bulk) => {
+                    bulk.confirm.dry_run
+                }
+            },
+            Command::Active(cmd) => match cmd {
+                ActiveCommand::List(_) => true,
+                ActiveCommand::Delete { confirm, .. } => confirm.dry_run,
+            },
+            Command::Purge { confirm, .. } => confirm.dry_run,
+            Command::Enqueue(_) | Command::Consume(_) | Command::Pause { .. } => false,
+            Command::Resume { .. } => false,
+        }
+    }
 }
 
 #[derive(Debug, Args)]
@@ -347,11 +385,19 @@ pub struct ConsumeArgs {
     #[arg(long, value_name = "DUR", default_value = "30s", value_parser = parse_duration)]
     pub shutdown_grace: Duration,
 
-    /// Exit when nothing is ready and nothing is running; exit code 7 if any job failed.
+    /// Run every job that can run, then exit: when nothing is ready, nothing runs here or at
+    /// other consumers, and no retry of a job that failed here is pending (it waits for
+    /// them). Exit 0 when every job ended done, 7 when some ended dead, 8 when the queue is
+    /// paused with jobs ready (see the README's exit codes).
     #[arg(long)]
     pub drain: bool,
 
-    /// Exit after this many jobs; exit code 7 if any job failed.
+    /// With --drain: also wait for the jobs producers scheduled for later, and run them.
+    #[arg(long, requires = "drain")]
+    pub wait_scheduled: bool,
+
+    /// Exit after this many jobs; exit code 7 if any job failed (with --drain: ended dead),
+    /// 9 with --drain when it stopped with jobs left.
     #[arg(long, value_name = "N")]
     pub max_jobs: Option<u64>,
 

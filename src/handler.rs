@@ -143,13 +143,18 @@ fn output_thread() -> tokio::sync::mpsc::Sender<Message> {
     std::thread::spawn(move || {
         while let Some(message) = rx.blocking_recv() {
             match message {
-                // A closed stdout or stderr must not fail the job: the line is dropped.
+                // A closed stdout or stderr must not fail the job: the line is dropped, and
+                // the closed output stops the consumer (`crate::output::closed`).
                 Message::Line(Stream::Stdout, line) => {
                     let mut out = std::io::stdout().lock();
-                    let _ = out.write_all(&line).and_then(|_| out.flush());
+                    if let Err(e) = out.write_all(&line).and_then(|_| out.flush()) {
+                        crate::output::note_write_error(&e);
+                    }
                 }
                 Message::Line(Stream::Stderr, line) => {
-                    let _ = std::io::stderr().lock().write_all(&line);
+                    if let Err(e) = std::io::stderr().lock().write_all(&line) {
+                        crate::output::note_write_error(&e);
+                    }
                 }
                 Message::Flush(done) => {
                     let _ = done.send(());

@@ -4,8 +4,9 @@
 //! turns parsed command lines into engine calls; `output` is the terminal code of every
 //! command but `top`, whose full-screen view lives in `top`; `handler` runs one command for
 //! one job, `pipe` keeps long-lived handlers fed over a pipe (`consume --pipe`), `reaper`
-//! kills handlers a dead consumer left, and `prometheus` writes the queues' counts in the
-//! Prometheus text format.
+//! kills handlers a dead consumer left, `signals` turns SIGINT, SIGTERM, SIGHUP and a closed
+//! output into a request to stop at a clean point, and `prometheus` writes the queues' counts
+//! in the Prometheus text format.
 
 pub mod cli;
 pub mod commands;
@@ -15,4 +16,5 @@ pub mod output;
 pub mod pipe;
 pub mod prometheus;
 pub mod reaper;
+pub mod signals;
 pub mod top;

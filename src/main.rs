@@ -3,18 +3,34 @@ fn main() -> std::process::ExitCode {
     if let Some(code) = qctl::reaper::init() {
         return code;
     }
+    std::panic::set_hook(Box::new(|info| {
+        qctl::output::stderr_line(&format!(
+            "qctl: internal error (a bug in qctl; please report it): {info}"
+        ));
+    }));
     let cli = qctl::cli::parse();
-    match qctl::commands::run(cli) {
-        Ok(code) => code.into(),
-        Err(err) if is_broken_pipe(&err) => std::process::ExitCode::SUCCESS,
-        Err(err) => {
+    let read_only = cli.command.is_read_only();
+    match std::panic::catch_unwind(|| qctl::commands::run(cli)) {
+        Ok(Ok(code)) => code.into(),
+        // A closed stdout (`qctl dead list q | head`): a read command ends quietly, one that
+        // changes queues was stopped before it was done.
+        Ok(Err(err)) if is_broken_pipe(&err) => {
+            if read_only {
+                std::process::ExitCode::SUCCESS
+            } else {
+                qctl::engine::ExitCode::OutputClosed.into()
+            }
+        }
+        Ok(Err(err)) => {
             qctl::output::print_error(&err);
             qctl::engine::error::exit_code_of(&err).into()
         }
+        // The hook has said what went wrong.
+        Err(_) => qctl::engine::ExitCode::Failure.into(),
     }
 }
 
-/// A closed stdout (`qctl ... | head`) ends the command quietly.
+/// Whether the error is a write to a closed pipe.
 fn is_broken_pipe(err: &anyhow::Error) -> bool {
     err.chain().any(|c| {
         c.downcast_ref::<std::io::Error>()

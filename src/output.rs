@@ -1,12 +1,51 @@
 //! Everything that talks to the terminal: results on stdout (text or JSON), messages,
-//! progress bars and confirmations on stderr.
+//! progress bars and confirmations on stderr. It is also the one place that handles a closed
+//! stream: a write to a pipe whose reader is gone never panics; it marks the output closed
+//! ([`closed`]), which long-running commands watch to stop at a clean point.
 
 use std::io::{self, BufWriter, IsTerminal, Stdout, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use tokio_util::sync::CancellationToken;
 
 use crate::cli::GlobalArgs;
+
+/// Cancelled when a write to stdout or stderr finds the stream closed (its reader is gone):
+/// a consumer or a bulk command then stops as it does on SIGTERM.
+pub fn closed() -> &'static CancellationToken {
+    static CLOSED: OnceLock<CancellationToken> = OnceLock::new();
+    CLOSED.get_or_init(CancellationToken::new)
+}
+
+/// Whether stderr was found closed: nothing more is written to it.
+static STDERR_CLOSED: AtomicBool = AtomicBool::new(false);
+
+/// Notes a failed write: a broken pipe marks the output closed.
+pub fn note_write_error(err: &io::Error) {
+    if err.kind() == io::ErrorKind::BrokenPipe {
+        closed().cancel();
+    }
+}
+
+/// Writes `text` and a newline to stderr in one piece. A failure is not an error of the
+/// command: a closed stderr is noted (see [`closed`]) and nothing more is written to it.
+pub fn stderr_line(text: &str) {
+    if STDERR_CLOSED.load(Ordering::Relaxed) {
+        return;
+    }
+    let mut line = String::with_capacity(text.len() + 1);
+    line.push_str(text);
+    line.push('\n');
+    if let Err(e) = io::stderr().lock().write_all(line.as_bytes()) {
+        if e.kind() == io::ErrorKind::BrokenPipe {
+            STDERR_CLOSED.store(true, Ordering::Relaxed);
+        }
+        note_write_error(&e);
+    }
+}
 
 /// How results and messages are shown, from the global flags.
 pub struct Output {
@@ -31,48 +70,53 @@ impl Output {
 
     /// One line of result on stdout.
     pub fn line(&mut self, text: impl AsRef<[u8]>) -> io::Result<()> {
-        self.stdout.write_all(text.as_ref())?;
-        self.stdout.write_all(b"\n")
+        let written = self
+            .stdout
+            .write_all(text.as_ref())
+            .and_then(|_| self.stdout.write_all(b"\n"));
+        checked(written)
     }
 
     /// One JSON value on its own line on stdout.
     pub fn json_line(&mut self, value: &impl serde::Serialize) -> io::Result<()> {
-        serde_json::to_writer(&mut self.stdout, value).map_err(io::Error::from)?;
-        self.stdout.write_all(b"\n")
+        let written = serde_json::to_writer(&mut self.stdout, value)
+            .map_err(io::Error::from)
+            .and_then(|_| self.stdout.write_all(b"\n"));
+        checked(written)
     }
 
     /// One JSON value on stdout, without a newline (for a JSON array written piece by piece).
     pub fn json(&mut self, value: &impl serde::Serialize) -> io::Result<()> {
-        serde_json::to_writer(&mut self.stdout, value).map_err(io::Error::from)
+        checked(serde_json::to_writer(&mut self.stdout, value).map_err(io::Error::from))
     }
 
     /// Bytes on stdout as they are.
     pub fn raw(&mut self, bytes: &[u8]) -> io::Result<()> {
-        self.stdout.write_all(bytes)
+        checked(self.stdout.write_all(bytes))
     }
 
     pub fn flush(&mut self) -> io::Result<()> {
-        self.stdout.flush()
+        checked(self.stdout.flush())
     }
 
     /// A message for people on stderr, unless --quiet.
     pub fn note(&self, msg: impl std::fmt::Display) {
         if !self.quiet {
-            eprintln!("{msg}");
+            stderr_line(&msg.to_string());
         }
     }
 
     /// A warning on stderr, unless --quiet.
     pub fn warn(&self, msg: impl std::fmt::Display) {
         if !self.quiet {
-            eprintln!("{} {msg}", self.paint("warning:", "33"));
+            stderr_line(&format!("{} {msg}", self.paint("warning:", "33")));
         }
     }
 
     /// Detail shown with -v.
     pub fn verbose(&self, msg: impl std::fmt::Display) {
         if self.verbose > 0 && !self.quiet {
-            eprintln!("{msg}");
+            stderr_line(&msg.to_string());
         }
     }
 
@@ -112,7 +156,15 @@ pub fn print_error(err: &anyhow::Error) {
             text.push_str(&format!("\n  caused by: {cause}"));
         }
     }
-    eprintln!("{}", crate::engine::error::redact(&text));
+    stderr_line(&crate::engine::error::redact(&text));
+}
+
+/// A write to stdout as it went, a broken pipe noted (see [`closed`]).
+fn checked(written: io::Result<()>) -> io::Result<()> {
+    if let Err(e) = &written {
+        note_write_error(e);
+    }
+    written
 }
 
 impl Output {

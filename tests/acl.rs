@@ -171,7 +171,7 @@ fn workload(server: &RedisServer, user: &str) {
     // Orphans.
     expect(run().args(["orphans", "mail", "--dry-run"]), 0);
     assert_eq!(server.key_type(gone), "set", "--dry-run moves nothing");
-    expect(run().args(["orphans", "mail"]), 0);
+    expect(run().args(["orphans", "mail", "--yes"]), 0);
     assert_eq!(server.key_type(gone), "none");
     assert!(server.lrange("mail:active").contains(&"orph".to_string()));
 

@@ -492,7 +492,7 @@ fn a_key_of_the_wrong_type_is_refused_by_every_command_that_touches_it() {
         ("scheduled list", vec!["scheduled", "list", "q"], None),
         ("active list", vec!["active", "list", "q"], None),
         ("consumers", vec!["consumers", "q"], None),
-        ("orphans", vec!["orphans", "q"], None),
+        ("orphans", vec!["orphans", "q", "--yes"], None),
     ];
     // (key, how it is made wrong, commands that must refuse, commands that skip and report)
     type Table<'a> = Vec<(&'a str, Vec<&'a [u8]>, Vec<&'a str>, Vec<(&'a str, i32)>)>;
@@ -1752,7 +1752,7 @@ fn the_password_is_never_printed_whatever_the_command_or_the_outcome() {
         vec!["scheduled", "list", "q"],
         vec!["active", "list", "q"],
         vec!["consumers", "q"],
-        vec!["orphans", "q"],
+        vec!["orphans", "q", "--yes"],
         vec!["pause", "q"],
         vec!["purge", "q", "--dry-run"],
         // Refused without a terminal: prints the command to re-run.

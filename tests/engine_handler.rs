@@ -69,6 +69,7 @@ fn config(queue: &str) -> Config {
         scheduler_interval: Duration::from_secs(1),
         shutdown_grace: Duration::from_secs(5),
         drain: true,
+        wait_scheduled: false,
         max_jobs: None,
         routine_events: false,
     }

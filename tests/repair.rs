@@ -542,7 +542,7 @@ fn consumers_and_orphans_judge_heartbeats_and_skip_invalid_members() {
         .stdout(contains("2500"));
     assert_eq!(server.dump_all(), before);
     qctl(&server)
-        .args(["orphans", "q"])
+        .args(["orphans", "q", "--yes"])
         .assert()
         .code(7)
         .stdout(contains("not-a-uuid"))

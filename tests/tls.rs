@@ -81,7 +81,7 @@ fn commands() -> Vec<Vec<&'static str>> {
         consume,
         vec!["dead", "list", "q"],
         vec!["stats"],
-        vec!["orphans", "q"],
+        vec!["orphans", "q", "--yes"],
     ]
 }
 
@@ -166,7 +166,7 @@ fn round_trip(server: &RedisServer, qctl: impl Fn() -> assert_cmd::Command) {
 
     // orphans: the job of a consumer gone silent goes back to active.
     plant_orphan(server, "orphan-1");
-    let ran = run(qctl().args(["orphans", "q"]));
+    let ran = run(qctl().args(["orphans", "q", "--yes"]));
     assert_eq!(ran.code, Some(0), "orphans: {ran:?}");
     assert_eq!(server.lrange("q:active"), ["orphan-1"], "{ran:?}");
 }

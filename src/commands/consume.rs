@@ -5,18 +5,25 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
+use std::panic::AssertUnwindSafe;
+
+use futures_util::FutureExt as _;
 use tokio::signal::unix::{signal, SignalKind};
 use tokio::sync::mpsc;
 
 use super::Context;
 use crate::cli::ConsumeArgs;
-use crate::engine::consumer::{Config, Consumer, Event, Handler, Summary};
+use crate::engine::consumer::{Config, Consumer, DrainEnd, Event, Handle, Handler, Left, Summary};
 use crate::engine::jobs::describe_time;
 use crate::engine::{Error, ExitCode};
 use crate::handler::{resolve_program, HandlerSpec, LineSink, ProcessHandler};
 use crate::pipe::{PipeHandler, PipeSpec};
+use crate::signals;
 
 pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode> {
+    // Signals are taken over first, so that one at any moment of the start stops the
+    // consumer cleanly rather than killing it.
+    let stop = signals::install()?;
     let (mut cfg, spec, program) = config(&args)?;
     // Routine events are shown with --json and -v only.
     cfg.routine_events = ctx.out.json || ctx.out.verbose > 0;
@@ -67,7 +74,11 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
             sink: sink.clone(),
         })
     };
-    let consumer = Consumer::connect(server, cfg, handler, tx.clone()).await?;
+    // Connecting is bounded by the timeouts; a second signal does not wait for it.
+    let consumer = tokio::select! {
+        c = Consumer::connect(server, cfg, handler, tx.clone()) => c?,
+        _ = stop.forced.cancelled() => return Ok(stopped_before_start(&stop, &args)),
+    };
     let handle = consumer.handle();
     if let Some(p) = &pipe {
         p.start(&queue, &handle.id, tx);
@@ -77,17 +88,144 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
         handle.id, queue, handle.inflight
     ));
 
-    let mut sigint = signal(SignalKind::interrupt())?;
-    let mut sigterm = signal(SignalKind::terminate())?;
     let mut sigusr1 = signal(SignalKind::user_defined1())?;
-    let mut signals = 0;
-    let mut running = tokio::spawn(consumer.run());
-    let (summary, failure) = loop {
+    let running = tokio::spawn(consumer.run());
+    // Whatever happens below (a panic included), the consumer is stopped and its task
+    // awaited, so that it returns what it holds and leaves NAME:consumers.
+    let watched = AssertUnwindSafe(watch(
+        &mut ctx,
+        &handle,
+        &stop,
+        &mut events,
+        &mut sigusr1,
+        running,
+    ))
+    .catch_unwind()
+    .await;
+    let (summary, failure, output_error) = match watched {
+        Ok(ended) => ended,
+        Err(panic) => {
+            handle.stop.cancel();
+            handle.kill.cancel();
+            handle.give_back_and_leave().await;
+            std::panic::resume_unwind(panic);
+        }
+    };
+    // No job is outstanding any more: the pipe handlers get EOF and exit.
+    if let Some(p) = &pipe {
+        p.close().await;
+    }
+    // Handler output still queued is written before the closing summary.
+    sink.flush().await;
+    while let Ok(event) = events.try_recv() {
+        let _ = render(&mut ctx, &event);
+    }
+    let bounded = args.drain || args.max_jobs.is_some();
+    // What is left is read for a bounded run (its closing line says it), unless the run
+    // failed: Redis may then not answer.
+    let left = if bounded && failure.is_none() {
+        let limit = handle_limit(&ctx);
+        match tokio::time::timeout(limit, handle.left()).await {
+            Ok(Ok(left)) => Some(left),
+            _ => None,
+        }
+    } else {
+        None
+    };
+    let code = exit_code(&args, &handle, &summary, stop.cause(), left.as_ref());
+    print_summary(
+        &mut ctx,
+        &summary,
+        &handle,
+        &args,
+        stop.cause(),
+        left.as_ref(),
+        code,
+    );
+    if let Some(err) = failure {
+        return Err(
+            anyhow::Error::from(err).context(format!("consumer of queue {queue:?} stopped"))
+        );
+    }
+    if let Some(err) = output_error {
+        return Err(anyhow::Error::from(err).context("cannot write the consumer's output"));
+    }
+    Ok(code)
+}
+
+/// How long the closing reads may take.
+fn handle_limit(ctx: &Context) -> Duration {
+    ctx.global.response_timeout.min(Duration::from_secs(5))
+}
+
+/// The exit code of a run that stopped before the consumer started.
+fn stopped_before_start(stop: &signals::Stop, args: &ConsumeArgs) -> ExitCode {
+    match stop.cause() {
+        Some(signals::Cause::OutputClosed) => ExitCode::OutputClosed,
+        Some(cause) if args.drain || args.max_jobs.is_some() => cause.exit_code(),
+        _ => ExitCode::Success,
+    }
+}
+
+type Ended = (
+    Summary,
+    Option<crate::engine::Error>,
+    Option<std::io::Error>,
+);
+
+/// Shows the consumer's events and passes stop requests on until its task ends: the first
+/// request stops it, a second one stops its running handlers.
+async fn watch(
+    ctx: &mut Context,
+    handle: &Handle,
+    stop: &signals::Stop,
+    events: &mut mpsc::UnboundedReceiver<Event>,
+    sigusr1: &mut tokio::signal::unix::Signal,
+    mut running: tokio::task::JoinHandle<(Summary, Option<crate::engine::Error>)>,
+) -> Ended {
+    let mut output_error = None;
+    let mut asked = false;
+    let mut forced = false;
+    loop {
         tokio::select! {
-            done = &mut running => break done.expect("the consumer task does not panic"),
-            Some(event) = events.recv() => render(&mut ctx, &event)?,
-            _ = sigint.recv() => stop(&ctx, &handle, &mut signals),
-            _ = sigterm.recv() => stop(&ctx, &handle, &mut signals),
+            done = &mut running => {
+                return match done {
+                    Ok((summary, failure)) => (summary, failure, output_error),
+                    Err(join) => {
+                        // The consumer's task panicked before it could clean up.
+                        handle.give_back_and_leave().await;
+                        match join.try_into_panic() {
+                            Ok(panic) => std::panic::resume_unwind(panic),
+                            Err(_) => (handle.summary(), None, output_error),
+                        }
+                    }
+                };
+            }
+            Some(event) = events.recv() => {
+                if let Err(e) = render(ctx, &event) {
+                    // A closed pipe is a stop request (signals::Cause::OutputClosed); any
+                    // other write error stops the consumer too, and is its exit's error.
+                    if e.kind() != std::io::ErrorKind::BrokenPipe && output_error.is_none() {
+                        output_error = Some(e);
+                        handle.stop.cancel();
+                    }
+                }
+            }
+            _ = stop.requested.cancelled(), if !asked => {
+                asked = true;
+                let why = stop.cause().map_or("a stop request", signals::Cause::name);
+                ctx.out.note(format_args!(
+                    "stopping ({why}): no new jobs; waiting up to {}s for running jobs (signal again to stop them now)",
+                    handle_grace(handle)
+                ));
+                handle.stop.cancel();
+            }
+            _ = stop.forced.cancelled(), if !forced => {
+                forced = true;
+                ctx.out.note("stopping running jobs; their jobs go back to the queue");
+                handle.stop.cancel();
+                handle.kill.cancel();
+            }
             _ = sigusr1.recv() => {
                 let snap = handle.status.snapshot();
                 let mut text = String::from("status:");
@@ -102,34 +240,53 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
                     "\n  so far: ran {}, succeeded {}, retried {}, killed {}, damaged {}, returned {}",
                     s.ran, s.succeeded, s.retried, s.killed, s.damaged, s.returned
                 ));
-                eprintln!("{text}");
+                crate::output::stderr_line(&text);
             }
         }
-    };
-    // No job is outstanding any more: the pipe handlers get EOF and exit.
-    if let Some(p) = &pipe {
-        p.close().await;
     }
-    // Handler output still queued is written before the closing summary.
-    sink.flush().await;
-    while let Ok(event) = events.try_recv() {
-        render(&mut ctx, &event)?;
-    }
-    print_summary(&mut ctx, &summary)?;
-    if let Some(err) = failure {
-        return Err(
-            anyhow::Error::from(err).context(format!("consumer of queue {queue:?} stopped"))
-        );
-    }
-    Ok(
-        if (args.drain || args.max_jobs.is_some()) && summary.any_failed() {
-            ExitCode::Partial
-        } else {
-            ExitCode::Success
-        },
-    )
 }
 
+/// The shutdown grace in seconds, for messages.
+fn handle_grace(handle: &Handle) -> f64 {
+    handle.shutdown_grace().as_secs_f64()
+}
+
+/// The exit code of a consumer that ran: see the README's exit-code table. A stop request
+/// ends a bounded run (--drain, --max-jobs) before it was done; a consumer that runs until
+/// stopped did what it was asked when a signal stops it, but not when its output is closed.
+fn exit_code(
+    args: &ConsumeArgs,
+    handle: &Handle,
+    summary: &Summary,
+    cause: Option<signals::Cause>,
+    left: Option<&Left>,
+) -> ExitCode {
+    let bounded = args.drain || args.max_jobs.is_some();
+    match cause {
+        Some(signals::Cause::OutputClosed) => return ExitCode::OutputClosed,
+        Some(cause) if bounded => return cause.exit_code(),
+        Some(_) => return ExitCode::Success,
+        None => {}
+    }
+    if args.drain {
+        if summary.killed + summary.damaged > 0 {
+            return ExitCode::Partial;
+        }
+        if handle.drain_end() == Some(DrainEnd::Paused) {
+            return ExitCode::Paused;
+        }
+        let drained = handle.drain_end() == Some(DrainEnd::Drained);
+        let nothing_left = left.is_some_and(|l| l.ready + l.retries_pending == 0);
+        if !drained && !nothing_left {
+            return ExitCode::Unfinished;
+        }
+        return ExitCode::Success;
+    }
+    if args.max_jobs.is_some() && summary.any_failed() {
+        return ExitCode::Partial;
+    }
+    ExitCode::Success
+}
 /// The consumer's configuration, the command to run and where it was found.
 fn config(args: &ConsumeArgs) -> anyhow::Result<(Config, HandlerSpec, PathBuf)> {
     let (program, rest) = args
@@ -178,37 +335,23 @@ fn config(args: &ConsumeArgs) -> anyhow::Result<(Config, HandlerSpec, PathBuf)> 
             .min(args.poll_interval.max(Duration::from_secs(1))),
         shutdown_grace: args.shutdown_grace,
         drain: args.drain,
+        wait_scheduled: args.wait_scheduled,
         max_jobs: args.max_jobs,
         routine_events: true,
     };
     Ok((cfg, spec, resolved))
 }
 
-fn stop(ctx: &Context, handle: &crate::engine::consumer::Handle, signals: &mut u32) {
-    *signals += 1;
-    if *signals == 1 {
-        ctx.out.note(
-            "stopping: no new jobs; waiting for running jobs (signal again to stop them now)",
-        );
-        handle.stop.cancel();
-    } else {
-        ctx.out
-            .note("stopping running jobs; their jobs go back to the queue");
-        handle.stop.cancel();
-        handle.kill.cancel();
-    }
-}
-
-fn render(ctx: &mut Context, event: &Event) -> anyhow::Result<()> {
+fn render(ctx: &mut Context, event: &Event) -> std::io::Result<()> {
     if ctx.out.json {
         // A warning goes to stderr for people and, as every event, to stdout for programs.
         if let Event::Warning { message } = event {
             ctx.out.warn(message);
         }
-        let mut value = serde_json::to_value(event)?;
+        let mut value = serde_json::to_value(event).map_err(std::io::Error::from)?;
         value["time"] = serde_json::json!(crate::engine::now());
         ctx.out.json_line(&value)?;
-        return ctx.out.flush().map_err(Into::into);
+        return ctx.out.flush();
     }
     match event {
         Event::Warning { message } => ctx.out.warn(message),
@@ -252,16 +395,84 @@ fn render(ctx: &mut Context, event: &Event) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn print_summary(ctx: &mut Context, s: &Summary) -> anyhow::Result<()> {
+/// The closing lines: the counts, and for a bounded run how it ended and what it left. With
+/// --json also a `summary` event on stdout. Write errors are not the run's: ignored.
+fn print_summary(
+    ctx: &mut Context,
+    s: &Summary,
+    handle: &Handle,
+    args: &ConsumeArgs,
+    cause: Option<signals::Cause>,
+    left: Option<&Left>,
+    code: ExitCode,
+) {
+    let ended = ending(args, handle, cause);
     if ctx.out.json {
-        let mut value = serde_json::to_value(s)?;
-        value["event"] = "summary".into();
-        ctx.out.json_line(&value)?;
-        ctx.out.flush()?;
+        if let Ok(mut value) = serde_json::to_value(s) {
+            value["event"] = "summary".into();
+            value["ended"] = ended.clone().into();
+            value["stopped_by"] = cause.map(signals::Cause::name).into();
+            value["left"] = left.map_or(serde_json::Value::Null, |l| {
+                serde_json::to_value(l).unwrap_or_default()
+            });
+            value["exit_code"] = (code as u8).into();
+            value["time"] = serde_json::json!(crate::engine::now());
+            let _ = ctx.out.json_line(&value).and_then(|_| ctx.out.flush());
+        }
     }
     ctx.out.note(format_args!(
         "ran {}, succeeded {}, retried {}, killed {}, damaged {}, returned {}",
         s.ran, s.succeeded, s.retried, s.killed, s.damaged, s.returned
     ));
-    Ok(())
+    if args.drain || args.max_jobs.is_some() {
+        let what = match left {
+            Some(l) => describe_left(l, args.drain && !args.wait_scheduled),
+            None => "what is left could not be read".into(),
+        };
+        ctx.out.note(format_args!("{ended}; {what}"));
+    }
+}
+
+/// How a bounded run ended, in a word or two: `drained`, `paused`, `max jobs reached`,
+/// `stopped by SIGINT`, `stopped` (an error).
+fn ending(args: &ConsumeArgs, handle: &Handle, cause: Option<signals::Cause>) -> String {
+    if let Some(cause) = cause {
+        return format!("stopped by {}", cause.name())
+            .replace("by its output", "because its output");
+    }
+    match handle.drain_end() {
+        Some(DrainEnd::Drained) => "drained".into(),
+        Some(DrainEnd::Paused) => "not drained: the queue is paused".into(),
+        None if args.max_jobs.is_some() && handle.max_jobs_reached() => "max jobs reached".into(),
+        None => "stopped".into(),
+    }
+}
+
+/// `left: 3 ready, 2 retries pending, 1 in flight elsewhere, 4 scheduled` or `nothing left`.
+fn describe_left(l: &Left, scheduled_not_waited: bool) -> String {
+    let mut parts = Vec::new();
+    if l.ready > 0 {
+        parts.push(format!("{} ready", l.ready));
+    }
+    if l.retries_pending > 0 {
+        parts.push(format!("{} retries pending", l.retries_pending));
+    }
+    if l.in_flight_elsewhere > 0 {
+        parts.push(format!("{} in flight elsewhere", l.in_flight_elsewhere));
+    }
+    if l.scheduled > 0 {
+        parts.push(if scheduled_not_waited {
+            format!(
+                "{} scheduled for later (not waited for; --wait-scheduled waits)",
+                l.scheduled
+            )
+        } else {
+            format!("{} scheduled", l.scheduled)
+        });
+    }
+    if parts.is_empty() {
+        "nothing left".into()
+    } else {
+        format!("left: {}", parts.join(", "))
+    }
 }

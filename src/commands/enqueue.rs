@@ -105,7 +105,7 @@ async fn single(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow
         }))?;
         ctx.out.flush()?;
     }
-    eprintln!("qctl: {msg}");
+    crate::output::stderr_line(&format!("qctl: {msg}"));
     Ok(ExitCode::NothingDone)
 }
 

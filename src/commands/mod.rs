@@ -122,8 +122,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Command::Orphans {
                 queue,
                 orphan_after,
-                dry_run,
-            } => orphans::run(ctx, &queue, orphan_after, dry_run).await,
+                confirm,
+            } => orphans::run(ctx, &queue, orphan_after, confirm).await,
             Command::Pause { queue } => pause::run(ctx, &queue, true).await,
             Command::Resume { queue } => pause::run(ctx, &queue, false).await,
             Command::Purge { queue, confirm } => purge::run(ctx, &queue, confirm).await,

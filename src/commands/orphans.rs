@@ -1,79 +1,159 @@
-//! `qctl orphans QUEUE`: return the in-flight jobs of expired consumers to the queue.
+//! `qctl orphans QUEUE`: return the in-flight jobs of expired consumers to the queue, after
+//! saying which consumers and how many jobs, and asking.
+
+use std::time::Duration;
 
 use anyhow::Context as _;
 use serde_json::json;
 
 use super::Context;
-use crate::engine::{consumers, ExitCode};
+use crate::cli::ConfirmArgs;
+use crate::engine::consumers::{self, ConsumerInfo, Recovery};
+use crate::engine::ExitCode;
+use crate::output::printable;
+
+/// Below this age a heartbeat looks alive: the default `--orphan-after`, and twice the
+/// heartbeat interval of Go CurlyQ consumers.
+pub const LOOKS_ALIVE: Duration = Duration::from_secs(120);
+
+/// A consumer the command would touch.
+struct Planned<'a> {
+    consumer: &'a ConsumerInfo,
+    /// Heartbeat age in seconds (negative: in the future).
+    age: f64,
+    /// Why it is left alone, if it is.
+    skip: Option<String>,
+}
 
 pub async fn run(
     mut ctx: Context,
     queue: &str,
-    orphan_after: std::time::Duration,
-    dry_run: bool,
+    orphan_after: Duration,
+    confirm: ConfirmArgs,
 ) -> anyhow::Result<ExitCode> {
     let keys = ctx.keys(queue)?;
     let mut redis = ctx.server()?.connect().await?;
     let now = redis.server_time().await?;
     let cutoff = now - orphan_after.as_secs_f64();
-    if dry_run {
-        let list = consumers::list(&mut redis, &keys)
-            .await
-            .with_context(|| format!("cannot list the consumers of queue {queue:?}"))?;
-        // Expired ones, and ones with a heartbeat in the future (skipped), with why.
-        let expired: Vec<_> = list
-            .iter()
-            .filter_map(|c| {
-                let ahead = c.heartbeat > now + consumers::AHEAD_TOLERANCE;
-                let skip = c.problem.clone().or_else(|| {
-                    ahead.then(|| {
-                        format!(
-                            "heartbeat {:.0}s in the future (its clock is ahead)",
-                            c.heartbeat - now
-                        )
-                    })
-                });
-                (c.heartbeat <= cutoff || ahead).then_some((c, skip))
+    let list = consumers::list(&mut redis, &keys)
+        .await
+        .with_context(|| format!("cannot list the consumers of queue {queue:?}"))?;
+    // Expired ones, and ones with a heartbeat in the future (skipped), with why.
+    let plan: Vec<Planned> = list
+        .iter()
+        .filter_map(|c| {
+            let ahead = c.heartbeat > now + consumers::AHEAD_TOLERANCE;
+            let skip = c.problem.clone().or_else(|| {
+                ahead.then(|| {
+                    format!(
+                        "heartbeat {} in the future (its clock is ahead); a running qctl consumer recovers it once the heartbeat stays unchanged for --orphan-after",
+                        seconds(c.heartbeat - now)
+                    )
+                })
+            });
+            (c.heartbeat <= cutoff || ahead).then_some(Planned {
+                consumer: c,
+                age: now - c.heartbeat,
+                skip,
             })
-            .collect();
+        })
+        .collect();
+    let recoverable: Vec<&Planned> = plan.iter().filter(|p| p.skip.is_none()).collect();
+    let jobs: u64 = recoverable
+        .iter()
+        .filter_map(|p| p.consumer.in_flight)
+        .sum();
+    let alive: Vec<&&Planned> = recoverable
+        .iter()
+        .filter(|p| p.age < LOOKS_ALIVE.as_secs_f64())
+        .collect();
+
+    if confirm.dry_run {
         if ctx.out.json {
-            let rows: Vec<_> = expired
+            let rows: Vec<_> = plan
                 .iter()
-                .map(|(c, skip)| json!({"consumer": c.key, "in_flight": c.in_flight, "skip": skip}))
+                .map(|p| {
+                    json!({
+                        "consumer": p.consumer.key,
+                        "in_flight": p.consumer.in_flight,
+                        "heartbeat_age_secs": p.age,
+                        "looks_alive": p.skip.is_none() && p.age < LOOKS_ALIVE.as_secs_f64(),
+                        "skip": p.skip,
+                    })
+                })
                 .collect();
             ctx.out
-                .json_line(&json!({"dry_run": true, "expired": rows}))?;
+                .json_line(&json!({"dry_run": true, "expired": rows, "jobs": jobs}))?;
         } else {
-            for (c, skip) in &expired {
-                match skip {
-                    Some(why) => ctx.out.line(format!("would skip {}: {why}", c.key))?,
+            for p in &plan {
+                match &p.skip {
+                    Some(why) => ctx
+                        .out
+                        .line(format!("would skip {}: {why}", printable(&p.consumer.key)))?,
                     None => ctx.out.line(format!(
-                        "would recover {} job(s) of {}",
-                        c.in_flight.unwrap_or(0),
-                        c.key
+                        "would recover {} job(s) of {} (heartbeat {} ago{})",
+                        p.consumer.in_flight.unwrap_or(0),
+                        printable(&p.consumer.key),
+                        seconds(p.age),
+                        if p.age < LOOKS_ALIVE.as_secs_f64() {
+                            "; it looks alive"
+                        } else {
+                            ""
+                        }
                     ))?,
                 }
             }
-            if expired.is_empty() {
+            if plan.is_empty() {
                 ctx.out.note("no expired consumers");
             }
         }
         ctx.out.flush()?;
         return Ok(ExitCode::Success);
     }
-    let mut report = consumers::recover_orphans(&mut redis, &keys, cutoff, None)
-        .await
-        .with_context(|| format!("cannot recover the orphans of queue {queue:?}"))?;
-    // A heartbeat in the future cannot be judged by one look: say so, touch nothing.
-    for (member, score) in consumers::ahead(&mut redis, &keys, now).await? {
-        report.skipped.push((
-            member,
-            format!(
-                "heartbeat {:.0}s in the future (its clock is ahead); a running qctl consumer recovers it once the heartbeat stays unchanged for --orphan-after",
-                score - now
-            ),
-        ));
+
+    if !recoverable.is_empty() {
+        let mut question = format!(
+            "return {jobs} job(s) of {} consumer(s) silent for more than {} to {}",
+            recoverable.len(),
+            seconds(orphan_after.as_secs_f64()),
+            keys.active
+        );
+        if !alive.is_empty() {
+            let names: Vec<String> = alive
+                .iter()
+                .map(|p| {
+                    format!(
+                        "{} (heartbeat {} ago)",
+                        printable(&p.consumer.key),
+                        seconds(p.age)
+                    )
+                })
+                .collect();
+            question.push_str(&format!(
+                ", although {} look{} alive: a heartbeat younger than {} is normal for a running consumer (Go CurlyQ consumers beat every 60s), which would then lose its jobs",
+                names.join(", "),
+                if alive.len() == 1 { "s" } else { "" },
+                seconds(LOOKS_ALIVE.as_secs_f64())
+            ));
+        }
+        question.push('?');
+        if !ctx.out.confirm(&question, confirm.yes)? {
+            ctx.out.note("nothing changed");
+            return Ok(ExitCode::NothingDone);
+        }
     }
+
+    let mut report = Recovery::default();
+    for p in plan.iter().filter(|p| p.skip.is_none()) {
+        // The script looks at the heartbeat again: a consumer that beat since is left alone.
+        consumers::recover(&mut redis, &keys, &p.consumer.key, cutoff, &mut report)
+            .await
+            .with_context(|| format!("cannot recover the orphans of queue {queue:?}"))?;
+    }
+    report.skipped.extend(
+        plan.iter()
+            .filter_map(|p| Some((p.consumer.key.clone(), p.skip.clone()?))),
+    );
     if ctx.out.json {
         ctx.out.json_line(&json!({
             "recovered": report.recovered.iter().map(|(c, n)| json!({"consumer": c, "jobs": n})).collect::<Vec<_>>(),
@@ -82,17 +162,22 @@ pub async fn run(
         }))?;
     } else {
         for (c, n) in &report.recovered {
-            ctx.out.line(format!("recovered {n} job(s) of {c}"))?;
+            ctx.out
+                .line(format!("recovered {n} job(s) of {}", printable(c)))?;
         }
         for (c, why) in &report.skipped {
-            ctx.out.line(format!("skipped {c}: {why}"))?;
+            ctx.out.line(format!("skipped {}: {why}", printable(c)))?;
         }
-        ctx.out.note(format_args!(
-            "moved {} job(s) back to {}; {} consumer(s) skipped",
-            report.moved(),
-            keys.active,
-            report.skipped.len()
-        ));
+        if plan.is_empty() {
+            ctx.out.note("no expired consumers");
+        } else {
+            ctx.out.note(format_args!(
+                "moved {} job(s) back to {}; {} consumer(s) skipped",
+                report.moved(),
+                keys.active,
+                report.skipped.len()
+            ));
+        }
     }
     ctx.out.flush()?;
     Ok(if report.skipped.is_empty() {
@@ -100,4 +185,12 @@ pub async fn run(
     } else {
         ExitCode::Partial
     })
+}
+
+/// `14s`, `3m20s`: an age or a span for messages.
+fn seconds(secs: f64) -> String {
+    let secs = secs.abs().round() as u64;
+    humantime::format_duration(Duration::from_secs(secs))
+        .to_string()
+        .replace(' ', "")
 }

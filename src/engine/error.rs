@@ -23,6 +23,18 @@ pub enum ExitCode {
     BadInput = 6,
     /// Part of the work failed: a job failed, or some of the ids asked for were not found.
     Partial = 7,
+    /// `consume --drain`: the queue is paused with jobs ready, so they were not run.
+    Paused = 8,
+    /// `consume --drain`: it stopped with jobs of the queue left to run (--max-jobs).
+    Unfinished = 9,
+    /// Stopped by SIGHUP before it was done (128 + 1).
+    Hangup = 129,
+    /// Stopped by SIGINT (Ctrl-C) before it was done (128 + 2).
+    Interrupted = 130,
+    /// Stopped because its output was closed (a pipe whose reader is gone; 128 + SIGPIPE).
+    OutputClosed = 141,
+    /// Stopped by SIGTERM before it was done (128 + 15).
+    Terminated = 143,
 }
 
 impl From<ExitCode> for std::process::ExitCode {

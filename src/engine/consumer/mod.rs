@@ -3,6 +3,7 @@
 //! with backoff; the processor runs handlers and settles their jobs.
 
 mod custodian;
+mod drain;
 mod handler;
 mod heartbeat;
 mod poller;
@@ -62,8 +63,11 @@ pub struct Config {
     pub poll_interval: Duration,
     pub scheduler_interval: Duration,
     pub shutdown_grace: Duration,
-    /// Exit when nothing is ready and nothing is in flight.
+    /// Exit when every job it could run has reached an end: nothing ready, nothing held
+    /// here or at other consumers, no retry of a job that failed here pending.
     pub drain: bool,
+    /// With `drain`: also wait for jobs scheduled for later by producers.
+    pub wait_scheduled: bool,
     /// Exit after this many jobs.
     pub max_jobs: Option<u64>,
     /// Emit the events every job has when all goes well (reserved, started, succeeded);
@@ -125,6 +129,37 @@ pub enum Event {
     Warning {
         message: String,
     },
+}
+
+/// How a drain ended, when it ended by itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DrainEnd {
+    /// Every job it could run reached an end.
+    Drained,
+    /// The queue is paused: what is ready (or will be) was not run.
+    Paused,
+}
+
+/// What was left of the queue when a consumer stopped, for its closing line.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct Left {
+    /// Jobs in `NAME:active`.
+    pub ready: u64,
+    /// Retries of jobs that failed here, still waiting in `NAME:scheduled`.
+    pub retries_pending: u64,
+    /// Jobs reserved by other consumers.
+    pub in_flight_elsewhere: u64,
+    /// Every other job in `NAME:scheduled` (delayed by producers, or retries of jobs that
+    /// failed elsewhere).
+    pub scheduled: u64,
+    pub paused: bool,
+}
+
+impl Left {
+    pub fn is_empty(&self) -> bool {
+        self.ready + self.retries_pending + self.in_flight_elsewhere + self.scheduled == 0
+    }
 }
 
 /// Counts for the closing summary.
@@ -214,6 +249,11 @@ pub(crate) struct Shared {
     pub reported: std::sync::Mutex<std::collections::HashSet<String>>,
     /// Members seen with a heartbeat in the future: (score, when first seen with it).
     pub ahead: std::sync::Mutex<std::collections::HashMap<String, (f64, std::time::Instant)>>,
+    /// Jobs that failed here and wait in `NAME:scheduled` for their retry: id -> retry time.
+    /// A drain waits for them.
+    pub retries: std::sync::Mutex<std::collections::HashMap<String, f64>>,
+    /// How the drain ended, once it has.
+    pub drain_end: std::sync::Mutex<Option<DrainEnd>>,
 }
 
 /// This consumer's hold on its reservations, renewed by every successful heartbeat.
@@ -392,6 +432,66 @@ impl Handle {
     pub fn summary(&self) -> Summary {
         self.shared.counters.summary()
     }
+
+    /// How the drain ended, if it ended by itself.
+    pub fn drain_end(&self) -> Option<DrainEnd> {
+        *self.shared.drain_end.lock().expect("drain lock")
+    }
+
+    /// How long running handlers may finish after a stop request.
+    pub fn shutdown_grace(&self) -> Duration {
+        self.shared.cfg.shutdown_grace
+    }
+
+    /// Whether `--max-jobs` jobs were reserved.
+    pub fn max_jobs_reached(&self) -> bool {
+        self.shared
+            .cfg
+            .max_jobs
+            .is_some_and(|max| self.shared.counters.reserved.load(Ordering::Relaxed) >= max)
+    }
+
+    /// What is left of the queue for this consumer: read after it stopped, for the closing
+    /// line.
+    pub async fn left(&self) -> Result<Left, Error> {
+        let shared = &self.shared;
+        let mut redis = shared.redis.clone();
+        let pending = drain::pending_retries(shared).await?;
+        let keys = &shared.keys;
+        let (ready, scheduled, paused): (u64, u64, bool) = redis
+            .pipeline(
+                redis::pipe()
+                    .cmd("LLEN")
+                    .arg(&keys.active)
+                    .cmd("ZCARD")
+                    .arg(&keys.scheduled)
+                    .cmd("EXISTS")
+                    .arg(&keys.paused),
+                format!("LLEN {}, ZCARD {}", keys.active, keys.scheduled),
+            )
+            .await?;
+        let elsewhere = super::consumers::list(&mut redis, keys)
+            .await?
+            .into_iter()
+            .filter(|c| c.key != shared.inflight)
+            .filter_map(|c| c.in_flight)
+            .sum();
+        Ok(Left {
+            ready,
+            retries_pending: pending.len() as u64,
+            in_flight_elsewhere: elsewhere,
+            scheduled: scheduled.saturating_sub(pending.len() as u64),
+            paused,
+        })
+    }
+
+    /// Returns what this consumer still holds to `NAME:active` and leaves `NAME:consumers`,
+    /// within the response timeout: for a consumer whose run ended without doing it (a
+    /// panic).
+    pub async fn give_back_and_leave(&self) {
+        let limit = self.shared.server.response_timeout;
+        let _ = tokio::time::timeout(limit, give_back_and_leave(&self.shared)).await;
+    }
 }
 
 /// Prepares a consumer: connects, measures clock skew, registers. Then [`run`] runs it.
@@ -459,6 +559,8 @@ impl Consumer {
             holding: Default::default(),
             reported: Default::default(),
             ahead: Default::default(),
+            retries: Default::default(),
+            drain_end: Default::default(),
             cfg,
         });
         heartbeat::register(&shared).await?;

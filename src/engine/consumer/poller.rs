@@ -7,11 +7,11 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::{mpsc, OwnedSemaphorePermit};
 
+use super::drain::{self, Check};
 use super::status::LoopState;
 use super::supervisor::backoff;
-use super::{custodian, heartbeat, scheduler, Event, Shared};
+use super::{heartbeat, Event, Shared};
 use crate::engine::conn::Redis;
-use crate::engine::consumers;
 use crate::engine::error::Error;
 use crate::engine::inflight::{self, Reserved};
 
@@ -24,8 +24,8 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
     let mut waiter: Option<Redis> = None;
     let mut failing_since: Option<Instant> = None;
     let mut failures = 0u32;
-    // With --drain: jobs last seen in flight at other consumers.
-    let mut elsewhere = 0u64;
+    // With --drain: what it last said about waiting.
+    let mut said = String::new();
     // Whether a reservation may have happened without its reply reaching us.
     let mut uncertain = false;
     loop {
@@ -90,6 +90,12 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
                     .reserved
                     .fetch_add(jobs.len() as u64, std::sync::atomic::Ordering::Relaxed);
                 let empty = jobs.is_empty();
+                if shared.cfg.drain && !empty {
+                    let mut retries = shared.retries.lock().expect("retries lock");
+                    for job in &jobs {
+                        retries.remove(&job.id);
+                    }
+                }
                 for job in jobs {
                     let permit = permits.pop().expect("one permit per reserved job");
                     if let Ok(attempt) = &job.job.as_ref().map(|j| j.attempt) {
@@ -114,13 +120,16 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
                 // The checks after an empty reservation fail as a reservation does: a
                 // transient error is retried with backoff, not the end of the consumer.
                 if shared.cfg.drain {
-                    let done = tokio::select! {
-                        r = drained(&shared, &mut elsewhere) => r,
+                    let checked = tokio::select! {
+                        r = drain::check(&shared, &mut said) => r,
                         _ = shared.stop.cancelled() => break,
                     };
-                    match done {
-                        Ok(true) => break,
-                        Ok(false) => {
+                    match checked {
+                        Ok(Check::End(end)) => {
+                            *shared.drain_end.lock().expect("drain lock") = Some(end);
+                            break;
+                        }
+                        Ok(Check::Continue) => {
                             failing_since = None;
                             failures = 0;
                         }
@@ -231,70 +240,6 @@ async fn reserve(shared: &Shared, n: usize, uncertain: &mut bool) -> Result<Vec<
     let jobs = inflight::reserve(&mut redis, &shared.keys, &shared.inflight, n).await?;
     shared.hold(jobs.iter().map(|j| j.id.clone()));
     Ok(jobs)
-}
-
-/// With --drain: true when nothing is ready, nothing is held here, and no other consumer
-/// holds a job of the queue. Waits for local jobs to finish first; promotes due jobs and
-/// recovers expired consumers' jobs before deciding. Jobs in flight elsewhere may still fail
-/// and come back, or belong to a consumer that died and is not yet expired: it waits for
-/// them, saying so.
-async fn drained(shared: &Shared, elsewhere: &mut u64) -> Result<bool, Error> {
-    if shared.held() > 0 {
-        let finished = shared.finished.notified();
-        if shared.held() > 0 {
-            tokio::select! {
-                _ = finished => {}
-                _ = tokio::time::sleep(Duration::from_millis(500)) => {}
-                _ = shared.stop.cancelled() => {}
-            }
-        }
-        return Ok(false);
-    }
-    if scheduler::pass(shared).await? > 0 || custodian::pass(shared).await? > 0 {
-        return Ok(false);
-    }
-    let mut redis = shared.redis.clone();
-    let others: Vec<_> = consumers::list(&mut redis, &shared.keys)
-        .await?
-        .into_iter()
-        .filter(|c| c.key != shared.inflight && c.in_flight.unwrap_or(0) > 0)
-        .collect();
-    let held: u64 = others.iter().filter_map(|c| c.in_flight).sum();
-    if held > 0 {
-        if held != *elsewhere {
-            let names: Vec<&str> = others.iter().map(|c| c.key.as_str()).collect();
-            shared.emit(Event::Warning {
-                message: format!(
-                    "draining: waiting for {held} job(s) in flight at other consumers ({}); a consumer that died is recovered after --orphan-after",
-                    names.join(", ")
-                ),
-            });
-        }
-        *elsewhere = held;
-        tokio::select! {
-            _ = tokio::time::sleep(shared.cfg.poll_interval.min(Duration::from_secs(1))) => {}
-            _ = shared.stop.cancelled() => {}
-        }
-        return Ok(false);
-    }
-    let paused = paused(shared).await?;
-    // A job may have become ready since the reservation looked: recovered by the custodian
-    // loop, promoted by the scheduler loop, or enqueued.
-    let ready: u64 = redis
-        .query(
-            redis::cmd("LLEN").arg(&shared.keys.active),
-            format!("LLEN {}", shared.keys.active),
-        )
-        .await?;
-    if ready > 0 && !paused {
-        return Ok(false);
-    }
-    if paused {
-        shared.emit(Event::Warning {
-            message: format!("queue {:?} is paused; nothing to drain", shared.keys.name),
-        });
-    }
-    Ok(true)
 }
 
 async fn paused(shared: &Shared) -> Result<bool, Error> {

@@ -321,6 +321,13 @@ async fn settle_failure(
         match done {
             Some(true) => {
                 shared.counters.retried.fetch_add(1, Ordering::Relaxed);
+                if shared.cfg.drain {
+                    shared
+                        .retries
+                        .lock()
+                        .expect("retries lock")
+                        .insert(id.clone(), at);
+                }
                 shared.emit(Event::Retried {
                     id: id.clone(),
                     attempt: job.attempt + 1,
