@@ -99,6 +99,15 @@ impl Output {
         checked(self.stdout.flush())
     }
 
+    /// The result of writing a report of work already done: a closed stdout is no error then
+    /// (the work is done; nobody reads the report), any other write error still is.
+    pub fn after_done(&self, written: io::Result<()>) -> io::Result<()> {
+        match written {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+            other => other,
+        }
+    }
+
     /// A message for people on stderr, unless --quiet.
     pub fn note(&self, msg: impl std::fmt::Display) {
         if !self.quiet {

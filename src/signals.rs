@@ -2,7 +2,7 @@
 //! die where they stand: `consume` and the commands that change queues in bulk. The first
 //! signal (or an output found closed, see [`crate::output::closed`]) asks them to stop; a
 //! second signal asks them to stop at once. What stopped them gives the exit code: 130
-//! (SIGINT), 143 (SIGTERM), 129 (SIGHUP), 141 (a closed output).
+//! (SIGINT), 143 (SIGTERM), 129 (SIGHUP), 141 (a closed output, when no signal came).
 
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -65,13 +65,22 @@ pub struct Stop {
     /// A second signal: stop now.
     pub forced: CancellationToken,
     first: AtomicU8,
+    /// The first signal, if any.
+    signal: AtomicU8,
     signals: AtomicUsize,
 }
 
 impl Stop {
-    /// What asked first, if anything did.
+    /// What asked: a signal if one came, else the closed output. Ctrl-C through a pipeline
+    /// (`qctl ... | tee log`) reaches qctl and `tee` at once, and `tee`'s end can close qctl's
+    /// output before qctl has handled its signal: the signal still names the stop.
     pub fn cause(&self) -> Option<Cause> {
-        Cause::from_code(self.first.load(Ordering::SeqCst))
+        match Cause::from_code(self.first.load(Ordering::SeqCst)) {
+            Some(Cause::OutputClosed) => Some(
+                Cause::from_code(self.signal.load(Ordering::SeqCst)).unwrap_or(Cause::OutputClosed),
+            ),
+            other => other,
+        }
     }
 
     /// Records a request (the first cause is kept) and tells how many signals came so far.
@@ -79,6 +88,11 @@ impl Stop {
         let _ = self
             .first
             .compare_exchange(0, cause.code(), Ordering::SeqCst, Ordering::SeqCst);
+        if cause != Cause::OutputClosed {
+            let _ =
+                self.signal
+                    .compare_exchange(0, cause.code(), Ordering::SeqCst, Ordering::SeqCst);
+        }
         let n = if cause == Cause::OutputClosed {
             self.signals.load(Ordering::SeqCst)
         } else {
@@ -101,6 +115,7 @@ pub fn install() -> std::io::Result<Arc<Stop>> {
         requested: CancellationToken::new(),
         forced: CancellationToken::new(),
         first: AtomicU8::new(0),
+        signal: AtomicU8::new(0),
         signals: AtomicUsize::new(0),
     });
     let unless_ignored = |number: libc::c_int, kind: SignalKind| {
@@ -149,11 +164,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn the_first_cause_decides_and_a_second_signal_forces() {
+    fn a_signal_names_the_stop_over_a_closed_output_and_a_second_one_forces() {
         let stop = Stop {
             requested: CancellationToken::new(),
             forced: CancellationToken::new(),
             first: AtomicU8::new(0),
+            signal: AtomicU8::new(0),
             signals: AtomicUsize::new(0),
         };
         assert_eq!(stop.cause(), None);
@@ -163,9 +179,25 @@ mod tests {
         assert!(!stop.forced.is_cancelled(), "a closed output is no signal");
         assert_eq!(stop.request(Cause::Interrupt), 2);
         assert!(stop.forced.is_cancelled());
-        assert_eq!(stop.cause(), Some(Cause::OutputClosed));
+        assert_eq!(
+            stop.cause(),
+            Some(Cause::Terminate),
+            "a signal names the stop"
+        );
         assert_eq!(
             stop.cause().map(Cause::exit_code),
+            Some(ExitCode::Terminated)
+        );
+        let closed = Stop {
+            requested: CancellationToken::new(),
+            forced: CancellationToken::new(),
+            first: AtomicU8::new(0),
+            signal: AtomicU8::new(0),
+            signals: AtomicUsize::new(0),
+        };
+        closed.request(Cause::OutputClosed);
+        assert_eq!(
+            closed.cause().map(Cause::exit_code),
             Some(ExitCode::OutputClosed)
         );
     }

@@ -133,15 +133,14 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
         None
     };
     let code = exit_code(&args, &handle, &summary, stop.cause(), left.as_ref());
-    print_summary(
-        &mut ctx,
-        &summary,
-        &handle,
-        &args,
-        stop.cause(),
-        left.as_ref(),
+    let closing = Closing {
+        summary: &summary,
+        cause: stop.cause(),
+        left: left.as_ref(),
         code,
-    );
+        failed: failure.is_some(),
+    };
+    print_summary(&mut ctx, &handle, &args, &closing);
     if let Some(err) = failure {
         return Err(
             anyhow::Error::from(err).context(format!("consumer of queue {queue:?} stopped"))
@@ -395,22 +394,31 @@ fn render(ctx: &mut Context, event: &Event) -> std::io::Result<()> {
     Ok(())
 }
 
+/// How a run ended, for its closing lines.
+#[derive(Clone, Copy)]
+struct Closing<'a> {
+    summary: &'a Summary,
+    cause: Option<signals::Cause>,
+    left: Option<&'a Left>,
+    code: ExitCode,
+    failed: bool,
+}
+
 /// The closing lines: the counts, and for a bounded run how it ended and what it left. With
 /// --json also a `summary` event on stdout. Write errors are not the run's: ignored.
-fn print_summary(
-    ctx: &mut Context,
-    s: &Summary,
-    handle: &Handle,
-    args: &ConsumeArgs,
-    cause: Option<signals::Cause>,
-    left: Option<&Left>,
-    code: ExitCode,
-) {
-    let ended = ending(args, handle, cause);
+fn print_summary(ctx: &mut Context, handle: &Handle, args: &ConsumeArgs, closing: &Closing) {
+    let Closing {
+        summary: s,
+        cause,
+        left,
+        code,
+        failed,
+    } = *closing;
+    let (ended, how) = ending(args, handle, cause, failed);
     if ctx.out.json {
         if let Ok(mut value) = serde_json::to_value(s) {
             value["event"] = "summary".into();
-            value["ended"] = ended.clone().into();
+            value["ended"] = ended.into();
             value["stopped_by"] = cause.map(signals::Cause::name).into();
             value["left"] = left.map_or(serde_json::Value::Null, |l| {
                 serde_json::to_value(l).unwrap_or_default()
@@ -429,22 +437,35 @@ fn print_summary(
             Some(l) => describe_left(l, args.drain && !args.wait_scheduled),
             None => "what is left could not be read".into(),
         };
-        ctx.out.note(format_args!("{ended}; {what}"));
+        ctx.out.note(format_args!("{how}; {what}"));
     }
 }
 
-/// How a bounded run ended, in a word or two: `drained`, `paused`, `max jobs reached`,
-/// `stopped by SIGINT`, `stopped` (an error).
-fn ending(args: &ConsumeArgs, handle: &Handle, cause: Option<signals::Cause>) -> String {
+/// How a run ended: a stable word for `--json` (`drained`, `paused`, `max_jobs`, `stopped`,
+/// `failed`) and words for people.
+fn ending(
+    args: &ConsumeArgs,
+    handle: &Handle,
+    cause: Option<signals::Cause>,
+    failed: bool,
+) -> (&'static str, String) {
+    if failed {
+        return ("failed", "stopped by an error".into());
+    }
     if let Some(cause) = cause {
-        return format!("stopped by {}", cause.name())
-            .replace("by its output", "because its output");
+        let how = match cause {
+            signals::Cause::OutputClosed => "stopped because its output was closed".into(),
+            cause => format!("stopped by {}", cause.name()),
+        };
+        return ("stopped", how);
     }
     match handle.drain_end() {
-        Some(DrainEnd::Drained) => "drained".into(),
-        Some(DrainEnd::Paused) => "not drained: the queue is paused".into(),
-        None if args.max_jobs.is_some() && handle.max_jobs_reached() => "max jobs reached".into(),
-        None => "stopped".into(),
+        Some(DrainEnd::Drained) => ("drained", "drained".into()),
+        Some(DrainEnd::Paused) => ("paused", "not drained: the queue is paused".into()),
+        None if args.max_jobs.is_some() && handle.max_jobs_reached() => {
+            ("max_jobs", "max jobs reached".into())
+        }
+        None => ("stopped", "stopped".into()),
     }
 }
 

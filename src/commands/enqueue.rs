@@ -71,22 +71,24 @@ async fn single(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow
         "active"
     };
     if added[0] {
-        if ctx.out.json {
+        // The job is enqueued: a reader gone by now changes nothing.
+        let written = if ctx.out.json {
             ctx.out.json_line(&json!({
                 "id": job.id,
                 "queue": keys.name,
                 "result": "enqueued",
                 "state": state,
                 "due": job.due,
-            }))?;
+            }))
         } else {
-            ctx.out.line(&job.id)?;
-        }
+            ctx.out.line(&job.id)
+        };
+        let written = written.and_then(|_| ctx.out.flush());
+        ctx.out.after_done(written)?;
         if let Some(t) = job.due {
             ctx.out
                 .verbose(format_args!("scheduled for {}", describe_time(t)));
         }
-        ctx.out.flush()?;
         return Ok(ExitCode::Success);
     }
     let location = locate(&mut redis, &keys, &job.id)
@@ -97,13 +99,16 @@ async fn single(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow
         job.id, keys.name
     );
     if ctx.out.json {
-        ctx.out.json_line(&json!({
-            "id": job.id,
-            "queue": keys.name,
-            "result": "duplicate",
-            "existing": location,
-        }))?;
-        ctx.out.flush()?;
+        let written = ctx
+            .out
+            .json_line(&json!({
+                "id": job.id,
+                "queue": keys.name,
+                "result": "duplicate",
+                "existing": location,
+            }))
+            .and_then(|_| ctx.out.flush());
+        ctx.out.after_done(written)?;
     }
     crate::output::stderr_line(&format!("qctl: {msg}"));
     Ok(ExitCode::NothingDone)

@@ -11,9 +11,9 @@ pub async fn run(mut ctx: Context, queue: &str, pause: bool) -> anyhow::Result<E
     let changed = queues::set_paused(&mut redis, &keys, pause).await?;
     let state = if pause { "paused" } else { "running" };
     if ctx.out.json {
-        ctx.out
-            .json_line(&json!({"queue": queue, "state": state, "changed": changed}))?;
-        ctx.out.flush()?;
+        let value = json!({"queue": queue, "state": state, "changed": changed});
+        let written = ctx.out.json_line(&value).and_then(|_| ctx.out.flush());
+        ctx.out.after_done(written)?;
     } else if changed {
         ctx.out.note(format_args!("queue {queue:?} is {state}"));
     } else {

@@ -1,0 +1,717 @@
+//! The shell contract: qctl as people run it, in pipelines, with Ctrl-C and in CI. Every
+//! subcommand runs with its stdout closed, its stderr closed, both, and through `| head -1`;
+//! consume also with SIGINT delivered to the whole pipeline (as a terminal's Ctrl-C does) and
+//! with SIGTERM; and the `--drain` cases a CI script relies on. Each run must end with the exit
+//! code of README's table, never 101 (a panic), and leave no job in flight and no consumer
+//! registered.
+
+mod support;
+
+use std::os::unix::process::CommandExt as _;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
+use support::{figure, qctl, qctl_process, wait_until, RedisServer, FAST};
+
+/// How a run's output goes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Out {
+    /// stdout is a pipe whose reader is gone.
+    StdoutClosed,
+    /// stderr is a pipe whose reader is gone.
+    StderrClosed,
+    /// Both are.
+    BothClosed,
+    /// `qctl ... 2>&1 | head -1`.
+    HeadOne,
+}
+
+const MODES: [Out; 4] = [
+    Out::StdoutClosed,
+    Out::StderrClosed,
+    Out::BothClosed,
+    Out::HeadOne,
+];
+
+#[derive(Debug)]
+struct Ran {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+}
+
+/// The write end of a pipe whose read end is already closed.
+fn closed_pipe() -> Stdio {
+    let (read, write) = nix::unistd::pipe().expect("pipe");
+    drop(read);
+    Stdio::from(write)
+}
+
+/// Waits for `child` at most `limit`; kills it past that (the test then fails on its code).
+fn wait_for(child: &mut std::process::Child, limit: Duration) -> Option<i32> {
+    let deadline = Instant::now() + limit;
+    loop {
+        if let Some(status) = child.try_wait().expect("try_wait") {
+            return status.code();
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Runs qctl ARGS against `server` with its output as `mode` says, `stdin` on its stdin.
+fn run(server: &RedisServer, args: &[&str], stdin: Option<&[u8]>, mode: Out) -> Ran {
+    let mut cmd = if mode == Out::HeadOne {
+        let qctl_cmd = qctl_process(server);
+        let mut sh = Command::new("bash");
+        sh.arg("-c")
+            .arg(r#""$@" 2>&1 | head -1; exit "${PIPESTATUS[0]}""#)
+            .arg("qctl")
+            .arg(qctl_cmd.get_program())
+            .args(qctl_cmd.get_args())
+            .args(args)
+            .env("NO_COLOR", "1")
+            .env_remove("QCTL_REDIS_URL")
+            .env_remove("REDIS_URL");
+        sh.stdout(Stdio::piped()).stderr(Stdio::piped());
+        sh
+    } else {
+        let mut cmd = qctl_process(server);
+        cmd.args(args);
+        let (out, err) = match mode {
+            Out::StdoutClosed => (closed_pipe(), Stdio::piped()),
+            Out::StderrClosed => (Stdio::piped(), closed_pipe()),
+            _ => (closed_pipe(), closed_pipe()),
+        };
+        cmd.stdout(out).stderr(err);
+        cmd
+    };
+    cmd.stdin(if stdin.is_some() {
+        Stdio::piped()
+    } else {
+        Stdio::null()
+    });
+    let mut child = cmd.spawn().expect("start qctl");
+    if let (Some(input), Some(mut pipe)) = (stdin, child.stdin.take()) {
+        use std::io::Write as _;
+        let input = input.to_vec();
+        std::thread::spawn(move || {
+            let _ = pipe.write_all(&input);
+        });
+    }
+    let readers: Vec<_> = [
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+    ]
+    .into_iter()
+    .map(|pipe| {
+        std::thread::spawn(move || {
+            let mut text = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut text);
+            }
+            String::from_utf8_lossy(&text).into_owned()
+        })
+    })
+    .collect();
+    let code = wait_for(&mut child, Duration::from_secs(60));
+    let mut texts = readers.into_iter().map(|r| r.join().unwrap_or_default());
+    Ran {
+        code,
+        stdout: texts.next().unwrap_or_default(),
+        stderr: texts.next().unwrap_or_default(),
+    }
+}
+
+/// The queue `q`: 30 ready jobs r1..r30, 30 dead d1..d30 with recorded failures, 5 scheduled
+/// for later s1..s5. Everything else is deleted first.
+fn fill(server: &RedisServer) {
+    let _: () = server.cmd(&[b"FLUSHALL"]);
+    let mut conn = server.conn();
+    let mut pipe = redis::pipe();
+    let later = qctl::engine::now() + 3600.0;
+    for i in 1..=30 {
+        for (prefix, data) in [("r", format!("{i}")), ("d", format!("dead {i}"))] {
+            let id = format!("{prefix}{i}");
+            let record = qctl::engine::Job::new(id.as_str(), Some(data.into_bytes())).encode();
+            pipe.hset("q:data", &id, record);
+        }
+        pipe.rpush("q:active", format!("r{i}"));
+        pipe.zadd("q:dead", format!("d{i}"), 1_700_000_000 + i);
+        pipe.hset(
+            "q:failures",
+            format!("d{i}"),
+            format!(r#"{{"reason":"exit 3","exit_code":3,"stderr":"502 from gateway {i}\n","attempt":2,"time":1700000000}}"#),
+        );
+    }
+    for i in 1..=5 {
+        let id = format!("s{i}");
+        let record = qctl::engine::Job::new(id.as_str(), Some(b"later".to_vec())).encode();
+        pipe.hset("q:data", &id, record);
+        pipe.zadd("q:scheduled", &id, later);
+    }
+    let _: () = pipe.query(&mut conn).expect("fill the queue");
+}
+
+/// A consumer silent for ten minutes holding `o1` (with its record).
+const EXPIRED: &str = "q:inflight:0b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff";
+
+fn plant_expired(server: &RedisServer) {
+    let record = qctl::engine::Job::new("o1", Some(b"orphan".to_vec())).encode();
+    let _: () = server.cmd(&[b"HSET", b"q:data", b"o1", &record]);
+    let _: () = server.cmd(&[b"SADD", EXPIRED.as_bytes(), b"o1"]);
+    let then = (qctl::engine::now() - 600.0).to_string();
+    let _: () = server.cmd(&[b"ZADD", b"q:consumers", then.as_bytes(), EXPIRED.as_bytes()]);
+}
+
+/// Consumers registered and jobs in flight, other than the planted expired consumer and its
+/// job when `planted` says it is still expected.
+fn leftovers(server: &RedisServer, planted: bool) -> Vec<String> {
+    let mut found = Vec::new();
+    let members: Vec<String> = server.cmd(&[b"ZRANGE", b"q:consumers", b"0", b"-1"]);
+    for m in members {
+        if !(planted && m == EXPIRED) {
+            found.push(format!("consumer {m} still registered"));
+        }
+    }
+    let keys: Vec<String> = server.cmd(&[b"KEYS", b"q:inflight:*"]);
+    for k in keys {
+        if planted && k == EXPIRED {
+            continue;
+        }
+        let n: u64 = server.cmd(&[b"SCARD", k.as_bytes()]);
+        if n > 0 {
+            found.push(format!("{n} job(s) in flight in {k}"));
+        }
+    }
+    found
+}
+
+/// Asserts a run ended with `want` (never a panic) and left nothing behind.
+fn check(server: &RedisServer, what: &str, ran: &Ran, want: i32, planted: bool) {
+    assert_ne!(ran.code, Some(101), "{what}: a panic\n{ran:?}");
+    assert!(
+        !ran.stderr.contains("panicked") && !ran.stdout.contains("panicked"),
+        "{what}: {ran:?}"
+    );
+    assert_eq!(ran.code, Some(want), "{what}\n{ran:?}");
+    let left = leftovers(server, planted);
+    assert!(left.is_empty(), "{what}: {left:?}\n{ran:?}");
+}
+
+/// A subcommand run in every output mode.
+struct Case {
+    name: &'static str,
+    args: Vec<&'static str>,
+    stdin: Option<&'static [u8]>,
+    /// The exit code it ends with when its output is fine.
+    code: i32,
+    /// The modes in which its output closes before its work is done: it stops there, 141.
+    stops: &'static [Out],
+}
+
+fn case(
+    name: &'static str,
+    args: &[&'static str],
+    stdin: Option<&'static [u8]>,
+    code: i32,
+) -> Case {
+    Case {
+        name,
+        args: args.to_vec(),
+        stdin,
+        code,
+        stops: &[],
+    }
+}
+
+/// Every subcommand, with the exit code it ends with when its output is fine. A command that
+/// only reads ends with that code however its output is closed. One that changes the queue
+/// stops at a clean point when its output closes before its work is done (141), and keeps its
+/// code when the work was done before it reported.
+fn commands() -> Vec<Case> {
+    vec![
+        case("stats", &["stats"], None, 0),
+        case("stats q", &["stats", "q"], None, 0),
+        case("stats --json", &["stats", "--json"], None, 0),
+        case("stats --prometheus", &["stats", "--prometheus"], None, 0),
+        case("dead list", &["dead", "list", "q"], None, 0),
+        case(
+            "dead list --jsonl",
+            &["dead", "list", "q", "--jsonl", "--limit", "30"],
+            None,
+            0,
+        ),
+        case(
+            "dead list --json",
+            &["dead", "list", "q", "--json"],
+            None,
+            0,
+        ),
+        case("dead show", &["dead", "show", "q", "d1"], None, 0),
+        case(
+            "dead show --raw",
+            &["dead", "show", "q", "d1", "--raw"],
+            None,
+            0,
+        ),
+        case("dead export", &["dead", "export", "q"], None, 0),
+        case("scheduled list", &["scheduled", "list", "q"], None, 0),
+        case("scheduled show", &["scheduled", "show", "q", "s1"], None, 0),
+        case(
+            "active list",
+            &["active", "list", "q", "--limit", "30"],
+            None,
+            0,
+        ),
+        case("consumers", &["consumers", "q"], None, 0),
+        case("orphans --dry-run", &["orphans", "q", "--dry-run"], None, 0),
+        case("completions", &["completions", "bash"], None, 0),
+        case("man", &["man"], None, 0),
+        case("--help", &["--help"], None, 0),
+        case(
+            "dead requeue --help",
+            &["dead", "requeue", "--help"],
+            None,
+            0,
+        ),
+        case("--version", &["--version"], None, 0),
+        case("a usage error", &["dead", "list"], None, 2),
+        case("top off a terminal", &["top"], None, 2),
+        case("enqueue", &["enqueue", "q", "hello"], None, 0),
+        case(
+            "enqueue --id taken",
+            &["enqueue", "q", "--id", "r1", "x"],
+            None,
+            5,
+        ),
+        case(
+            "enqueue --lines",
+            &["enqueue", "q", "--lines"],
+            Some(b"a\nb\nc\n"),
+            0,
+        ),
+        case(
+            "enqueue --jsonl",
+            &["enqueue", "q", "--jsonl"],
+            Some(b"{\"id\":\"j1\",\"data\":\"x\"}\n"),
+            0,
+        ),
+        case(
+            "dead requeue --dry-run",
+            &["dead", "requeue", "q", "--all", "--dry-run"],
+            None,
+            0,
+        ),
+        case(
+            "dead requeue",
+            &["dead", "requeue", "q", "--all", "--yes"],
+            None,
+            0,
+        ),
+        case(
+            "dead delete",
+            &["dead", "delete", "q", "d1", "d2", "--yes"],
+            None,
+            0,
+        ),
+        case(
+            "scheduled run-now",
+            &["scheduled", "run-now", "q", "s1", "--yes"],
+            None,
+            0,
+        ),
+        case(
+            "scheduled delete",
+            &["scheduled", "delete", "q", "--all", "--yes"],
+            None,
+            0,
+        ),
+        case(
+            "active delete",
+            &["active", "delete", "q", "r1", "--yes"],
+            None,
+            0,
+        ),
+        case("orphans", &["orphans", "q", "--yes"], None, 0),
+        case("orphans unconfirmed", &["orphans", "q"], None, 2),
+        case("pause", &["pause", "q"], None, 0),
+        case("resume", &["resume", "q"], None, 5),
+        case("purge", &["purge", "q", "--yes"], None, 0),
+        case("purge unconfirmed", &["purge", "q"], None, 2),
+    ]
+}
+
+#[test]
+fn every_command_survives_a_closed_stdout_a_closed_stderr_and_head() {
+    let server = RedisServer::start();
+    let commands = commands();
+    let mut runs = 0;
+    for c in &commands {
+        for mode in MODES {
+            fill(&server);
+            plant_expired(&server);
+            let ran = run(&server, &c.args, c.stdin, mode);
+            let planted = c.name != "orphans" && c.name != "purge";
+            let want = if c.stops.contains(&mode) { 141 } else { c.code };
+            check(
+                &server,
+                &format!("{} [{mode:?}]", c.name),
+                &ran,
+                want,
+                planted,
+            );
+            runs += 1;
+        }
+    }
+    figure(&format!(
+        "SC1 closed outputs: {} commands x 4 (stdout closed, stderr closed, both, | head -1) = {runs} runs: exit codes as documented, 0 panics, nothing left in flight",
+        commands.len()
+    ));
+}
+
+/// A consumer's output that closes while it runs stops it as SIGTERM does: running jobs
+/// finish or go back, it leaves NAME:consumers, exit 141.
+#[test]
+fn a_consumer_whose_output_closes_stops_cleanly_with_141() {
+    let server = RedisServer::start();
+    let cases: [(&str, Vec<&str>, Out, i32); 5] = [
+        // The issue's case: failures reported on stderr, read by head.
+        (
+            "--drain -- false 2>&1 >/dev/null | head -1",
+            [
+                &["consume", "q", "--drain", "-c", "2", "--max-retries", "0"][..],
+                FAST,
+                &["--", "false"],
+            ]
+            .concat(),
+            Out::HeadOne,
+            141,
+        ),
+        (
+            "--drain --json -- true | head -1",
+            [
+                &["consume", "q", "--drain", "--json", "-c", "2"][..],
+                FAST,
+                &["--", "true"],
+            ]
+            .concat(),
+            Out::HeadOne,
+            141,
+        ),
+        (
+            "-- echo (stdout closed), forever",
+            [&["consume", "q", "-c", "2"][..], FAST, &["--", "echo", "hi"]].concat(),
+            Out::StdoutClosed,
+            141,
+        ),
+        (
+            "--drain -- sh -c 'echo >&2' (stderr closed)",
+            [
+                &["consume", "q", "--drain", "-c", "2"][..],
+                FAST,
+                &["--", "sh", "-c", "echo oops >&2"],
+            ]
+            .concat(),
+            Out::StderrClosed,
+            141,
+        ),
+        (
+            "--pipe --drain (stdout and stderr closed)",
+            [
+                &["consume", "q", "--drain", "--pipe", "-c", "2", "--json"][..],
+                FAST,
+                &[
+                    "--",
+                    "python3",
+                    "-c",
+                    "import json,sys\nfor l in sys.stdin:\n  print(json.dumps({'id':json.loads(l)['id'],'ok':True}),flush=True)",
+                ],
+            ]
+            .concat(),
+            Out::BothClosed,
+            141,
+        ),
+    ];
+    for (name, args, mode, want) in cases {
+        fill(&server);
+        let started = Instant::now();
+        let ran = run(&server, &args, None, mode);
+        check(&server, name, &ran, want, false);
+        let ready: u64 = server.cmd(&[b"LLEN", b"q:active"]);
+        assert!(ready > 0, "{name}: it stopped before the end ({ran:?})");
+        figure(&format!(
+            "SC2 consume {name}: exit {want} after {:.1}s with {ready} of 30 jobs left ready, none in flight, no consumer registered",
+            started.elapsed().as_secs_f64()
+        ));
+    }
+}
+
+/// qctl and `tee log` in one process group, as a shell runs `qctl ... 2>&1 | tee log`; the
+/// signal goes to the whole group, as a terminal's Ctrl-C does. Returns qctl's exit code and
+/// what tee wrote.
+fn pipeline_signalled(
+    server: &RedisServer,
+    args: &[&str],
+    signal: Signal,
+    after: impl FnOnce() -> bool,
+) -> (Option<i32>, String) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let log = dir.path().join("log");
+    let (read, write) = nix::unistd::pipe().expect("pipe");
+    let write2 = write.try_clone().expect("dup");
+    let mut qctl_cmd = qctl_process(server);
+    qctl_cmd
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(Stdio::from(write))
+        .stderr(Stdio::from(write2))
+        .process_group(0);
+    let mut consumer = qctl_cmd.spawn().expect("start qctl");
+    drop(qctl_cmd);
+    let pgid = consumer.id() as i32;
+    let mut tee = Command::new("tee")
+        .arg(&log)
+        .stdin(Stdio::from(read))
+        .stdout(Stdio::null())
+        .process_group(pgid)
+        .spawn()
+        .expect("start tee");
+    assert!(after(), "the run never reached the state to signal it in");
+    killpg(Pid::from_raw(pgid), signal).expect("signal the pipeline");
+    let code = wait_for(&mut consumer, Duration::from_secs(30));
+    let _ = wait_for(&mut tee, Duration::from_secs(5));
+    (code, std::fs::read_to_string(&log).unwrap_or_default())
+}
+
+#[test]
+fn ctrl_c_and_sigterm_through_a_pipeline_stop_a_consumer_cleanly() {
+    let server = RedisServer::start();
+    let in_flight = |server: &RedisServer, n: usize| {
+        wait_until(Duration::from_secs(15), || {
+            let keys: Vec<String> = server.cmd(&[b"KEYS", b"q:inflight:*"]);
+            keys.iter()
+                .map(|k| server.cmd::<u64>(&[b"SCARD", k.as_bytes()]))
+                .sum::<u64>()
+                >= n as u64
+        })
+    };
+    // (what, args, signal, exit code): a consumer that runs until stopped did what it was
+    // asked; a drain did not finish.
+    let forever = [
+        &["consume", "q", "-c", "2", "--shutdown-grace", "1s"][..],
+        FAST,
+        &["--", "sleep", "30"],
+    ]
+    .concat();
+    let drain = [
+        &[
+            "consume",
+            "q",
+            "--drain",
+            "-c",
+            "2",
+            "--shutdown-grace",
+            "1s",
+        ][..],
+        FAST,
+        &["--", "sleep", "30"],
+    ]
+    .concat();
+    let cases = [
+        ("consume | tee, Ctrl-C", &forever, Signal::SIGINT, 0),
+        ("consume | tee, SIGTERM", &forever, Signal::SIGTERM, 0),
+        ("consume --drain | tee, Ctrl-C", &drain, Signal::SIGINT, 130),
+        (
+            "consume --drain | tee, SIGTERM",
+            &drain,
+            Signal::SIGTERM,
+            143,
+        ),
+        ("consume --drain | tee, SIGHUP", &drain, Signal::SIGHUP, 129),
+    ];
+    for (name, args, signal, want) in cases {
+        fill(&server);
+        let started = Instant::now();
+        let (code, log) = pipeline_signalled(&server, args, signal, || in_flight(&server, 2));
+        let ran = Ran {
+            code,
+            stdout: log.clone(),
+            stderr: String::new(),
+        };
+        check(&server, name, &ran, want, false);
+        let ready: u64 = server.cmd(&[b"LLEN", b"q:active"]);
+        assert_eq!(ready, 30, "{name}: every job went back ({log})");
+        figure(&format!(
+            "SC3 {name}: exit {want} after {:.1}s, 30 jobs back in q:active with Attempt unchanged, none in flight, no consumer registered",
+            started.elapsed().as_secs_f64()
+        ));
+    }
+    // A signal in the first moments of the start, before it has connected and registered. In
+    // the instant between exec and qctl's first steps the signal's default action still
+    // applies: that ends the process before it has touched Redis. From then on it is 143.
+    let mut clean = 0;
+    let delays = [0u64, 2, 5, 10, 20, 50, 100];
+    for delay_ms in delays {
+        fill(&server);
+        let mut cmd = qctl_process(&server);
+        cmd.args(&drain)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let mut child = cmd.spawn().expect("start qctl");
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        nix::sys::signal::kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM).expect("signal");
+        let code = wait_for(&mut child, Duration::from_secs(30));
+        let mut err = String::new();
+        use std::io::Read as _;
+        let _ = child.stderr.take().map(|mut e| e.read_to_string(&mut err));
+        let what = format!("SIGTERM {delay_ms} ms into the start");
+        let ran = Ran {
+            code,
+            stdout: String::new(),
+            stderr: err,
+        };
+        if code.is_none() && delay_ms < 20 {
+            // Killed by the signal itself: only before it did anything.
+            assert!(ran.stderr.is_empty(), "{what}: {ran:?}");
+            let left = leftovers(&server, false);
+            assert!(left.is_empty(), "{what}: {left:?}");
+        } else {
+            check(&server, &what, &ran, 143, false);
+            clean += 1;
+        }
+        let ready: u64 = server.cmd(&[b"LLEN", b"q:active"]);
+        assert_eq!(ready, 30, "{what}: every job is ready again");
+    }
+    figure(&format!(
+        "SC3 SIGTERM 0 to 100 ms into a drain's start ({} runs): {clean} exited 143 after stopping cleanly, the others ended by the signal before touching Redis; nothing in flight, no consumer registered",
+        delays.len()
+    ));
+}
+
+#[test]
+fn drains_exit_codes_tell_ci_what_happened() {
+    let server = RedisServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let drain = |extra: &[&str], handler: &[&str]| -> Vec<String> {
+        [
+            &["consume", "q", "--drain", "-c", "2"][..],
+            FAST,
+            extra,
+            &["--"],
+            handler,
+        ]
+        .concat()
+        .into_iter()
+        .map(str::to_string)
+        .collect()
+    };
+    let ten = || {
+        let _: () = server.cmd(&[b"FLUSHALL"]);
+        qctl(&server)
+            .args(["enqueue", "q", "--lines"])
+            .write_stdin("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n")
+            .assert()
+            .success();
+    };
+    let exec = |args: Vec<String>| {
+        let out = qctl(&server).args(&args).output().expect("run qctl");
+        Ran {
+            code: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        }
+    };
+
+    // A flaky case passes on its second try: the drain waits for its retry (backoff up to
+    // 1 s) and exits 0.
+    ten();
+    let flaky = [
+        "sh",
+        "-c",
+        "[ \"$QCTL_JOB_ATTEMPT\" -ge 1 ] || [ \"$(cat)\" != 3 ]",
+    ];
+    let mut args = drain(&["--max-retries", "3"], &flaky);
+    let at = args.iter().position(|a| a == "--max-backoff").unwrap();
+    args[at + 1] = "1s".into();
+    let started = Instant::now();
+    let ran = exec(args);
+    check(&server, "a flaky case", &ran, 0, false);
+    assert!(ran.stderr.contains("retried 1"), "{ran:?}");
+    assert!(ran.stderr.contains("drained; nothing left"), "{ran:?}");
+    assert_eq!(
+        server.cmd::<u64>(&[b"HLEN", b"q:data"]),
+        0,
+        "every job acked"
+    );
+    figure(&format!(
+        "SC4 drain, a case passing on its second try (backoff capped at 1s): exit 0 after {:.1}s, retried 1, nothing left",
+        started.elapsed().as_secs_f64()
+    ));
+
+    // A case that keeps failing ends dead: 7.
+    ten();
+    let failing = ["sh", "-c", "[ \"$(cat)\" != 3 ]"];
+    let ran = exec(drain(&["--max-retries", "2"], &failing));
+    check(&server, "a failing case", &ran, 7, false);
+    assert!(ran.stderr.contains("killed 1"), "{ran:?}");
+    assert_eq!(server.cmd::<u64>(&[b"ZCARD", b"q:dead"]), 1);
+
+    // A paused queue with jobs ready: 8, the jobs untouched.
+    ten();
+    qctl(&server).args(["pause", "q"]).assert().success();
+    let ran = exec(drain(&[], &["true"]));
+    check(&server, "a paused queue", &ran, 8, false);
+    assert!(ran.stderr.contains("paused; left: 10 ready"), "{ran:?}");
+    assert_eq!(server.cmd::<u64>(&[b"LLEN", b"q:active"]), 10);
+
+    // --max-jobs stops a drain with jobs left: 9.
+    ten();
+    let ran = exec(drain(&["--max-jobs", "4", "-c", "1"], &["true"]));
+    check(&server, "--max-jobs with jobs left", &ran, 9, false);
+    assert!(ran.stderr.contains("left: 6 ready"), "{ran:?}");
+
+    // Jobs a producer scheduled for later are reported, not waited for...
+    ten();
+    qctl(&server)
+        .args(["enqueue", "q", "--id", "later", "--in", "1h", "x"])
+        .assert()
+        .success();
+    let ran = exec(drain(&[], &["true"]));
+    check(&server, "a job scheduled for later", &ran, 0, false);
+    assert!(
+        ran.stderr
+            .contains("left: 1 scheduled for later (not waited for"),
+        "{ran:?}"
+    );
+    // ...unless --wait-scheduled asks.
+    let _: () = server.cmd(&[b"FLUSHALL"]);
+    qctl(&server)
+        .args(["enqueue", "q", "--id", "soon", "--in", "1s", "x"])
+        .assert()
+        .success();
+    let marker = dir.path().join("ran");
+    let started = Instant::now();
+    let ran = exec(drain(
+        &["--wait-scheduled"],
+        &["sh", "-c", "touch \"$1\"", "sh", marker.to_str().unwrap()],
+    ));
+    check(&server, "--wait-scheduled", &ran, 0, false);
+    assert!(marker.exists(), "the scheduled job ran: {ran:?}");
+    figure(&format!(
+        "SC4 drain: a failing case 7, a paused queue 8, --max-jobs with jobs left 9, a job scheduled in 1s run with --wait-scheduled after {:.1}s",
+        started.elapsed().as_secs_f64()
+    ));
+}
