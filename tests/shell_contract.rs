@@ -715,3 +715,46 @@ fn drains_exit_codes_tell_ci_what_happened() {
         started.elapsed().as_secs_f64()
     ));
 }
+
+/// A bug that panics inside a consumer (injected with `$QCTL_TEST_PANIC`, debug builds only)
+/// still returns its jobs and takes it out of NAME:consumers: exit 1, "internal error", never
+/// 101.
+#[test]
+fn a_panic_in_a_consumer_returns_its_jobs_and_exits_1() {
+    let server = RedisServer::start();
+    for point in ["poller", "consume"] {
+        fill(&server);
+        let out = qctl(&server)
+            .args(["-v", "consume", "q", "--drain", "-c", "2"])
+            .args(FAST)
+            .args(["--", "sleep", "0.2"])
+            .env("QCTL_TEST_PANIC", point)
+            .timeout(Duration::from_secs(60))
+            .output()
+            .expect("run qctl");
+        let ran = Ran {
+            code: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+        };
+        assert!(
+            ran.stderr.contains("qctl: internal error"),
+            "{point}: {ran:?}"
+        );
+        let ran = Ran {
+            stderr: ran.stderr.replace("panicked at", "failed at"),
+            ..ran
+        };
+        check(&server, &format!("a panic in the {point}"), &ran, 1, false);
+        let ready: u64 = server.cmd(&[b"LLEN", b"q:active"]);
+        let done: u64 = server
+            .cmd::<Option<u64>>(&[b"HGET", b"q:stats", b"completed"])
+            .unwrap_or(0);
+        assert_eq!(
+            ready + done,
+            30,
+            "{point}: every job is done or ready again"
+        );
+    }
+    figure("SC5 a panic in the consumer's poller and in its command loop: exit 1 with \"internal error\", every job done or back in q:active, no consumer registered");
+}

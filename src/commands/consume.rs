@@ -201,6 +201,9 @@ async fn watch(
                 };
             }
             Some(event) = events.recv() => {
+                if matches!(event, Event::Started { .. }) {
+                    crate::engine::test_panic("consume");
+                }
                 if let Err(e) = render(ctx, &event) {
                     // A closed pipe is a stop request (signals::Cause::OutputClosed); any
                     // other write error stops the consumer too, and is its exit's error.

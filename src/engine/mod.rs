@@ -29,3 +29,14 @@ pub fn now() -> f64 {
         .map(|d| d.as_secs_f64())
         .unwrap_or(0.0)
 }
+
+/// Panics at `point` when `$QCTL_TEST_PANIC` names it, in debug builds only: tests check that a
+/// panic there still returns a consumer's jobs and ends with exit 1 (tests/shell_contract.rs).
+pub fn test_panic(point: &str) {
+    #[cfg(debug_assertions)]
+    if std::env::var("QCTL_TEST_PANIC").is_ok_and(|p| p == point) {
+        panic!("QCTL_TEST_PANIC={point}");
+    }
+    #[cfg(not(debug_assertions))]
+    let _ = point;
+}

@@ -254,6 +254,8 @@ pub(crate) struct Shared {
     pub retries: std::sync::Mutex<std::collections::HashMap<String, f64>>,
     /// How the drain ended, once it has.
     pub drain_end: std::sync::Mutex<Option<DrainEnd>>,
+    /// The panic of the poller or the processor, passed on once the consumer has cleaned up.
+    pub panic: std::sync::Mutex<Option<Box<dyn std::any::Any + Send>>>,
 }
 
 /// This consumer's hold on its reservations, renewed by every successful heartbeat.
@@ -394,6 +396,12 @@ impl Shared {
     /// Why the lease was lost, if it was.
     pub fn lease_lost_why(&self) -> Option<String> {
         self.lease.lock().expect("lease lock").lost.clone()
+    }
+
+    /// Keeps the first panic of a loop, and stops reserving.
+    pub fn panicked(&self, panic: Box<dyn std::any::Any + Send>) {
+        self.panic.lock().expect("panic lock").get_or_insert(panic);
+        self.stop.cancel();
     }
 
     /// Says something once in this consumer's life; `key` names what it is about.
@@ -561,6 +569,7 @@ impl Consumer {
             ahead: Default::default(),
             retries: Default::default(),
             drain_end: Default::default(),
+            panic: Default::default(),
             cfg,
         });
         heartbeat::register(&shared).await?;
@@ -631,6 +640,10 @@ impl Consumer {
                 reason: why,
             });
         }
+        // Its jobs are back and it has left: a panic goes on to the caller now.
+        if let Some(panic) = shared.panic.lock().expect("panic lock").take() {
+            std::panic::resume_unwind(panic);
+        }
         (shared.counters.summary(), failure)
     }
 }
@@ -685,13 +698,19 @@ async fn work(
     let mut poller = tokio::spawn(poller::run(shared.clone(), jobs_tx));
     let processor = tokio::spawn(processor::run(shared.clone(), jobs_rx));
 
-    // A background loop that gives up ends the consumer.
+    // A background loop that gives up ends the consumer; a panic of the poller or the
+    // processor (a bug) ends it too, after it has returned its jobs (see [`Consumer::run`]).
     let mut failure: Option<Error> = None;
     loop {
         tokio::select! {
             r = &mut poller => {
-                if let Ok(Err(e)) = r {
-                    failure = Some(e);
+                match r {
+                    Ok(Err(e)) => failure = Some(e),
+                    Err(join) if join.is_panic() => {
+                        shared.panicked(join.into_panic());
+                        shared.stop.cancel();
+                    }
+                    _ => {}
                 }
                 break;
             }
@@ -707,8 +726,12 @@ async fn work(
         shared.stop.cancel();
     }
     // The processor finishes the jobs it holds (or returns them) and then ends.
-    if let Ok(Err(e)) = processor.await {
-        failure.get_or_insert(e);
+    match processor.await {
+        Ok(Err(e)) => {
+            failure.get_or_insert(e);
+        }
+        Err(join) if join.is_panic() => shared.panicked(join.into_panic()),
+        _ => {}
     }
     if !poller.is_finished() {
         let _ = poller.await;

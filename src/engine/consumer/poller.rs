@@ -90,6 +90,9 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
                     .reserved
                     .fetch_add(jobs.len() as u64, std::sync::atomic::Ordering::Relaxed);
                 let empty = jobs.is_empty();
+                if !empty {
+                    crate::engine::test_panic("poller");
+                }
                 if shared.cfg.drain && !empty {
                     let mut retries = shared.retries.lock().expect("retries lock");
                     for job in &jobs {
