@@ -9,8 +9,10 @@
 --
 -- Returns  an array with one integer per id: 1 if acked, 0 if it was not in the set (the
 --          reservation was lost; nothing changed for that id).
--- Errors   "WRONGTYPE ..." naming the key, before any write.
-local err = check(KEYS[1], 'set') or check(KEYS[2], 'hash') or check(KEYS[3], 'hash')
+-- Errors   before any write: NOPERM naming a command the user may not run and its key;
+--          WRONGTYPE naming the key; BADVALUE when "completed" is not an integer.
+local err = permit{'SMISMEMBER', 1, 'SREM', 1, 'HDEL', 2, 'HDEL', 3, 'HINCRBY', 4}
+  or check(KEYS[1], 'set') or check(KEYS[2], 'hash') or check(KEYS[3], 'hash')
   or check(KEYS[4], 'hash')
 if err then return err end
 
@@ -20,6 +22,8 @@ for i = 1, #ARGV do
   if flags[i] == 1 then acked[#acked + 1] = ARGV[i] end
 end
 if #acked > 0 then
+  err = counter(KEYS[4], 'completed', #acked)
+  if err then return err end
   redis.call('SREM', KEYS[1], unpack(acked))
   redis.call('HDEL', KEYS[2], unpack(acked))
   redis.call('HDEL', KEYS[3], unpack(acked))

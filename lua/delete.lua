@@ -7,8 +7,10 @@
 -- ARGV     id1, id2, ...  (at most 1000)
 --
 -- Returns  an array with one integer per id: 1 deleted, 0 not in the set (nothing changed).
--- Errors   "WRONGTYPE ..." naming the key, before any write.
-local err = check(KEYS[1], 'zset') or check(KEYS[2], 'hash') or check(KEYS[3], 'hash')
+-- Errors   before any write: NOPERM naming a command the user may not run and its key;
+--          WRONGTYPE naming the key.
+local err = permit{'ZREM', 1, 'HDEL', 2, 'HDEL', 3}
+  or check(KEYS[1], 'zset') or check(KEYS[2], 'hash') or check(KEYS[3], 'hash')
 if err then return err end
 
 local out = {}

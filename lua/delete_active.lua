@@ -7,8 +7,10 @@
 -- ARGV     id1, id2, ...  (at most 100: LREM walks the list)
 --
 -- Returns  an array with one integer per id: 1 deleted, 0 not in the list.
--- Errors   "WRONGTYPE ..." naming the key, before any write.
-local err = check(KEYS[1], 'list') or check(KEYS[2], 'hash') or check(KEYS[3], 'hash')
+-- Errors   before any write: NOPERM naming a command the user may not run and its key;
+--          WRONGTYPE naming the key.
+local err = permit{'LREM', 1, 'HDEL', 2, 'HDEL', 3}
+  or check(KEYS[1], 'list') or check(KEYS[2], 'hash') or check(KEYS[3], 'hash')
 if err then return err end
 
 local out = {}

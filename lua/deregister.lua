@@ -6,11 +6,12 @@
 -- ARGV     none
 --
 -- Returns  1 if removed, 0 if reservations remain.
--- Errors   "WRONGTYPE ..." when NAME:consumers is not a zset, before any write.
-local err = check(KEYS[1], 'zset')
+-- Errors   before any write: NOPERM naming a command the user may not run and its key;
+--          WRONGTYPE when NAME:consumers is not a zset. An in-flight key of another type is
+--          left as it is (Redis deletes an empty set itself).
+local err = permit{'TYPE', 2, 'SCARD', 2, 'ZREM', 1} or check(KEYS[1], 'zset')
 if err then return err end
 local t = redis.call('TYPE', KEYS[2])['ok']
 if t == 'set' and redis.call('SCARD', KEYS[2]) > 0 then return 0 end
-if t == 'none' or t == 'set' then redis.call('DEL', KEYS[2]) end
 redis.call('ZREM', KEYS[1], KEYS[2])
 return 1

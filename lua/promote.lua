@@ -8,8 +8,10 @@
 --
 -- Returns  how many jobs were moved. Removes exactly the members it read (by name, not by
 --          rank), so a concurrent change to the set cannot make it drop or double a job.
--- Errors   "WRONGTYPE ..." naming the key, before any write.
-local err = check(KEYS[1], 'zset') or check(KEYS[2], 'list')
+-- Errors   before any write: NOPERM naming a command the user may not run and its key;
+--          WRONGTYPE naming the key.
+local err = permit{'ZRANGEBYSCORE', 1, 'ZREM', 1, 'RPUSH', 2, 'DEL', 3, 'LPUSH', 3}
+  or check(KEYS[1], 'zset') or check(KEYS[2], 'list')
 if err then return err end
 
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', ARGV[1], 'LIMIT', 0, tonumber(ARGV[2]))

@@ -8,16 +8,18 @@
 -- Returns  the number of jobs when every job was enqueued; otherwise an array with one
 --          integer per job, in ARGV order: 1 if it was enqueued, 0 if a record with that id
 --          already exists (active, scheduled, in flight or dead).
--- Errors   "WRONGTYPE ..." naming the key, before any write, when NAME:data or NAME:active
---          holds another type; the error of a command the user may not run, before any
---          write but the wake-up flag, except for RPUSH, after which the records written are
---          deleted again (that error ends in "[RPUSH NAME:active]").
+-- Errors   before any write: NOPERM naming a command the user may not run and its key;
+--          WRONGTYPE when NAME:data or NAME:active holds another type. On Redis 6.2, which
+--          cannot check a right without using it, a refused command stops the script before
+--          any write but the wake-up flag, except for RPUSH, after which the records written
+--          are deleted again (that error ends in "[RPUSH NAME:active]").
 --
 -- Same effect per job as CurlyQ's push (HSETNX the record; if new, RPUSH the id), with the
 -- signal raised (DEL, LPUSH 1) once for the whole call. A repeated id within one call is
 -- a duplicate of its first occurrence. Jobs whose ids are UUIDs qctl has just made, which
 -- cannot be taken, go by push_new.lua instead.
-local err = check(KEYS[1], 'hash') or check(KEYS[2], 'list')
+local err = permit{'HMGET', 1, 'DEL', 3, 'LPUSH', 3, 'HSET', 1, 'RPUSH', 2, 'HDEL', 1}
+  or check(KEYS[1], 'hash') or check(KEYS[2], 'list')
 if err then return err end
 
 local n = math.floor(#ARGV / 2)

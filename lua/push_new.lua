@@ -10,12 +10,14 @@
 -- ARGV[2]  their ids, each followed by a newline, in the order of the HSET
 --
 -- Returns  n.
--- Errors   "WRONGTYPE ..." naming the key, when NAME:data or NAME:active holds another type,
---          or the error of a command the user may not run. Nothing is left changed: the n
---          ids at the tail of NAME:active and their records in NAME:data are removed again
---          (a command on a key of another type failed and wrote nothing). An error raised by
---          a command ends in "[COMMAND KEY]", naming it, since the error of a command run
---          under pcall does not say where it came from.
+-- Errors   WRONGTYPE naming the key, when NAME:data or NAME:active holds another type, or
+--          NOPERM naming a command the user may not run and its key. Nothing is left
+--          changed: the n ids at the tail of NAME:active and their records in NAME:data are
+--          removed again (a command on a key of another type failed and wrote nothing). An
+--          error raised by a command ends in "[COMMAND KEY]", naming it, since the error of a
+--          command run under pcall does not say where it came from. When the user may not
+--          run LTRIM (or, on Redis 6.2, HDEL) either, what was written stays, and the error
+--          says so; qctl checks these rights before its first transaction.
 --
 -- Same effect per job as CurlyQ's push (HSETNX the record; if new, RPUSH the id), with the
 -- signal raised (DEL, LPUSH 1) once for the whole call. A fresh UUID v4 cannot be taken (odds
@@ -29,8 +31,10 @@ local function run(command, key, ...)
 end
 
 local function push()
+  local err = permit{'TYPE', 1, 'TYPE', 2, 'DEL', 3, 'LPUSH', 3}
+  if err then return err end
   doing = 'TYPE ' .. KEYS[1]
-  local err = check(KEYS[1], 'hash')
+  err = check(KEYS[1], 'hash')
   if err then return err end
   doing = 'TYPE ' .. KEYS[2]
   err = check(KEYS[2], 'list')
@@ -42,11 +46,41 @@ end
 
 local ok, result = pcall(push)
 if ok and type(result) == 'number' then return result end
+local err = ok and result or raised(result, doing)
+
+-- The error, with NOTE put before its "[COMMAND KEY]".
+local function noting(note)
+  local head, tail = string.match(err.err, '^(.*)( %[[^%[]*%])$')
+  return redis.error_reply((head or err.err) .. note .. (tail or ''))
+end
+-- A refusal of an undo, in words; nil when the reply R is no refusal (a key of another type
+-- makes an undo fail as its write did, with no effect).
+local function refusal(r)
+  if type(r) == 'table' and r.err and not string.find(r.err, 'WRONGTYPE', 1, true) then
+    return r.err
+  end
+end
+
 -- Undo what the HSET and the RPUSH wrote. Each wrote all of its jobs, unless its key holds
--- another type, where it wrote nothing and its undo fails as it did, with no effect.
-redis.pcall('LTRIM', KEYS[2], 0, -n - 1)
+-- another type, where it wrote nothing. LTRIM goes first: when it is refused nothing is
+-- removed, and the jobs stay whole rather than leave ids without records.
+local cannot = permit{'LTRIM', 2, 'HDEL', 1}
+if cannot then
+  return noting(' (the ' .. n .. ' jobs written before the script stay in ' .. KEYS[2]
+    .. ' and ' .. KEYS[1] .. ': ' .. cannot.err .. ')')
+end
+local trim = refusal(redis.pcall('LTRIM', KEYS[2], 0, -n - 1))
+if trim then
+  return noting(' (the ' .. n .. ' jobs written before the script stay in ' .. KEYS[2]
+    .. ' and ' .. KEYS[1] .. ': LTRIM ' .. KEYS[2] .. ' failed: ' .. trim .. ')')
+end
 local ids = {}
 for id in string.gmatch(ARGV[2], '([^\n]*)\n') do ids[#ids + 1] = id end
-if #ids > 0 then redis.pcall('HDEL', KEYS[1], unpack(ids)) end
-if ok then return result end
-return raised(result, doing)
+if #ids > 0 then
+  local hdel = refusal(redis.pcall('HDEL', KEYS[1], unpack(ids)))
+  if hdel then
+    return noting(' (the records of the ' .. n .. ' jobs stay in ' .. KEYS[1]
+      .. ', in no list: HDEL ' .. KEYS[1] .. ' failed: ' .. hdel .. ')')
+  end
+end
+return err

@@ -13,9 +13,12 @@
 -- Returns  {moved, left}: ids moved by this call and ids still in the set; {-1, 0} when the
 --          consumer is no longer expired (it heartbeat since) or not registered, {-2, 0}
 --          when KEYS[4] is not a set. Nothing is changed in those two cases.
--- Errors   "WRONGTYPE ..." when NAME:consumers is not a zset or NAME:active not a list,
---          before any write.
-local err = check(KEYS[1], 'zset') or check(KEYS[2], 'list')
+-- Errors   before any write: NOPERM naming a command the user may not run and its key;
+--          WRONGTYPE when NAME:consumers is not a zset or NAME:active not a list.
+local err = permit{
+  'ZSCORE', 1, 'TYPE', 4, 'SRANDMEMBER', 4, 'SREM', 4, 'RPUSH', 2, 'DEL', 3, 'LPUSH', 3,
+  'SCARD', 4, 'ZREM', 1}
+  or check(KEYS[1], 'zset') or check(KEYS[2], 'list')
 if err then return err end
 local beat = redis.call('ZSCORE', KEYS[1], KEYS[4])
 if not beat or tonumber(beat) > tonumber(ARGV[1]) then return {-1, 0} end

@@ -8,8 +8,10 @@
 -- ARGV     id1, id2, ...  (at most 1000)
 --
 -- Returns  how many ids were given back.
--- Errors   "WRONGTYPE ..." naming the key, before any write.
-local err = check(KEYS[1], 'set') or check(KEYS[2], 'list')
+-- Errors   before any write: NOPERM naming a command the user may not run and its key;
+--          WRONGTYPE naming the key.
+local err = permit{'SREM', 1, 'RPUSH', 2, 'DEL', 3, 'LPUSH', 3}
+  or check(KEYS[1], 'set') or check(KEYS[2], 'list')
 if err then return err end
 
 local back = {}

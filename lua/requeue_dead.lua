@@ -10,11 +10,14 @@
 --
 -- Returns  an array with one integer per id: 1 requeued; 0 not in the dead set; -1 its
 --          record changed since it was read (left as it is, read again and retry).
--- Errors   "WRONGTYPE ..." naming the key, before any write.
+-- Errors   before any write: NOPERM naming a command the user may not run and its key;
+--          WRONGTYPE naming the key.
 --
 -- Reads all records with one HMGET, removes each id from the dead set only if its record
 -- is unchanged, and writes with one command per key.
-local err = check(KEYS[1], 'zset') or check(KEYS[2], 'list') or check(KEYS[3], 'hash')
+local err = permit{
+  'HMGET', 3, 'ZSCORE', 1, 'ZREM', 1, 'HSET', 3, 'HDEL', 4, 'RPUSH', 2, 'DEL', 5, 'LPUSH', 5}
+  or check(KEYS[1], 'zset') or check(KEYS[2], 'list') or check(KEYS[3], 'hash')
   or check(KEYS[4], 'hash')
 if err then return err end
 if #ARGV == 0 then return {} end

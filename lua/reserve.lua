@@ -12,9 +12,12 @@
 -- Returns  a flat array id1, record1, id2, record2, ...; a record is nil when the id has
 --          none. Empty when nothing is ready or the queue is paused. Deletes the signal when
 --          it returned fewer than N, so idle consumers block again.
--- Errors   "WRONGTYPE ..." naming the key; "NOTREGISTERED ..." when KEYS[5] is not a member
---          of NAME:consumers; both before any write.
-local err = check(KEYS[1], 'zset') or check(KEYS[2], 'list') or check(KEYS[3], 'hash')
+-- Errors   before any write: NOPERM naming a command the user may not run and its key;
+--          WRONGTYPE naming the key; NOTREGISTERED when KEYS[5] is not a member of
+--          NAME:consumers.
+local err = permit{
+  'ZSCORE', 1, 'EXISTS', 6, 'LRANGE', 2, 'DEL', 4, 'LTRIM', 2, 'SADD', 5, 'HMGET', 3}
+  or check(KEYS[1], 'zset') or check(KEYS[2], 'list') or check(KEYS[3], 'hash')
   or check(KEYS[5], 'set')
 if err then return err end
 if not redis.call('ZSCORE', KEYS[1], KEYS[5]) then

@@ -13,12 +13,17 @@
 -- ARGV[4]  the failure (JSON)
 --
 -- Returns  1 if retried, 0 if the id was not in the set (nothing changed).
--- Errors   "WRONGTYPE ..." naming the key, before any write.
-local err = check(KEYS[1], 'set') or check(KEYS[2], 'zset') or check(KEYS[3], 'hash')
+-- Errors   before any write: NOPERM naming a command the user may not run and its key;
+--          WRONGTYPE naming the key; BADVALUE when "failed" is not an integer.
+local err = permit{'SISMEMBER', 1, 'SREM', 1, 'ZADD', 2, 'HSET', 3, 'HSET', 4, 'HINCRBY', 5}
+  or check(KEYS[1], 'set') or check(KEYS[2], 'zset') or check(KEYS[3], 'hash')
   or check(KEYS[4], 'hash') or check(KEYS[5], 'hash')
 if err then return err end
 
-if redis.call('SREM', KEYS[1], ARGV[1]) == 0 then return 0 end
+if redis.call('SISMEMBER', KEYS[1], ARGV[1]) == 0 then return 0 end
+err = counter(KEYS[5], 'failed', 1)
+if err then return err end
+redis.call('SREM', KEYS[1], ARGV[1])
 redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
 redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
 redis.call('HSET', KEYS[4], ARGV[1], ARGV[4])

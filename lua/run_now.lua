@@ -7,8 +7,10 @@
 -- ARGV     id1, id2, ...  (at most 1000)
 --
 -- Returns  an array with one integer per id: 1 moved, 0 not in the scheduled set.
--- Errors   "WRONGTYPE ..." naming the key, before any write.
-local err = check(KEYS[1], 'zset') or check(KEYS[2], 'list')
+-- Errors   before any write: NOPERM naming a command the user may not run and its key;
+--          WRONGTYPE naming the key.
+local err = permit{'ZREM', 1, 'RPUSH', 2, 'DEL', 3, 'LPUSH', 3}
+  or check(KEYS[1], 'zset') or check(KEYS[2], 'list')
 if err then return err end
 
 local out, moved = {}, {}

@@ -7,12 +7,13 @@
 --
 -- Returns  an array with one integer per job, in ARGV order: 1 if it was scheduled, 0 if a
 --          record with that id already exists.
--- Errors   "WRONGTYPE ..." naming the key, before any write, when NAME:data or
---          NAME:scheduled holds another type.
+-- Errors   before any write: NOPERM naming a command the user may not run and its key;
+--          WRONGTYPE when NAME:data or NAME:scheduled holds another type.
 --
 -- Same effect per job as CurlyQ's schedule (HSETNX the record; if new, ZADD the id), with
 -- one HMGET, one HSET and one ZADD for the whole call.
-local err = check(KEYS[1], 'hash') or check(KEYS[2], 'zset')
+local err = permit{'HMGET', 1, 'HSET', 1, 'ZADD', 2}
+  or check(KEYS[1], 'hash') or check(KEYS[2], 'zset')
 if err then return err end
 
 local ids = {}

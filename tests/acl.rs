@@ -465,7 +465,7 @@ fn a_missing_right_is_exit_4_naming_the_command_and_the_key() {
 #[test]
 fn a_consumer_missing_a_right_stops_at_once_with_exit_4_naming_it() {
     let cases: [(&str, bool, &[&str]); 3] = [
-        // The ack script fails at its last command.
+        // The last command of the ack script: checked at start, before any job runs.
         ("hincrby", true, &["HINCRBY", "mail:stats"]),
         // The reserve script.
         ("sadd", true, &["SADD", "mail:inflight:"]),
@@ -716,4 +716,345 @@ fn qctl_sends_no_client_setinfo() {
         "qctl got an error reply (redis-rs's own connections, made by the test, get one for \
          each CLIENT SETINFO they send)"
     );
+}
+
+/// A job record as qctl writes it.
+fn record(id: &str, data: &str) -> Vec<u8> {
+    qctl::engine::Job::new(id, Some(data.as_bytes().to_vec())).encode()
+}
+
+/// Ready jobs in `mail:active`.
+fn ready(server: &RedisServer, jobs: &[(&str, &str)]) {
+    for (id, data) in jobs {
+        let _: () = server.cmd(&[b"HSET", b"mail:data", id.as_bytes(), &record(id, data)]);
+        let _: () = server.cmd(&[b"RPUSH", b"mail:active", id.as_bytes()]);
+    }
+}
+
+/// A job in the sorted set `key` (`mail:scheduled`, `mail:dead`) with this score.
+fn in_zset(server: &RedisServer, key: &str, id: &str, score: f64) {
+    let _: () = server.cmd(&[b"HSET", b"mail:data", id.as_bytes(), &record(id, "z")]);
+    let _: () = server.cmd(&[
+        b"ZADD",
+        key.as_bytes(),
+        score.to_string().as_bytes(),
+        id.as_bytes(),
+    ]);
+}
+
+/// A consumer that holds job `id` and last beat `age` seconds ago.
+fn orphan(server: &RedisServer, id: &str, age: f64) {
+    let key = "mail:inflight:0b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff";
+    let _: () = server.cmd(&[b"HSET", b"mail:data", id.as_bytes(), &record(id, "ok")]);
+    let _: () = server.cmd(&[b"SADD", key.as_bytes(), id.as_bytes()]);
+    let beat = qctl::engine::now() - age;
+    let _: () = server.cmd(&[
+        b"ZADD",
+        b"mail:consumers",
+        beat.to_string().as_bytes(),
+        key.as_bytes(),
+    ]);
+}
+
+/// One thing qctl does to the queue `mail`: the scene the admin sets before it, and how it
+/// runs.
+struct Operation {
+    name: &'static str,
+    scene: fn(&RedisServer),
+    args: Vec<&'static str>,
+    stdin: Option<&'static str>,
+    /// The exit code with every right of the recipe.
+    code: i32,
+    how: How,
+}
+
+/// How an operation runs.
+#[derive(Clone, Copy)]
+enum How {
+    /// To its end.
+    Foreground,
+    /// A consumer in the background that ends by itself.
+    Background,
+    /// A consumer in the background, stopped (SIGTERM) once this holds.
+    StoppedWhen(fn(&RedisServer) -> bool),
+}
+
+fn operations() -> Vec<Operation> {
+    let consume = |more: &[&'static str]| -> Vec<&'static str> {
+        let mut args = vec!["consume", "mail"];
+        args.extend_from_slice(FAST);
+        args.extend_from_slice(more);
+        args
+    };
+    let one = |server: &RedisServer| ready(server, &[("r1", "x")]);
+    let op = |name, scene, args: &[&'static str], code| Operation {
+        name,
+        scene,
+        args: args.to_vec(),
+        stdin: None,
+        code,
+        how: How::Foreground,
+    };
+    vec![
+        Operation {
+            stdin: Some("a\nb\n"),
+            ..op("enqueue --lines", one, &["enqueue", "mail", "--lines"], 0)
+        },
+        op(
+            "enqueue --id",
+            one,
+            &["enqueue", "mail", "--id", "k", "x"],
+            0,
+        ),
+        op(
+            "enqueue --in",
+            one,
+            &["enqueue", "mail", "--id", "s", "--in", "1h", "x"],
+            0,
+        ),
+        op(
+            "dead requeue",
+            |s| in_zset(s, "mail:dead", "d1", 1000.0),
+            &["dead", "requeue", "mail", "--all", "--yes"],
+            0,
+        ),
+        op(
+            "dead delete",
+            |s| in_zset(s, "mail:dead", "d1", 1000.0),
+            &["dead", "delete", "mail", "d1", "--yes"],
+            0,
+        ),
+        op(
+            "scheduled run-now",
+            |s| in_zset(s, "mail:scheduled", "s1", qctl::engine::now() + 3600.0),
+            &["scheduled", "run-now", "mail", "s1", "--yes"],
+            0,
+        ),
+        op(
+            "scheduled delete",
+            |s| in_zset(s, "mail:scheduled", "s1", qctl::engine::now() + 3600.0),
+            &["scheduled", "delete", "mail", "s1", "--yes"],
+            0,
+        ),
+        op(
+            "active delete",
+            |s| ready(s, &[("r1", "x"), ("r2", "y")]),
+            &["active", "delete", "mail", "r1", "--yes"],
+            0,
+        ),
+        op(
+            "orphans",
+            |s| orphan(s, "o1", 600.0),
+            &["orphans", "mail"],
+            0,
+        ),
+        op(
+            "purge",
+            |s| {
+                ready(s, &[("r1", "x")]);
+                in_zset(s, "mail:dead", "d1", 1000.0);
+                in_zset(s, "mail:scheduled", "s1", qctl::engine::now() + 3600.0);
+                orphan(s, "o1", 600.0);
+            },
+            &["purge", "mail", "--yes"],
+            0,
+        ),
+        // Reserve, ack, retry, kill (out of retries, and a damaged record), promote, orphan
+        // recovery, register, heartbeat, deregister.
+        op(
+            "consume --drain",
+            |s| {
+                ready(s, &[("ok1", "ok"), ("f1", "fail")]);
+                let _: () = s.cmd(&[b"HSET", b"mail:data", b"dmg", b"not msgpack"]);
+                let _: () = s.cmd(&[b"RPUSH", b"mail:active", b"dmg"]);
+                in_zset(s, "mail:scheduled", "due", 1.0);
+                orphan(s, "o1", 600.0);
+            },
+            &consume(&[
+                "--drain",
+                "-c",
+                "2",
+                "--max-retries",
+                "1",
+                "--",
+                "sh",
+                "-c",
+                "test \"$(cat)\" != fail",
+            ]),
+            7,
+        ),
+        // Stopped while it holds jobs: they go back.
+        Operation {
+            how: How::StoppedWhen(|s| {
+                // KEYS, which qctl never sends, so that the commands counted are qctl's.
+                !s.cmd::<Vec<String>>(&[b"KEYS", b"mail:inflight:*"])
+                    .is_empty()
+            }),
+            ..op(
+                "consume, stopped",
+                |s| ready(s, &[("r1", "x"), ("r2", "x"), ("r3", "x")]),
+                &consume(&[
+                    "-c",
+                    "1",
+                    "--buffer",
+                    "1",
+                    "--shutdown-grace",
+                    "100ms",
+                    "--",
+                    "sleep",
+                    "30",
+                ]),
+                0,
+            )
+        },
+        // Idle on the wake-up list until the job of a consumer that stops beating is
+        // recovered.
+        Operation {
+            how: How::Background,
+            ..op(
+                "consume, idle",
+                |s| orphan(s, "o1", 1.5),
+                &consume(&["--max-jobs", "1", "--", "true"]),
+                0,
+            )
+        },
+    ]
+}
+
+/// Runs `op` as `user`: its exit code and stderr.
+fn run_as(server: &RedisServer, user: &str, op: &Operation) -> (Option<i32>, String) {
+    if let How::Foreground = op.how {
+        let mut cmd = as_user(server, user);
+        cmd.args(&op.args);
+        if let Some(input) = op.stdin {
+            cmd.write_stdin(input);
+        }
+        let out = cmd.output().expect("run qctl");
+        return (out.status.code(), text(&out).1);
+    }
+    let mut cmd = qctl_process(server);
+    cmd.args(["-v", "--user", user])
+        .args(&op.args)
+        .env("QCTL_REDIS_PASSWORD", PW);
+    let mut consumer = Background::spawn(cmd);
+    if let How::StoppedWhen(ready) = op.how {
+        let pid = consumer.pid();
+        wait_until(Duration::from_secs(10), || {
+            !support::running(pid) || ready(server)
+        });
+        consumer.stop(Duration::from_secs(10));
+    }
+    let status = consumer.wait_timeout(Duration::from_secs(20));
+    (status.and_then(|s| s.code()), consumer.stderr())
+}
+
+/// The recipe's commands Redis ran since the last CONFIG RESETSTAT (scripts' own included).
+fn commands_run(server: &RedisServer) -> Vec<String> {
+    let recipe = recipe_commands();
+    let info: String = server.cmd(&[b"INFO", b"commandstats"]);
+    let mut run: Vec<String> = info
+        .lines()
+        .filter_map(|l| l.strip_prefix("cmdstat_")?.split_once(':'))
+        // Redis 6.2 counts SCRIPT LOAD as "script".
+        .map(|(name, _)| match name {
+            "script" => "script|load".to_string(),
+            name => name.to_string(),
+        })
+        .filter(|name| recipe.contains(name))
+        .collect();
+    run.sort();
+    run.dedup();
+    run
+}
+
+/// Everything but the wake-up flag, which a refused run may raise (a harmless wake-up).
+fn queue_state(server: &RedisServer) -> Vec<(String, String, String)> {
+    let mut all = server.dump_all();
+    all.retain(|(key, _, _)| key != "mail:signal");
+    all
+}
+
+/// Issue point 4: for each command each operation makes Redis run (counted by Redis itself,
+/// scripts included), the operation runs as a user denied exactly that command. It must stop
+/// with exit 4 naming the command, and leave the queue as it was: no id without its record,
+/// no record without its id, nothing changed at all. `target/tmp/acl-refusals.txt` gets the
+/// outcome of each case.
+#[test]
+fn an_operation_refused_any_command_it_runs_changes_nothing_and_names_it() {
+    let operations = operations();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let report = std::sync::Mutex::new(Vec::new());
+    let failed = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let Some(op) = operations.get(i) else { break };
+                let server = RedisServer::start();
+                let fresh = |server: &RedisServer| {
+                    let _: () = server.cmd(&[b"FLUSHALL"]);
+                    let _: () = server.cmd(&[b"SCRIPT", b"FLUSH"]);
+                    (op.scene)(server);
+                };
+                // With every right: what it runs.
+                fresh(&server);
+                set_user(&server, "w", "mail", &[]);
+                let _: () = server.cmd(&[b"CONFIG", b"RESETSTAT"]);
+                let (code, err) = run_as(&server, "w", op);
+                assert_eq!(code, Some(op.code), "{}: {err}", op.name);
+                let used = commands_run(&server);
+                assert!(used.len() > 2, "{}: {used:?}", op.name);
+                assert_eq!(support::invariants(&server, "mail"), Vec::<String>::new());
+                for command in &used {
+                    fresh(&server);
+                    let before = queue_state(&server);
+                    set_user(&server, "w", "mail", &[command.as_str()]);
+                    let (code, err) = run_as(&server, "w", op);
+                    let case = format!("{} without {command}", op.name);
+                    let mut wrong = Vec::new();
+                    if code != Some(4) {
+                        wrong.push(format!("exit {code:?}"));
+                    }
+                    if !names_all(&err, &[&command.replace('|', " ")]) {
+                        wrong.push("the command is not named".to_string());
+                    }
+                    assert!(!err.contains(PW));
+                    wrong.extend(support::invariants(&server, "mail"));
+                    if queue_state(&server) != before {
+                        wrong.push("the queue changed".to_string());
+                    }
+                    let message = err.lines().last().unwrap_or_default().trim().to_string();
+                    if wrong.is_empty() {
+                        report.lock().unwrap().push(format!("{case}: {message}"));
+                    } else {
+                        let wrong = wrong.join("; ");
+                        report
+                            .lock()
+                            .unwrap()
+                            .push(format!("{case}: FAILED: {wrong}: {message}"));
+                        failed
+                            .lock()
+                            .unwrap()
+                            .push(format!("{case}: {wrong}\n{err}"));
+                    }
+                }
+            });
+        }
+    });
+    let mut report = report.into_inner().unwrap();
+    report.sort();
+    let mut file = std::fs::File::create(concat!(env!("CARGO_TARGET_TMPDIR"), "/acl-refusals.txt"))
+        .expect("report file");
+    for line in &report {
+        writeln!(file, "{line}").unwrap();
+    }
+    let failed = failed.into_inner().unwrap();
+    assert!(
+        failed.is_empty(),
+        "{} of {} cases failed:\n{}",
+        failed.len(),
+        report.len(),
+        failed.join("\n")
+    );
+    assert!(report.len() > 100, "{} cases", report.len());
 }

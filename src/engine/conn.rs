@@ -265,6 +265,7 @@ impl ServerSpec {
         Ok(Redis {
             conn,
             server: self.server.clone(),
+            rights_checked: Arc::default(),
         })
     }
 }
@@ -527,6 +528,9 @@ impl std::fmt::Display for Node {
 pub struct Redis {
     conn: Conn,
     server: Arc<str>,
+    /// The scripts (with their keys) whose rights were checked on this connection before
+    /// their first call (`scripts::Rights`), shared by the clones.
+    pub(super) rights_checked: Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
 }
 
 impl Redis {

@@ -4,7 +4,70 @@
 use super::conn::Redis;
 use super::error::Error;
 use super::keys::QueueKeys;
-use super::scripts;
+use super::scripts::{self, Rights};
+
+/// Every command a consumer sends, each with its key, to be checked at its start before it
+/// writes anything. `inflight`, its own in-flight key, also stands for those of the consumers
+/// whose jobs it recovers.
+pub fn rights(keys: &QueueKeys, inflight: &str) -> Rights {
+    let mut rights = Rights::new(format!("consuming queue {:?}", keys.name));
+    rights
+        .script(
+            &scripts::RESERVE,
+            &[
+                &keys.consumers,
+                &keys.active,
+                &keys.data,
+                &keys.signal,
+                inflight,
+                &keys.paused,
+            ],
+        )
+        .script(
+            &scripts::ACK,
+            &[inflight, &keys.data, &keys.failures, &keys.stats],
+        )
+        .script(
+            &scripts::RETRY,
+            &[
+                inflight,
+                &keys.scheduled,
+                &keys.data,
+                &keys.failures,
+                &keys.stats,
+            ],
+        )
+        .script(
+            &scripts::KILL,
+            &[
+                inflight,
+                &keys.dead,
+                &keys.data,
+                &keys.failures,
+                &keys.stats,
+            ],
+        )
+        .script(&scripts::REQUEUE, &[inflight, &keys.active, &keys.signal])
+        .script(
+            &scripts::PROMOTE,
+            &[&keys.scheduled, &keys.active, &keys.signal],
+        )
+        .script(
+            &scripts::RECOVER,
+            &[&keys.consumers, &keys.active, &keys.signal, inflight],
+        )
+        .script(&scripts::DEREGISTER, &[&keys.consumers, inflight])
+        .command("ZADD", Some(&keys.consumers))
+        .command("ZSCORE", Some(&keys.consumers))
+        .command("ZRANGEBYSCORE", Some(&keys.consumers))
+        .command("ZRANGE", Some(&keys.consumers))
+        .command("SCARD", Some(inflight))
+        .command("SMEMBERS", Some(inflight))
+        .command("LLEN", Some(&keys.active))
+        .command("EXISTS", Some(&keys.paused))
+        .command("BRPOPLPUSH", Some(&keys.signal));
+    rights
+}
 
 /// Registers the consumer or renews its heartbeat (score = now).
 pub async fn heartbeat(
@@ -223,20 +286,30 @@ pub async fn list(redis: &mut Redis, keys: &QueueKeys) -> Result<Vec<ConsumerInf
     for key in &valid {
         pipe.cmd("SCARD").arg(*key);
     }
-    let counts: Vec<redis::RedisResult<u64>> = if valid.is_empty() {
+    let replies = if valid.is_empty() {
         Vec::new()
     } else {
         redis
-            .pipeline(&pipe, format!("SCARD {}", valid.join(", ")))
+            .pipeline_each(&pipe, |i| format!("SCARD {}", valid[i]))
             .await?
     };
+    // A key of another type is a problem of that member; any other refusal (NOPERM) is
+    // an error of the whole listing.
+    let mut counts = Vec::with_capacity(replies.len());
+    for reply in replies {
+        counts.push(match reply {
+            Ok(v) => redis::from_redis_value::<u64>(v).ok(),
+            Err(e) if e.code() == Some("WRONGTYPE") => None,
+            Err(e) => return Err(e),
+        });
+    }
     let mut counts = counts.into_iter();
     Ok(members
         .into_iter()
         .map(|(key, heartbeat)| {
             let (in_flight, problem) = if keys.is_inflight_key(&key) {
                 match counts.next() {
-                    Some(Ok(n)) => (Some(n), None),
+                    Some(Some(n)) => (Some(n), None),
                     _ => (None, Some("its in-flight key is not a set".to_string())),
                 }
             } else {

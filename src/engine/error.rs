@@ -72,11 +72,13 @@ pub enum Error {
     NothingDone(String),
 }
 
-/// Error codes after which trying again cannot help: the key has the wrong type, the user
-/// lacks the right or is not authenticated, a script is still missing after loading it, or
-/// the key lives on another node.
-const PERMANENT: [&str; 9] = [
+/// Error codes after which trying again cannot help: the key has the wrong type or holds a
+/// value a script cannot use (BADVALUE, from qctl's scripts), the user lacks the right or is
+/// not authenticated, a script is still missing after loading it, or the key lives on another
+/// node.
+const PERMANENT: [&str; 10] = [
     "WRONGTYPE",
+    "BADVALUE",
     "NOPERM",
     "NOAUTH",
     "WRONGPASS",

@@ -3,6 +3,13 @@
 //! and the call is repeated, singly, inside a pipeline or in a [`Window`]. A script that runs
 //! in one MULTI/EXEC after a plain command ([`Lua::call_after`]) is sent by EVAL instead, so
 //! that it cannot be missing once the command before it has run.
+//!
+//! Redis refuses a command the user may not run only when a script reaches it, and keeps
+//! what the script wrote before. So before the first call of a script (with its keys) on a
+//! connection, one call of `lua/rights.lua` checks every command the script runs and every
+//! plain command sent with it ([`Rights`]); a consumer checks all of its commands at start.
+//! The scripts check again themselves (lib.lua's `permit`) where Redis can tell without
+//! running the command (7.0+, Valkey).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, LazyLock};
@@ -15,11 +22,16 @@ use redis::{FromRedisValue, RedisResult, ToRedisArgs, Value};
 use super::conn::Redis;
 use super::error::Error;
 
+/// What every script starts with.
+const LIB: &str = include_str!("../../lua/lib.lua");
+
 /// One embedded script.
 pub struct Lua {
     pub name: &'static str,
     source: &'static str,
     script: redis::Script,
+    /// Every command the script runs, with the index (from 1) in KEYS of the key it names.
+    uses: Vec<(String, usize)>,
 }
 
 impl Lua {
@@ -28,8 +40,50 @@ impl Lua {
             name,
             source,
             script: redis::Script::new(source),
+            uses: commands(source.strip_prefix(LIB).unwrap_or(source)),
         }
     }
+}
+
+/// Every command a script's own lines run (not its comments), with the index (from 1) in KEYS
+/// of the key it names, in order: `redis.call('COMMAND', KEYS[i] ...)` and `pcall`, push_new's
+/// `run('COMMAND', KEYS[i] ...)`, and lib.lua's `check(KEYS[i], ...)` (TYPE) and
+/// `counter(KEYS[i], ...)` (HGET). A test checks that each script's `permit` lists them.
+fn commands(own: &str) -> Vec<(String, usize)> {
+    let index = |text: &str| -> Option<usize> {
+        text.trim_start()
+            .strip_prefix("KEYS[")?
+            .split(']')
+            .next()?
+            .parse()
+            .ok()
+    };
+    let mut found: Vec<(String, usize)> = Vec::new();
+    let mut add = |command: &str, i: usize| {
+        if !found.iter().any(|(c, j)| c == command && *j == i) {
+            found.push((command.to_string(), i));
+        }
+    };
+    for line in own.lines().filter(|l| !l.trim_start().starts_with("--")) {
+        for (marker, command) in [("check(", "TYPE"), ("counter(", "HGET")] {
+            for after in line.split(marker).skip(1) {
+                if let Some(i) = index(after) {
+                    add(command, i);
+                }
+            }
+        }
+        for marker in ["call('", "run('", "call, '"] {
+            for after in line.split(marker).skip(1) {
+                let Some((command, rest)) = after.split_once('\'') else {
+                    continue;
+                };
+                if let Some(i) = index(rest.trim_start().trim_start_matches(',')) {
+                    add(command, i);
+                }
+            }
+        }
+    }
+    found
 }
 
 macro_rules! scripts {
@@ -66,6 +120,7 @@ scripts! {
     DELETE => "delete",
     DELETE_ACTIVE => "delete_active",
     RUN_NOW => "run_now",
+    RIGHTS => "rights",
 }
 
 impl Lua {
@@ -83,6 +138,17 @@ impl Lua {
     pub fn call(&self, keys: &[&str]) -> Call<'_> {
         let mut cmd = redis::cmd("EVALSHA");
         cmd.arg(self.sha()).arg(keys.len()).arg(keys);
+        Call {
+            lua: self,
+            cmd,
+            before: None,
+        }
+    }
+
+    /// As [`Lua::call`], sent by EVAL.
+    fn call_by_eval(&self, keys: &[&str]) -> Call<'_> {
+        let mut cmd = redis::cmd("EVAL");
+        cmd.arg(self.source()).arg(keys.len()).arg(keys);
         Call {
             lua: self,
             cmd,
@@ -162,11 +228,20 @@ impl Call<'_> {
             .flat_map(|(pipe, expects)| pipe.cmd_iter().zip(expects.iter().copied()))
     }
 
-    /// Runs the call, loading the script first when the server does not have it.
+    /// Runs the call, loading the script first when the server does not have it; the
+    /// first call of its script (with its keys) on this connection checks its rights first.
     pub async fn invoke<T: FromRedisValue>(&self, redis: &mut Redis) -> Result<T, Error> {
         if self.before.is_some() {
             check_transactions(redis).await?;
         }
+        check_rights(redis, std::slice::from_ref(self)).await?;
+        let value = self.run(redis).await?;
+        redis::from_redis_value(value)
+            .map_err(|e| redis.error(format!("reading the reply of {}", self.op()), e.into()))
+    }
+
+    /// Sends the call, loading the script first when the server does not have it.
+    async fn run(&self, redis: &mut Redis) -> Result<Value, Error> {
         let reply = match self.query(redis).await {
             Err(e) if is_noscript(&e) => {
                 self.lua.load(redis).await?;
@@ -174,9 +249,13 @@ impl Call<'_> {
             }
             reply => reply,
         };
-        let value = reply.map_err(|e| self.error(redis, e))?;
-        redis::from_redis_value(value)
-            .map_err(|e| redis.error(format!("reading the reply of {}", self.op()), e.into()))
+        reply.map_err(|e| self.error(redis, e))
+    }
+
+    /// What names the call's check of rights on a connection: the script, its keys, and
+    /// whether plain commands go with it.
+    fn memo(&self) -> String {
+        memo(self.lua.name, &self.keys(), self.before.is_some())
     }
 
     /// Sends the call once: the script's reply or error.
@@ -233,7 +312,7 @@ impl Call<'_> {
     /// The error of this call, an ACL refusal made to name the command and the key denied.
     fn error(&self, redis: &Redis, err: redis::RedisError) -> Error {
         let sent = if self.before.is_none() {
-            "EVALSHA of the script".to_string()
+            format!("{} of the script", command_name(&self.cmd))
         } else {
             let names: Vec<String> = self.before().map(|(c, _)| command_name(c)).collect();
             format!(
@@ -241,7 +320,12 @@ impl Call<'_> {
                 names.join(", ")
             )
         };
-        explain_denial(redis.error(self.op(), err), self.lua, &sent, &self.keys())
+        let mut keys = self.keys();
+        if std::ptr::eq(self.lua, &*RIGHTS) {
+            // The last is a key no one uses (see `Rights::check`).
+            keys.pop();
+        }
+        explain_denial(redis.error(self.op(), err), self.lua, &sent, &keys)
     }
 
     /// The call's KEYS, read back from the command (`EVALSHA sha numkeys key...`) only when
@@ -268,6 +352,10 @@ impl Call<'_> {
     }
 }
 
+/// How a refusal found by a script's own check of rights ends, before `COMMAND KEY]`
+/// (lib.lua's `denied`).
+const CHECKED: &str = "; checked before any write [";
+
 /// Makes an ACL refusal of a script call say which command and key were denied. Inside a
 /// script Redis reports it as `ERR The user executing the script can't run this command or
 /// subcommand ... on @user_script:LINE.` (7.0) or `ERR ACL failure in script: ...` (7.2+,
@@ -292,6 +380,9 @@ fn explain_denial(err: Error, lua: &Lua, sent: &str, keys: &[String]) -> Error {
             None => format!("a command on one of {}", keys.join(", ")),
         };
         format!("NOPERM the user may not run {what} (in the script; Redis said: {reason})")
+    } else if let Some((words, _)) = reason.rsplit_once(CHECKED) {
+        // A script's own check (lib.lua's denied), which names the command and the key.
+        format!("{words}; checked before any write: nothing was changed")
     } else if code.as_deref() == Some("NOPERM") {
         format!("{reason} ({sent} with the keys {})", keys.join(", "))
     } else {
@@ -314,9 +405,27 @@ fn explain_denial(err: Error, lua: &Lua, sent: &str, keys: &[String]) -> Error {
 /// error names (`@user_script:LINE`), or that the script itself named (`[COMMAND KEY]` at
 /// the end, from a script that ran its commands under pcall).
 fn denied_call(source: &str, reason: &str, keys: &[String]) -> Option<(String, Option<String>)> {
-    if let Some((_, named)) = reason.strip_suffix(']').and_then(|r| r.rsplit_once(" [")) {
-        if let Some((command, key)) = named.split_once(' ') {
-            return Some((command.to_string(), Some(key.to_string())));
+    let is_command = |c: &str| !c.is_empty() && c.bytes().all(|b| b.is_ascii_uppercase());
+    if let Some(inside) = reason.strip_suffix(']') {
+        // A key may hold spaces or brackets: the longest of the call's keys it ends with.
+        let mut known: Vec<&String> = keys.iter().collect();
+        known.sort_by_key(|k| std::cmp::Reverse(k.len()));
+        for key in known {
+            let command = inside
+                .strip_suffix(key.as_str())
+                .and_then(|head| head.strip_suffix(' '))
+                .and_then(|head| head.rsplit_once('['))
+                .map(|(_, command)| command);
+            if let Some(command) = command.filter(|c| is_command(c)) {
+                return Some((command.to_string(), Some(key.clone())));
+            }
+        }
+        if let Some((_, named)) = inside.rsplit_once(" [") {
+            match named.split_once(' ') {
+                Some((command, key)) => return Some((command.to_string(), Some(key.to_string()))),
+                None if is_command(named) => return Some((named.to_string(), None)),
+                None => {}
+            }
         }
     }
     let at = reason.find("@user_script:")? + "@user_script:".len();
@@ -365,6 +474,7 @@ pub async fn invoke_all(
         }
         return Ok(out);
     }
+    check_rights(redis, calls).await?;
     let mut pipe = redis::pipe();
     pipe.ignore_errors();
     for call in calls {
@@ -388,11 +498,13 @@ pub async fn invoke_all(
 /// Script calls sent one after another on one connection with up to `depth` of them in
 /// flight, so that the server has the next call as soon as it finishes one; replies come
 /// back in the order the calls were started. A connection runs its commands in order, so the
-/// calls take effect in that order. After an error no call starts until the calls in flight
-/// have answered. When the server does not have a script (NOSCRIPT: a first use, a restart,
-/// SCRIPT FLUSH), every call still in flight is waited for, the scripts that were missing are
-/// loaded, and the calls that met NOSCRIPT are sent again in their order, before any call
-/// started meanwhile: the calls take effect in the order they were started.
+/// calls take effect in that order. A call whose rights were not checked yet on the
+/// connection has them checked first, and nothing is sent after it meanwhile. After an error
+/// no call starts until the calls in flight have answered. When the server does not have a
+/// script (NOSCRIPT: a first use, a restart, SCRIPT FLUSH), every call still in flight is
+/// waited for, the scripts that were missing are loaded, and the calls that met NOSCRIPT are
+/// sent again in their order, before any call started meanwhile: the calls take effect in the
+/// order they were started.
 pub struct Window {
     redis: Redis,
     depth: usize,
@@ -403,13 +515,13 @@ pub struct Window {
     failed: bool,
     /// After a NOSCRIPT: the outcomes of the calls in flight, in order, until all are in.
     reloading: Vec<Outcome>,
-    /// Calls started while others wait to be sent again, or while the first transaction
-    /// waits for [`check_transactions`]: sent after them.
+    /// Calls started while others wait to be sent again, or while a call waits for
+    /// [`check_transactions`] or its rights: sent after them.
     waiting: std::collections::VecDeque<Call<'static>>,
     /// Whether MULTI and EXEC were checked on this connection (or are being checked).
     transactions_checked: bool,
-    /// The call in flight last is checking MULTI and EXEC first: nothing is sent after it
-    /// until it is done.
+    /// The call in flight last is checking MULTI and EXEC or its rights first: nothing is
+    /// sent after it until it is done.
     probing: bool,
 }
 
@@ -464,15 +576,24 @@ impl Window {
     fn send(&mut self, call: Call<'static>) {
         let mut redis = self.redis.clone();
         let stalled = self.stalled.clone();
-        let probe = call.before.is_some() && !self.transactions_checked;
-        if probe {
+        let transactions = call.before.is_some() && !self.transactions_checked;
+        let rights = !redis.rights_checked(&call.memo());
+        if transactions {
             self.transactions_checked = true;
+        }
+        if transactions || rights {
             self.probing = true;
         }
         self.inflight.push_back(
             async move {
-                if probe {
+                if transactions {
                     if let Err(e) = check_transactions(&mut redis).await {
+                        stalled.store(true, Ordering::SeqCst);
+                        return Outcome::Done(Err(e));
+                    }
+                }
+                if rights {
+                    if let Err(e) = check_rights(&mut redis, std::slice::from_ref(&call)).await {
                         stalled.store(true, Ordering::SeqCst);
                         return Outcome::Done(Err(e));
                     }
@@ -493,7 +614,7 @@ impl Window {
         );
     }
 
-    /// Sends the calls that wait, in order, until one of them checks MULTI and EXEC first.
+    /// Sends the calls that wait, in order, until one of them checks something first.
     fn send_waiting(&mut self) {
         while !self.probing {
             let Some(call) = self.waiting.pop_front() else {
@@ -557,6 +678,196 @@ impl Window {
             }
             self.send_waiting();
         }
+    }
+}
+
+/// The commands a run will send, each with the key it names, checked in one call of
+/// `lua/rights.lua` before the run's first write: an error names the first command the user
+/// may not run and its key, and nothing was changed. Afterwards the scripts it covers count
+/// as checked on that connection, and their calls are sent without a check of their own.
+pub struct Rights {
+    /// The run, for messages ("consuming queue \"mail\"", "script push").
+    what: String,
+    /// Each command (upper case) with its key; None: a command without keys.
+    uses: Vec<(String, Option<String>)>,
+    /// The scripts covered, as [`Call::memo`] names them.
+    scripts: Vec<String>,
+    /// The run sends its scripts by EVAL: so is the check.
+    by_eval: bool,
+}
+
+impl Rights {
+    /// Nothing to check yet; `what` names the run in messages.
+    pub fn new(what: impl Into<String>) -> Rights {
+        Rights {
+            what: what.into(),
+            uses: Vec::new(),
+            scripts: Vec::new(),
+            by_eval: false,
+        }
+    }
+
+    /// Every command of the script `lua` called by EVALSHA with these keys.
+    pub fn script(&mut self, lua: &Lua, keys: &[&str]) -> &mut Self {
+        let keys: Vec<String> = keys.iter().map(|k| k.to_string()).collect();
+        self.add_script(lua, &keys);
+        self.scripts.push(memo(lua.name, &keys, false));
+        self
+    }
+
+    /// A plain command on `key` (None: a command without keys).
+    pub fn command(&mut self, command: &str, key: Option<&str>) -> &mut Self {
+        self.add(command, key);
+        self
+    }
+
+    /// The commands of a script call and of the plain commands sent with it.
+    fn call(&mut self, call: &Call<'_>) {
+        self.add_script(call.lua, &call.keys());
+        for (cmd, _) in call.before() {
+            let key = match cmd.args_iter().nth(1) {
+                Some(redis::Arg::Simple(key)) => Some(String::from_utf8_lossy(key).into_owned()),
+                _ => None,
+            };
+            self.add(&command_name(cmd), key.as_deref());
+        }
+        self.by_eval |= call.before.is_some();
+        self.scripts.push(call.memo());
+    }
+
+    fn add_script(&mut self, lua: &Lua, keys: &[String]) {
+        for (command, i) in &lua.uses {
+            if let Some(key) = i.checked_sub(1).and_then(|i| keys.get(i)) {
+                self.add(command, Some(key));
+            }
+        }
+    }
+
+    fn add(&mut self, command: &str, key: Option<&str>) {
+        let used = (command.to_ascii_uppercase(), key.map(str::to_string));
+        if !self.uses.contains(&used) {
+            self.uses.push(used);
+        }
+    }
+
+    /// Checks every command in one call; Redis 6.2 needs LTRIM, HDEL and SREM besides to
+    /// check the commands that write (see `lua/rights.lua`).
+    pub async fn check(&self, redis: &mut Redis) -> Result<(), Error> {
+        if !self.uses.is_empty() {
+            let mut keys: Vec<&str> = Vec::new();
+            for key in self.uses.iter().filter_map(|(_, k)| k.as_deref()) {
+                if !keys.contains(&key) {
+                    keys.push(key);
+                }
+            }
+            // A key of the first key's slot (Redis Cluster) that no one uses.
+            let token = uuid::Uuid::new_v4().hyphenated().to_string();
+            let first = keys.first().copied().unwrap_or("qctl");
+            let missing = format!("{first}:rights-probe:{token}");
+            let mut all = keys.clone();
+            all.push(&missing);
+            let mut call = if self.by_eval {
+                RIGHTS.call_by_eval(&all)
+            } else {
+                RIGHTS.call(&all)
+            };
+            call.arg(format!("qctl-rights-probe-{token}"));
+            for (command, key) in &self.uses {
+                let index = key
+                    .as_deref()
+                    .and_then(|k| keys.iter().position(|x| *x == k))
+                    .map_or(0, |i| i + 1);
+                call.arg(command).arg(index);
+            }
+            match call.run(redis).await {
+                Ok(_) => {}
+                Err(Error::Redis {
+                    server,
+                    op,
+                    reason,
+                    code,
+                }) if op == call.op() => {
+                    return Err(Error::Redis {
+                        server,
+                        op: self.what.clone(),
+                        reason,
+                        code,
+                    })
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        redis
+            .rights_checked
+            .lock()
+            .expect("rights lock")
+            .extend(self.scripts.iter().cloned());
+        Ok(())
+    }
+}
+
+/// How [`Call::memo`] names a script called with these keys.
+fn memo(name: &str, keys: &[String], after_commands: bool) -> String {
+    let mut memo = format!("{name}\n{}", keys.join("\n"));
+    if after_commands {
+        memo.push_str("\nafter commands");
+    }
+    memo
+}
+
+impl Redis {
+    /// Whether the rights of the call that [`Call::memo`] names were checked on this
+    /// connection.
+    fn rights_checked(&self, memo: &str) -> bool {
+        self.rights_checked
+            .lock()
+            .expect("rights lock")
+            .contains(memo)
+    }
+}
+
+/// Checks, in one call, the rights of the calls whose script (with its keys) was not checked
+/// on this connection yet.
+async fn check_rights(redis: &mut Redis, calls: &[Call<'_>]) -> Result<(), Error> {
+    let mut names: Vec<&str> = Vec::new();
+    let mut rights = Rights::new("");
+    for call in calls {
+        if !redis.rights_checked(&call.memo()) {
+            rights.call(call);
+            if !names.contains(&call.lua.name) {
+                names.push(call.lua.name);
+            }
+        }
+    }
+    if names.is_empty() {
+        return Ok(());
+    }
+    rights.what = format!("script {}", names.join(", script "));
+    rights.check(redis).await
+}
+
+/// What a script call that failed may have changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Changed {
+    /// Nothing: Redis refused the call, or the script stopped at its checks, which come
+    /// before its first write.
+    Nothing,
+    /// Perhaps everything: the call may have run and its reply been lost (the connection
+    /// failed or timed out), or its reply could not be read.
+    Unknown,
+    /// Perhaps part: a command failed inside the script, and Redis keeps what the script
+    /// wrote before it.
+    Partly,
+}
+
+/// What the script call that failed with `err` may have changed.
+pub fn changed(err: &Error) -> Changed {
+    match err {
+        Error::Unreachable { .. } => Changed::Unknown,
+        // Redis names the line of a script where a command failed; qctl's own checks do not.
+        Error::Redis { reason, .. } if reason.contains("@user_script") => Changed::Partly,
+        Error::Redis { code: None, .. } => Changed::Unknown,
+        _ => Changed::Nothing,
     }
 }
 
@@ -674,6 +985,198 @@ mod tests {
                 &keys
             ),
             Some(("RPUSH".into(), Some("q:active".into())))
+        );
+    }
+
+    /// The pairs of a script's `permit{'COMMAND', i, ...}` calls (lib.lua).
+    fn permitted(own: &str) -> Vec<(String, usize)> {
+        let mut pairs = Vec::new();
+        for after in own.split("permit{").skip(1) {
+            let list = after.split('}').next().unwrap_or("");
+            let items: Vec<&str> = list.split(',').map(str::trim).collect();
+            for pair in items.chunks(2) {
+                if let [command, index] = pair {
+                    let command = command.trim_matches('\'').to_string();
+                    pairs.push((command, index.parse().expect("a key index")));
+                }
+            }
+        }
+        pairs
+    }
+
+    #[test]
+    fn every_script_checks_its_rights_before_its_first_write() {
+        for lua in all().into_iter().filter(|l| l.name != "rights") {
+            let own = lua.source().strip_prefix(LIB).expect("lib.lua comes first");
+            let permitted = permitted(own);
+            // Only the TYPE of check() and the HGET of counter() may be left out: they come
+            // before any write (push_new runs after plain commands that wrote: it checks all).
+            let before_writes: Vec<(String, usize)> = commands(own)
+                .into_iter()
+                .filter(|(c, i)| {
+                    lua.name != "push_new"
+                        && ((c == "TYPE" && own.contains(&format!("check(KEYS[{i}]")))
+                            || (c == "HGET" && own.contains(&format!("counter(KEYS[{i}]"))))
+                })
+                .collect();
+            for used in &lua.uses {
+                assert!(
+                    permitted.contains(used) || before_writes.contains(used),
+                    "lua/{}.lua runs {used:?} without permitting it first",
+                    lua.name
+                );
+            }
+            for listed in &permitted {
+                assert!(
+                    lua.uses.contains(listed),
+                    "lua/{}.lua permits {listed:?}, which it does not run",
+                    lua.name
+                );
+            }
+            assert!(!lua.uses.is_empty(), "lua/{}.lua", lua.name);
+        }
+    }
+
+    /// The commands lua/rights.lua can check on Redis 6.2, without acl_check_cmd.
+    fn checkable_on_6_2() -> Vec<String> {
+        let source = RIGHTS
+            .source()
+            .strip_prefix(LIB)
+            .expect("lib.lua comes first");
+        let mut names = Vec::new();
+        for line in source.lines().map(str::trim_start) {
+            let name = line
+                .strip_prefix("forms.")
+                .and_then(|l| l.split_once(" = "))
+                .map(|(n, _)| n)
+                .or_else(|| line.split_once(" = function").map(|(n, _)| n));
+            if let Some(name) = name.filter(|n| n.bytes().all(|b| b.is_ascii_uppercase())) {
+                names.push(name.to_string());
+            }
+        }
+        let unchecked = source
+            .split("local unchecked = {")
+            .nth(1)
+            .and_then(|rest| rest.split('}').next())
+            .unwrap_or("");
+        for entry in unchecked.split(',') {
+            names.push(entry.split('=').next().unwrap_or("").trim().to_string());
+        }
+        names
+    }
+
+    #[test]
+    fn rights_lua_can_check_every_command_qctl_checks_on_redis_6_2() {
+        let known = checkable_on_6_2();
+        let mut commands: Vec<String> = all()
+            .into_iter()
+            .filter(|l| l.name != "rights")
+            .flat_map(|l| l.uses.iter().map(|(c, _)| c.clone()))
+            .collect();
+        let keys = crate::engine::keys::QueueKeys::new("q");
+        let consumer = crate::engine::consumers::rights(&keys, &keys.inflight("x"));
+        commands.extend(consumer.uses.iter().map(|(c, _)| c.clone()));
+        // The plain commands sent before push_new.
+        commands.extend(["HSET".to_string(), "RPUSH".to_string()]);
+        for command in commands {
+            assert!(
+                known.contains(&command),
+                "rights.lua cannot check {command}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_consumer_checks_the_scripts_it_calls() {
+        let keys = crate::engine::keys::QueueKeys::new("q");
+        let rights = crate::engine::consumers::rights(&keys, "q:inflight:x");
+        let reserve = RESERVE.call(&[
+            &keys.consumers,
+            &keys.active,
+            &keys.data,
+            &keys.signal,
+            "q:inflight:x",
+            &keys.paused,
+        ]);
+        assert!(rights.scripts.contains(&reserve.memo()));
+        let ack = ACK.call(&["q:inflight:x", &keys.data, &keys.failures, &keys.stats]);
+        assert!(rights.scripts.contains(&ack.memo()));
+        assert!(rights
+            .uses
+            .contains(&("HINCRBY".to_string(), Some(keys.stats.clone()))));
+        assert!(rights
+            .uses
+            .contains(&("BRPOPLPUSH".to_string(), Some(keys.signal.clone()))));
+    }
+
+    #[test]
+    fn a_refusal_found_by_a_check_names_the_command_and_the_key_even_with_spaces() {
+        let keys: Vec<String> = ["a [b]:data", "a [b]:active", "a [b]:signal"]
+            .map(String::from)
+            .to_vec();
+        let reason = "NOPERM the user may not run LPUSH on a [b]:signal; checked before any write \
+                      [LPUSH a [b]:signal]";
+        assert_eq!(
+            denied_call(PUSH.source(), reason, &keys),
+            Some(("LPUSH".into(), Some("a [b]:signal".into())))
+        );
+        let err = explain_denial(
+            Error::Redis {
+                server: "h:1".into(),
+                op: "script push".into(),
+                reason: reason.into(),
+                code: Some("NOPERM".into()),
+            },
+            &PUSH,
+            "EVALSHA of the script",
+            &keys,
+        );
+        assert_eq!(
+            err.to_string(),
+            "Redis at h:1 refused script push: NOPERM the user may not run LPUSH on a [b]:signal; \
+             checked before any write: nothing was changed"
+        );
+        assert_eq!(changed(&err), Changed::Nothing);
+        assert_eq!(
+            denied_call(PUSH.source(), "NOPERM ... [TIME]", &keys),
+            Some(("TIME".into(), None))
+        );
+    }
+
+    #[test]
+    fn what_a_failed_call_may_have_changed() {
+        let redis = |reason: &str, code: Option<&str>| Error::Redis {
+            server: "h:1".into(),
+            op: "script ack".into(),
+            reason: reason.into(),
+            code: code.map(str::to_string),
+        };
+        assert_eq!(
+            changed(&redis("WRONGTYPE q:data holds a string", Some("WRONGTYPE"))),
+            Changed::Nothing
+        );
+        assert_eq!(
+            changed(&redis("BADVALUE q:stats field completed", Some("BADVALUE"))),
+            Changed::Nothing
+        );
+        assert_eq!(
+            changed(&redis(
+                "ERR hash value is not an integer script: abc, on @user_script:27.",
+                Some("ERR")
+            )),
+            Changed::Partly
+        );
+        assert_eq!(
+            changed(&redis("3 flags for 2 jobs", None)),
+            Changed::Unknown
+        );
+        assert_eq!(
+            changed(&Error::Unreachable {
+                server: "h:1".into(),
+                op: "script ack".into(),
+                reason: "timed out".into()
+            }),
+            Changed::Unknown
         );
     }
 

@@ -601,3 +601,91 @@ pub fn hold_in_flight(server: &RedisServer, queue: &str) {
         ]);
     }
 }
+
+/// What breaks the invariants of `queue`: an id in `QUEUE:active`, `QUEUE:scheduled` or
+/// `QUEUE:dead` without a record in `QUEUE:data`, a record whose id is in none of them nor in
+/// an in-flight set (`QUEUE:inflight:*`), or one of those keys of another type. Empty when the
+/// queue is sound.
+pub fn invariants(server: &RedisServer, queue: &str) -> Vec<String> {
+    let mut con = server.conn();
+    let mut broken = Vec::new();
+    let data = format!("{queue}:data");
+    let type_of = |con: &mut redis::Connection, key: &str| -> String {
+        redis::cmd("TYPE").arg(key).query(con).expect("TYPE")
+    };
+    let records: std::collections::HashSet<Vec<u8>> = match type_of(&mut con, &data).as_str() {
+        "hash" => redis::cmd("HKEYS")
+            .arg(&data)
+            .query(&mut con)
+            .expect("HKEYS"),
+        "none" => Default::default(),
+        other => {
+            broken.push(format!("{data} is a {other}"));
+            Default::default()
+        }
+    };
+    let mut placed = std::collections::HashSet::new();
+    for (suffix, want) in [("active", "list"), ("scheduled", "zset"), ("dead", "zset")] {
+        let key = format!("{queue}:{suffix}");
+        let ids: Vec<Vec<u8>> = match type_of(&mut con, &key).as_str() {
+            "none" => Vec::new(),
+            t if t != want => {
+                broken.push(format!("{key} is a {t}"));
+                Vec::new()
+            }
+            "list" => redis::cmd("LRANGE")
+                .arg(&key)
+                .arg(0)
+                .arg(-1)
+                .query(&mut con)
+                .expect("LRANGE"),
+            _ => redis::cmd("ZRANGE")
+                .arg(&key)
+                .arg(0)
+                .arg(-1)
+                .query(&mut con)
+                .expect("ZRANGE"),
+        };
+        for id in ids {
+            if !records.contains(&id) {
+                broken.push(format!(
+                    "{key} holds {:?} without a record in {data}",
+                    String::from_utf8_lossy(&id)
+                ));
+            }
+            placed.insert(id);
+        }
+    }
+    let escaped: String = queue
+        .chars()
+        .flat_map(|c| {
+            let escape = matches!(c, '*' | '?' | '[' | ']' | '\\').then_some('\\');
+            escape.into_iter().chain([c])
+        })
+        .collect();
+    let inflight: Vec<String> = redis::cmd("KEYS")
+        .arg(format!("{escaped}:inflight:*"))
+        .query(&mut con)
+        .expect("KEYS");
+    for key in inflight {
+        if type_of(&mut con, &key) == "set" {
+            let ids: Vec<Vec<u8>> = redis::cmd("SMEMBERS")
+                .arg(&key)
+                .query(&mut con)
+                .expect("SMEMBERS");
+            placed.extend(ids);
+        }
+    }
+    let mut stranded: Vec<String> = records
+        .iter()
+        .filter(|id| !placed.contains(*id))
+        .map(|id| String::from_utf8_lossy(id).into_owned())
+        .collect();
+    stranded.sort();
+    for id in stranded {
+        broken.push(format!(
+            "the record of {id:?} in {data} has its id in no list or set"
+        ));
+    }
+    broken
+}

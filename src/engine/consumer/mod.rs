@@ -536,6 +536,10 @@ impl Consumer {
         let keys = QueueKeys::new(&cfg.queue);
         let id = uuid::Uuid::new_v4().hyphenated().to_string();
         let inflight = keys.inflight(&id);
+        // Every right the consumer needs, before it writes anything.
+        super::consumers::rights(&keys, &inflight)
+            .check(&mut redis)
+            .await?;
         let capacity = max_capacity(&cfg);
         let shared = Arc::new(Shared {
             keys,

@@ -18,15 +18,43 @@ use crate::engine::error::Error;
 use crate::engine::failure::Failure;
 use crate::engine::inflight::{self, Reserved};
 use crate::engine::job::Job;
+use crate::engine::jobs::{locate, Location};
+use crate::engine::scripts::{self, Changed};
 
 const NAME: &str = "processor";
 /// The most ids one ack call carries (the ack script's own limit).
 const ACK_BATCH: usize = 1000;
 /// The longest a job's ack waits for others to go with it.
 const ACK_LINGER: Duration = Duration::from_millis(5);
-/// Why a settle call changed nothing.
-const NOT_RESERVED: &str =
-    "it was no longer reserved by this consumer (recovered by another); not settled here";
+/// Why a settle call changed nothing: the job was no longer in this consumer's in-flight
+/// set. Where it is now says what happened to it.
+async fn not_reserved(shared: &Shared, id: &str) -> String {
+    let mut redis = shared.redis.clone();
+    let keys = &shared.keys;
+    let place = match locate(&mut redis, keys, id).await {
+        Ok(place) => place,
+        Err(e) => {
+            return format!(
+                "it was no longer reserved by this consumer, and where it is could not be read ({e}); not settled here"
+            )
+        }
+    };
+    let recovered = "recovered from this consumer by another one or by `qctl orphans`";
+    let now = match place {
+        Location::InFlight { consumer } => {
+            format!("it is reserved by {consumer} (it was {recovered})")
+        }
+        Location::Active { .. } => format!("it is back in {} (it was {recovered})", keys.active),
+        Location::Scheduled { .. } | Location::Dead { .. } | Location::Stranded => {
+            format!("it is {place}")
+        }
+        Location::Unknown => "Redis no longer has this job, neither its record nor its id: \
+             Redis lost its data (a restart without persistence, a failover), the job was \
+             deleted, or another consumer recovered and finished it"
+            .to_string(),
+    };
+    format!("it was no longer reserved by this consumer: {now}; not settled here")
+}
 
 /// A job that succeeded, waiting for its ack; the answer says whether it was still reserved
 /// here (None: it could not be acked).
@@ -254,10 +282,8 @@ async fn process(shared: &Shared, acks: &Acks, reserved: Reserved, slot: OwnedSe
                 duration_ms,
             });
             if acks.ack(&id).await == Some(false) {
-                shared.emit(Event::Lost {
-                    id,
-                    reason: NOT_RESERVED.into(),
-                });
+                let reason = not_reserved(shared, &id).await;
+                shared.emit(Event::Lost { id, reason });
             }
         }
         Outcome::Failed {
@@ -336,7 +362,7 @@ async fn settle_failure(
             }
             Some(false) => shared.emit(Event::Lost {
                 id: id.clone(),
-                reason: NOT_RESERVED.into(),
+                reason: not_reserved(shared, id).await,
             }),
             None => {}
         }
@@ -364,7 +390,7 @@ async fn settle_failure(
             }
             Some(false) => shared.emit(Event::Lost {
                 id: id.clone(),
-                reason: NOT_RESERVED.into(),
+                reason: not_reserved(shared, id).await,
             }),
             None => {}
         }
@@ -406,10 +432,18 @@ where
                 tokio::time::sleep(wait).await;
             }
             Err(err) => {
+                let outcome = match scripts::changed(&err) {
+                    Changed::Nothing => "nothing was changed: it stays reserved for recovery",
+                    Changed::Unknown => {
+                        "its reply was lost, so the change may or may not have been made; \
+                         what is still reserved stays so for recovery"
+                    }
+                    Changed::Partly => {
+                        "the script stopped part-way, so part of the change may have been made"
+                    }
+                };
                 shared.emit(Event::Warning {
-                    message: format!(
-                        "could not settle {what}: {err}; it stays reserved for recovery"
-                    ),
+                    message: format!("could not settle {what}: {err}; {outcome}"),
                 });
                 if err.is_permanent() {
                     // No later job could be settled either: stop rather than run jobs whose
