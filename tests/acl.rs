@@ -845,7 +845,7 @@ fn operations() -> Vec<Operation> {
         op(
             "orphans",
             |s| orphan(s, "o1", 600.0),
-            &["orphans", "mail"],
+            &["orphans", "mail", "--yes"],
             0,
         ),
         op(

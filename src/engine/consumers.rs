@@ -65,6 +65,10 @@ pub fn rights(keys: &QueueKeys, inflight: &str) -> Rights {
         .command("SMEMBERS", Some(inflight))
         .command("LLEN", Some(&keys.active))
         .command("EXISTS", Some(&keys.paused))
+        // A drain's retries and what a bounded run left (`consumer::Handle::left`).
+        .command("ZSCORE", Some(&keys.scheduled))
+        .command("ZCARD", Some(&keys.scheduled))
+        .command("ZRANGE", Some(&keys.scheduled))
         .command("BRPOPLPUSH", Some(&keys.signal));
     rights
 }
