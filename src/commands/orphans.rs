@@ -25,14 +25,10 @@ pub async fn run(
             .iter()
             .filter_map(|c| {
                 let ahead = c.heartbeat > now + consumers::AHEAD_TOLERANCE;
-                let skip = c.problem.clone().or_else(|| {
-                    ahead.then(|| {
-                        format!(
-                            "heartbeat {:.0}s in the future (its clock is ahead)",
-                            c.heartbeat - now
-                        )
-                    })
-                });
+                let skip = c
+                    .problem
+                    .clone()
+                    .or_else(|| ahead.then(|| consumers::ahead_note(c.heartbeat, now)));
                 (c.heartbeat <= cutoff || ahead).then_some((c, skip))
             })
             .collect();
@@ -69,8 +65,8 @@ pub async fn run(
         report.skipped.push((
             member,
             format!(
-                "heartbeat {:.0}s in the future (its clock is ahead); a running qctl consumer recovers it once the heartbeat stays unchanged for --orphan-after",
-                score - now
+                "{}; a running qctl consumer recovers it once the heartbeat stays unchanged for --orphan-after",
+                consumers::ahead_note(score, now)
             ),
         ));
     }
