@@ -329,7 +329,7 @@ fn a_heartbeat_of_plus_inf_is_named_for_what_it_is() {
     let _: () = server.cmd(&[b"HSET", b"q:data", b"held", &record]);
     let _: () = server.cmd(&[b"SADD", member.as_bytes(), b"held"]);
     let _: () = server.cmd(&[b"ZADD", b"q:consumers", b"+inf", member.as_bytes()]);
-    let said = "heartbeat is +inf, which no clock writes";
+    let said = "heartbeat of +inf, which no clock writes";
 
     let out = qctl(&server).args(["consumers", "q"]).output().unwrap();
     let text = String::from_utf8_lossy(&out.stdout);

@@ -107,10 +107,10 @@ pub fn ahead_note(heartbeat: f64, now: f64) -> String {
     if ahead < 1e9 {
         format!("heartbeat {ahead:.0}s in the future (its clock is ahead of the Redis server's)")
     } else if heartbeat.is_infinite() {
-        "heartbeat is +inf, which no clock writes (set by hand or by another program)".into()
+        "heartbeat of +inf, which no clock writes (set by hand or by another program)".into()
     } else {
         format!(
-            "heartbeat {heartbeat:e} is no time a clock writes (set by hand or by another program)"
+            "heartbeat of {heartbeat:e}, which no clock writes (set by hand or by another program)"
         )
     }
 }

@@ -68,7 +68,7 @@ async fn recover_ahead(shared: &Shared, now: f64, report: &mut Recovery) -> Resu
             shared.report_once(
                 &format!("ahead {member}"),
                 format!(
-                    "consumer {member:?}: {}; its jobs are recovered if that heartbeat stays unchanged for --orphan-after",
+                    "consumer {member:?} has a {}; its jobs are recovered if that heartbeat stays unchanged for --orphan-after",
                     consumers::ahead_note(*score, now)
                 ),
             );
