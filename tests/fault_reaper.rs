@@ -39,12 +39,17 @@ fn kill_all(found: &[(i32, String)]) {
     }
 }
 
-/// `qctl consume q FAST ARGS` with the marker in its environment.
-fn marked_consumer(server: &RedisServer, value: &str, args: &[&str]) -> Background {
+/// `qctl consume q SETTINGS ARGS` with the marker in its environment.
+fn marked_consumer(
+    server: &RedisServer,
+    value: &str,
+    settings: &[&str],
+    args: &[&str],
+) -> Background {
     let mut cmd = qctl_process(server);
     cmd.env(MARK, value)
         .args(["consume", "q"])
-        .args(FAST)
+        .args(settings)
         .args(args);
     Background::spawn(cmd)
 }
@@ -68,7 +73,7 @@ fn f10_sixty_sigkills_at_random_moments_leave_no_handler_and_nothing_it_started(
     let mut slowest = Duration::ZERO;
     for round in 0..ROUNDS {
         let value = format!("f10-{}-{round}", std::process::id());
-        let mut consumer = marked_consumer(&server, &value, &handler);
+        let mut consumer = marked_consumer(&server, &value, FAST, &handler);
         let me = consumer.pid();
         assert!(
             wait_until(Duration::from_secs(20), || marked(&value)
@@ -135,7 +140,10 @@ fn what_a_handler_started_outside_its_group_ends_with_its_consumer() {
     for (round, (how, args)) in cases.into_iter().enumerate() {
         enqueue(&server, "q", &format!("job{round}"), b"");
         let value = format!("outside-{}-{round}", std::process::id());
-        let mut consumer = marked_consumer(&server, &value, args);
+        // A lease of 5 s: a loaded machine must not make the consumer that exits by
+        // itself lose it.
+        let settings = ["--heartbeat", "1s", "--orphan-after", "10s"];
+        let mut consumer = marked_consumer(&server, &value, &settings, args);
         let me = consumer.pid();
         // The handler, what it runs in its group, and the process in a session of its own.
         assert!(
