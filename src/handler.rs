@@ -252,23 +252,27 @@ fn build_args(spec: &HandlerSpec, data: &[u8]) -> Vec<OsString> {
         .collect()
 }
 
-/// A handler process of `program` (shown as `arg0`) as every mode starts one: without the
-/// variables that may carry the Redis password, stdin, stdout and stderr piped, in a process
-/// group of its own, killed when dropped, and dying with qctl when no reaper runs.
-pub(crate) fn handler_command(program: &Path, arg0: &OsStr) -> Command {
+/// A handler process of `program` (shown as `arg0`) for consumer `consumer_id`, as every mode
+/// starts one: without the variables that may carry the Redis password, with
+/// `QCTL_CONSUMER_ID` (by which the reaper finds it and all it starts), stdin, stdout and
+/// stderr piped, in a process group of its own, killed when dropped, and dying with qctl when
+/// no reaper runs.
+pub(crate) fn handler_command(program: &Path, arg0: &OsStr, consumer_id: &str) -> Command {
     let mut cmd = Command::new(program);
     for name in WITHHELD_ENV {
         cmd.env_remove(name);
     }
     cmd.arg0(arg0)
+        .env(crate::reaper::CONSUMER_ID_VAR, consumer_id)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
-    // Without a reaper, the kernel's parent-death signal is the only defence left. With one
-    // it is not set: a pre_exec hook makes every spawn a full fork, about a quarter slower.
-    if !crate::reaper::ready() {
+    // The reaper learns the id before the handler exists. Without a reaper, the kernel's
+    // parent-death signal is the only defence left. With one it is not set: a pre_exec hook
+    // makes every spawn a full fork, which costs per-job mode about 30% of its rate.
+    if !crate::reaper::ready(consumer_id) {
         die_with_parent(&mut cmd);
     }
     cmd
@@ -286,12 +290,11 @@ pub async fn run(
     kill_now: &CancellationToken,
 ) -> RunReport {
     let started = Instant::now();
-    let mut cmd = handler_command(program, &spec.program);
+    let mut cmd = handler_command(program, &spec.program, job.consumer_id);
     cmd.args(build_args(spec, job.data))
         .env("QCTL_QUEUE", job.queue)
         .env("QCTL_JOB_ID", job.id)
-        .env("QCTL_JOB_ATTEMPT", job.attempt.to_string())
-        .env("QCTL_CONSUMER_ID", job.consumer_id);
+        .env("QCTL_JOB_ATTEMPT", job.attempt.to_string());
     let mut child = match cmd.spawn() {
         Ok(child) => child,
         Err(e) => {

@@ -101,10 +101,8 @@ impl PipeHandler {
                 sink: self.sink.clone(),
                 jobs: self.jobs.clone(),
                 closing: self.closing.clone(),
-                env: vec![
-                    ("QCTL_QUEUE", queue.to_string()),
-                    ("QCTL_CONSUMER_ID", consumer_id.to_string()),
-                ],
+                queue: queue.to_string(),
+                consumer_id: consumer_id.to_string(),
             };
             workers.push(tokio::spawn(worker.run()));
         }
@@ -302,7 +300,8 @@ struct Worker {
     sink: LineSink,
     jobs: Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Request>>>,
     closing: CancellationToken,
-    env: Vec<(&'static str, String)>,
+    queue: String,
+    consumer_id: String,
 }
 
 impl Worker {
@@ -369,9 +368,8 @@ impl Worker {
     }
 
     fn spawn(&self) -> std::io::Result<Child> {
-        let mut cmd = handler_command(&self.spec.path, &self.spec.program);
-        cmd.args(&self.spec.args)
-            .envs(self.env.iter().map(|(k, v)| (k, v)));
+        let mut cmd = handler_command(&self.spec.path, &self.spec.program, &self.consumer_id);
+        cmd.args(&self.spec.args).env("QCTL_QUEUE", &self.queue);
         cmd.spawn()
     }
 

@@ -1,23 +1,43 @@
 //! The reaper: a small watchdog process that kills a consumer's handlers when the consumer
 //! dies, however it dies (SIGKILL included). It is the qctl binary re-executed with argv[0]
-//! `qctl-reaper`; its stdin is a pipe from the consumer, which writes `+PGID` for every
-//! handler process group it starts and `-PGID` once it has reaped it. EOF on that pipe means
-//! the consumer is gone: the reaper SIGKILLs every group still registered and exits.
+//! `qctl-reaper`; its stdin is a pipe from the consumer, which writes `=ID` for every
+//! consumer id before it starts that consumer's first handler, `+PGID` for every handler
+//! process group once it has started it and `-PGID` once it has reaped it. EOF on that pipe
+//! means the consumer is gone: the reaper SIGKILLs every group still registered, then every
+//! process whose environment holds `QCTL_CONSUMER_ID=ID` for an id it was told, with its
+//! process group, until it finds none left.
+//!
+//! The second step covers what the first cannot: a handler started in the instant before the
+//! consumer died (it had no time to write `+PGID`), and processes a handler started outside
+//! its group. It finds every handler because the write end of the pipe is close-on-exec: a
+//! spawn in progress holds it until its exec, so EOF comes only once every handler the
+//! consumer started has its final environment.
 
 use std::collections::HashSet;
-use std::io::{self, BufRead, Write};
+use std::io::{self, BufRead, Read, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, ExitCode, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
-use nix::sys::signal::{killpg, SigHandler, Signal};
+use nix::sys::signal::{kill, killpg, SigHandler, Signal};
 use nix::unistd::Pid;
 
 /// argv[0] of a reaper process; [`init`] looks for it before the command line is parsed.
 pub const ARG0: &str = "qctl-reaper";
+/// The variable that carries the consumer's id into every handler's environment, and from
+/// there into everything the handler starts: the reaper finds them by it.
+pub const CONSUMER_ID_VAR: &str = "QCTL_CONSUMER_ID";
+/// The longest consumer id the reaper is told of: a line must stay one atomic pipe write.
+const MAX_ID: usize = 256;
+/// After EOF the reaper looks for marked processes at least this long, so that a process it
+/// could not see in one pass (in the middle of its exec, or just forked) is seen in the next.
+const HUNT_AT_LEAST: Duration = Duration::from_millis(200);
+/// Time between two passes over /proc.
+const HUNT_PASS: Duration = Duration::from_millis(20);
 
 /// Signals that reach the whole foreground process group (Ctrl-C, Ctrl-\, Ctrl-Z, a closed
 /// terminal) or that are sent to a consumer's group: the consumer handles them itself, and
@@ -47,36 +67,123 @@ pub fn init() -> Option<ExitCode> {
     None
 }
 
-/// The reaper process: tracks the registered groups until EOF, then kills those left.
+/// The reaper process: tracks the registered groups and consumer ids until EOF, then kills
+/// the groups left and every process marked with one of the ids.
 fn reap() -> ExitCode {
     ignore_signals();
     close_inherited_fds();
     let _ = nix::sys::prctl::set_name(c"qctl-reaper");
     let mut groups = HashSet::new();
+    let mut consumers = HashSet::new();
     // A read error is treated as EOF: without its input the reaper can no longer tell.
     for line in io::stdin().lock().split(b'\n').map_while(Result::ok) {
         match parse(&line) {
-            Some((true, pgid)) => groups.insert(pgid),
-            Some((false, pgid)) => groups.remove(&pgid),
+            Some(Line::Watch(pgid)) => groups.insert(pgid),
+            Some(Line::Forget(pgid)) => groups.remove(&pgid),
+            Some(Line::Consumer(id)) => consumers.insert(id),
             None => false,
         };
     }
-    for pgid in groups {
+    for &pgid in &groups {
         let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
+    }
+    let markers: Vec<Vec<u8>> = consumers
+        .into_iter()
+        .map(|id| [CONSUMER_ID_VAR.as_bytes(), b"=", &id].concat())
+        .collect();
+    if !markers.is_empty() {
+        hunt(&markers);
     }
     ExitCode::SUCCESS
 }
 
-/// `+PGID` or `-PGID`; ids 0 and 1 would mean our own group and init's, never a handler's.
-fn parse(line: &[u8]) -> Option<(bool, i32)> {
-    let (sign, digits) = line.split_first()?;
-    let pgid: i32 = std::str::from_utf8(digits).ok()?.parse().ok()?;
+/// SIGKILLs every process whose environment holds one of `markers`, and its process group
+/// (never the reaper's own: that is the consumer's, which may hold its caller's other
+/// processes), pass after pass until one finds no process it had not seen, and for at least
+/// [`HUNT_AT_LEAST`].
+fn hunt(markers: &[Vec<u8>]) {
+    let started = Instant::now();
+    let me = std::process::id() as i32;
+    let own_group = nix::unistd::getpgrp().as_raw();
+    let mut seen = HashSet::new();
+    let mut environ = Vec::new();
+    loop {
+        let mut new = 0;
+        for pid in pids() {
+            if pid == me || !marked(pid, markers, &mut environ) {
+                continue;
+            }
+            // Killed again in every pass it is still seen in: its id may have been reused.
+            let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+            if let Ok(group) = nix::unistd::getpgid(Some(Pid::from_raw(pid))) {
+                if group.as_raw() > 1 && group.as_raw() != own_group {
+                    let _ = killpg(group, Signal::SIGKILL);
+                }
+            }
+            if seen.insert(pid) {
+                new += 1;
+            }
+        }
+        if new == 0 && started.elapsed() >= HUNT_AT_LEAST {
+            return;
+        }
+        std::thread::sleep(HUNT_PASS);
+    }
+}
+
+/// The ids of the processes in /proc.
+fn pids() -> Vec<i32> {
+    let Ok(dir) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    dir.filter_map(|e| e.ok()?.file_name().to_str()?.parse().ok())
+        .filter(|&pid| pid > 1)
+        .collect()
+}
+
+/// Whether the environment of `pid` holds one of `markers` as a whole entry. A process that
+/// cannot be read (gone, another user's) or has no environment (a zombie) is not marked.
+fn marked(pid: i32, markers: &[Vec<u8>], buf: &mut Vec<u8>) -> bool {
+    buf.clear();
+    let read =
+        std::fs::File::open(format!("/proc/{pid}/environ")).and_then(|mut f| f.read_to_end(buf));
+    read.is_ok()
+        && buf
+            .split(|&b| b == 0)
+            .any(|entry| markers.iter().any(|m| m.as_slice() == entry))
+}
+
+/// Whether a consumer id can be told to the reaper: one short line, and a value that an
+/// environment entry can hold.
+fn usable_id(id: &[u8]) -> bool {
+    !id.is_empty() && id.len() <= MAX_ID && !id.contains(&0) && !id.contains(&b'\n')
+}
+
+/// One line from the consumer.
+#[derive(Debug, PartialEq, Eq)]
+enum Line {
+    /// `+PGID`: a handler's process group runs.
+    Watch(i32),
+    /// `-PGID`: that group was waited for and killed.
+    Forget(i32),
+    /// `=ID`: handlers of consumer ID carry `QCTL_CONSUMER_ID=ID`.
+    Consumer(Vec<u8>),
+}
+
+/// `+PGID`, `-PGID` or `=ID`; group ids 0 and 1 would mean our own group and init's, never a
+/// handler's.
+fn parse(line: &[u8]) -> Option<Line> {
+    let (sign, rest) = line.split_first()?;
+    if *sign == b'=' {
+        return usable_id(rest).then(|| Line::Consumer(rest.to_vec()));
+    }
+    let pgid: i32 = std::str::from_utf8(rest).ok()?.parse().ok()?;
     if pgid <= 1 {
         return None;
     }
     match sign {
-        b'+' => Some((true, pgid)),
-        b'-' => Some((false, pgid)),
+        b'+' => Some(Line::Watch(pgid)),
+        b'-' => Some(Line::Forget(pgid)),
         _ => None,
     }
 }
@@ -112,25 +219,47 @@ enum Watcher {
     Running {
         child: Child,
         stdin: ChildStdin,
+        /// The consumer ids the reaper was told of.
+        consumers: HashSet<String>,
     },
     /// Started and lost, or never started: why.
     Gone(String),
 }
 
-/// Starts this process's reaper if it has not been started; true when one is running.
-pub fn ready() -> bool {
+/// Starts this process's reaper if it has not been started and tells it of `consumer_id`;
+/// true when one is running and knows the id. Call it before spawning a handler that
+/// carries `QCTL_CONSUMER_ID=consumer_id`, so that the reaper knows the id whenever the
+/// handler may run.
+pub fn ready(consumer_id: &str) -> bool {
     if !ENABLED.load(Ordering::Relaxed) {
         return false;
     }
     let mut watcher = WATCHER.lock().unwrap_or_else(|e| e.into_inner());
     start_once(&mut watcher);
+    let Watcher::Running { consumers, .. } = &mut *watcher else {
+        return false;
+    };
+    if consumers.contains(consumer_id) {
+        return true;
+    }
+    // An id the reaper cannot be told of finds no handler: the kernel's parent-death
+    // signal is the caller's defence then.
+    if !usable_id(consumer_id.as_bytes()) {
+        return false;
+    }
+    consumers.insert(consumer_id.to_string());
+    send(&mut watcher, &format!("={consumer_id}"));
     matches!(*watcher, Watcher::Running { .. })
 }
 
 fn start_once(watcher: &mut Watcher) {
     if let Watcher::NotStarted = *watcher {
         *watcher = match start() {
-            Ok((child, stdin)) => Watcher::Running { child, stdin },
+            Ok((child, stdin)) => Watcher::Running {
+                child,
+                stdin,
+                consumers: HashSet::new(),
+            },
             Err(e) => Watcher::Gone(format!("could not start the reaper process: {e}")),
         };
     }
@@ -144,7 +273,7 @@ pub fn watch(pgid: i32) -> Option<String> {
     }
     let mut watcher = WATCHER.lock().unwrap_or_else(|e| e.into_inner());
     start_once(&mut watcher);
-    send(&mut watcher, '+', pgid);
+    send(&mut watcher, &format!("+{pgid}"));
     match &*watcher {
         Watcher::Gone(why) if !WARNED.swap(true, Ordering::Relaxed) => Some(format!(
             "{why}; if this consumer is killed, processes its handlers started may keep running"
@@ -157,15 +286,16 @@ pub fn watch(pgid: i32) -> Option<String> {
 /// now on, so the reaper must forget it.
 pub fn unwatch(pgid: i32) {
     let mut watcher = WATCHER.lock().unwrap_or_else(|e| e.into_inner());
-    send(&mut watcher, '-', pgid);
+    send(&mut watcher, &format!("-{pgid}"));
 }
 
-fn send(watcher: &mut Watcher, sign: char, pgid: i32) {
-    let Watcher::Running { child, stdin } = watcher else {
+/// Writes one line to the reaper; on failure stops it and notes why.
+fn send(watcher: &mut Watcher, line: &str) {
+    let Watcher::Running { child, stdin, .. } = watcher else {
         return;
     };
     // One write of less than PIPE_BUF bytes: lines never interleave and never half-arrive.
-    let Err(e) = stdin.write_all(format!("{sign}{pgid}\n").as_bytes()) else {
+    let Err(e) = stdin.write_all(format!("{line}\n").as_bytes()) else {
         return;
     };
     // Closing the pipe of a live reaper would make it kill every running handler: stop it
@@ -216,12 +346,17 @@ fn start() -> io::Result<(Child, ChildStdin)> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse;
+    use super::{parse, Line};
 
     #[test]
-    fn lines_register_and_forget_groups_and_nothing_else() {
-        assert_eq!(parse(b"+1234"), Some((true, 1234)));
-        assert_eq!(parse(b"-1234"), Some((false, 1234)));
+    fn lines_register_and_forget_groups_and_consumers_and_nothing_else() {
+        assert_eq!(parse(b"+1234"), Some(Line::Watch(1234)));
+        assert_eq!(parse(b"-1234"), Some(Line::Forget(1234)));
+        assert_eq!(
+            parse(b"=0b7d3e2a-1c4f"),
+            Some(Line::Consumer(b"0b7d3e2a-1c4f".to_vec()))
+        );
+        let long = [&b"="[..], &[b'x'; 257]].concat();
         for bad in [
             &b""[..],
             b"+",
@@ -232,6 +367,9 @@ mod tests {
             b"*5",
             b"+5 ",
             b"+x",
+            b"=",
+            b"=a\0b",
+            &long,
         ] {
             assert_eq!(parse(bad), None, "{:?}", String::from_utf8_lossy(bad));
         }

@@ -31,7 +31,7 @@ pub async fn run(
                     "clock_ahead_secs": ahead(c.heartbeat, now),
                     "in_flight": c.in_flight,
                     "alive": c.heartbeat > cutoff,
-                    "problem": c.problem.clone().or_else(|| ahead(c.heartbeat, now).map(ahead_problem)),
+                    "problem": c.problem.clone().or_else(|| ahead(c.heartbeat, now).map(|_| ahead_problem(c.heartbeat, now))),
                 })
             })
             .collect();
@@ -46,7 +46,7 @@ pub async fn run(
         for c in &list {
             let state = match (&c.problem, ahead(c.heartbeat, now), c.heartbeat > cutoff) {
                 (Some(p), _, _) => format!("invalid: {p}"),
-                (None, Some(secs), _) => ahead_problem(secs),
+                (None, Some(_), _) => ahead_problem(c.heartbeat, now),
                 (None, None, true) => "alive".into(),
                 (None, None, false) => "expired".into(),
             };
@@ -72,9 +72,9 @@ fn ahead(heartbeat: f64, now: f64) -> Option<f64> {
     (heartbeat > now + consumers::AHEAD_TOLERANCE).then(|| (heartbeat - now).round())
 }
 
-fn ahead_problem(secs: f64) -> String {
+fn ahead_problem(heartbeat: f64, now: f64) -> String {
     format!(
-        "heartbeat {secs}s in the future: its clock is ahead of the Redis server's \
-         (a running qctl consumer recovers its jobs once the heartbeat stays unchanged for --orphan-after)"
+        "{}; a running qctl consumer recovers its jobs once the heartbeat stays unchanged for --orphan-after",
+        consumers::ahead_note(heartbeat, now)
     )
 }

@@ -46,8 +46,8 @@ pub async fn run(
             let skip = c.problem.clone().or_else(|| {
                 ahead.then(|| {
                     format!(
-                        "heartbeat {} in the future (its clock is ahead); a running qctl consumer recovers it once the heartbeat stays unchanged for --orphan-after",
-                        seconds(c.heartbeat - now)
+                        "{}; a running qctl consumer recovers it once the heartbeat stays unchanged for --orphan-after",
+                        consumers::ahead_note(c.heartbeat, now)
                     )
                 })
             });

@@ -175,15 +175,12 @@ pub(super) async fn read(
             }
         }
     }
-    let counted = queues::stats(
-        redis,
-        &queues,
-        engine::now(),
-        orphan_after.as_secs_f64(),
-        discovering,
-    )
-    .await
-    .context("cannot count the queues")?;
+    // Due jobs and live consumers are judged by the server's clock, as consumers write them.
+    let now = redis.server_time().await?;
+    trips += 1;
+    let counted = queues::stats(redis, &queues, now, orphan_after.as_secs_f64(), discovering)
+        .await
+        .context("cannot count the queues")?;
     Ok(Reading {
         stats: counted.stats,
         round_trips: trips + counted.round_trips,

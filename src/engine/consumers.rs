@@ -166,6 +166,22 @@ pub async fn expired(
 /// clock is ahead of the Redis server's.
 pub const AHEAD_TOLERANCE: f64 = 5.0;
 
+/// What a heartbeat more than [`AHEAD_TOLERANCE`] after `now` tells: how far ahead the
+/// writer's clock is, or, for `+inf` or a time centuries away, that no clock wrote it.
+pub fn ahead_note(heartbeat: f64, now: f64) -> String {
+    let ahead = heartbeat - now;
+    // About 30 years: further than any clock that is merely wrong.
+    if ahead < 1e9 {
+        format!("heartbeat {ahead:.0}s in the future (its clock is ahead of the Redis server's)")
+    } else if heartbeat.is_infinite() {
+        "heartbeat of +inf, which no clock writes (set by hand or by another program)".into()
+    } else {
+        format!(
+            "heartbeat of {heartbeat:e}, which no clock writes (set by hand or by another program)"
+        )
+    }
+}
+
 /// Members of `NAME:consumers` whose heartbeat is more than [`AHEAD_TOLERANCE`] after `now`
 /// (server clock), with their scores; at most 1000.
 pub async fn ahead(

@@ -59,6 +59,12 @@ impl Job {
             }
             other => DecodeError(format!("not a msgpack record: {other}")),
         })?;
+        // The decoder reads the byte msgpack never uses as nil, which it is not.
+        if let Some(at) = unused_marker(bytes) {
+            return Err(DecodeError(format!(
+                "record has the byte 0xc1 at offset {at}, which msgpack never uses"
+            )));
+        }
         match value {
             Value::Map(entries) => {
                 let mut id = None;
@@ -107,6 +113,56 @@ pub fn encode_record(buf: &mut Vec<u8>, id: &str, data: Option<&[u8]>, attempt: 
     }
     rmp::encode::write_str(buf, "Attempt").expect("write to Vec");
     rmp::encode::write_i64(buf, attempt).expect("write to Vec");
+}
+
+/// The offset of the first 0xc1 byte that stands where a value begins, in the value at the
+/// start of `bytes`. None when there is none, or the value ends early (the decoder says so).
+fn unused_marker(bytes: &[u8]) -> Option<usize> {
+    // A big-endian length of `n` bytes at `at`.
+    let len = |at: usize, n: usize| -> Option<usize> {
+        let b = bytes.get(at..at + n)?;
+        Some(b.iter().fold(0usize, |acc, &x| (acc << 8) | x as usize))
+    };
+    let mut pos = 0usize;
+    // Values still to be read: every value takes at least one byte, so this ends.
+    let mut pending = 1usize;
+    while pending > 0 {
+        let marker = *bytes.get(pos)?;
+        pending -= 1;
+        let at = pos;
+        pos += 1;
+        // (bytes of payload after the marker, values nested in it)
+        let (payload, nested) = match marker {
+            0xc1 => return Some(at),
+            0x80..=0x8f => (0, 2 * (marker & 0x0f) as usize),
+            0x90..=0x9f => (0, (marker & 0x0f) as usize),
+            0xa0..=0xbf => ((marker & 0x1f) as usize, 0),
+            0xc4 | 0xd9 => (1 + len(pos, 1)?, 0),
+            0xc5 | 0xda => (2 + len(pos, 2)?, 0),
+            0xc6 | 0xdb => (4 + len(pos, 4)?, 0),
+            0xc7 => (2 + len(pos, 1)?, 0),
+            0xc8 => (3 + len(pos, 2)?, 0),
+            0xc9 => (5 + len(pos, 4)?, 0),
+            0xcc | 0xd0 => (1, 0),
+            0xcd | 0xd1 => (2, 0),
+            0xca | 0xce | 0xd2 => (4, 0),
+            0xcb | 0xcf | 0xd3 => (8, 0),
+            0xd4 => (2, 0),
+            0xd5 => (3, 0),
+            0xd6 => (5, 0),
+            0xd7 => (9, 0),
+            0xd8 => (17, 0),
+            0xdc => (2, len(pos, 2)?),
+            0xdd => (4, len(pos, 4)?),
+            0xde => (2, 2 * len(pos, 2)?),
+            0xdf => (4, 2usize.saturating_mul(len(pos, 4)?)),
+            // Fixints, nil, false, true.
+            _ => (0, 0),
+        };
+        pos = pos.saturating_add(payload);
+        pending = pending.saturating_add(nested);
+    }
+    None
 }
 
 fn is_eof(e: &rmpv::decode::Error) -> bool {
@@ -237,6 +293,25 @@ mod tests {
                 assert_eq!(job.data, b64(&want["data_b64"]), "{name}");
                 assert_eq!(job.attempt, want["attempt"].as_i64().unwrap(), "{name}");
             }
+        }
+    }
+
+    #[test]
+    fn the_byte_msgpack_never_uses_is_named_wherever_a_value_begins() {
+        let good = Job::new("id", Some(b"\xc1 in data is fine".to_vec())).encode();
+        assert!(Job::decode(&good).is_ok());
+        let mut in_data = Vec::new();
+        rmp::encode::write_map_len(&mut in_data, 2).unwrap();
+        rmp::encode::write_str(&mut in_data, "ID").unwrap();
+        rmp::encode::write_str(&mut in_data, "x").unwrap();
+        rmp::encode::write_str(&mut in_data, "Data").unwrap();
+        in_data.push(0xc1);
+        for (bytes, at) in [(&b"\xc1\x00garbage"[..], 0), (&in_data[..], 11)] {
+            let err = Job::decode(bytes).expect_err("0xc1 is no msgpack value");
+            assert_eq!(
+                err.0,
+                format!("record has the byte 0xc1 at offset {at}, which msgpack never uses")
+            );
         }
     }
 

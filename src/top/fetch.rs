@@ -140,10 +140,12 @@ async fn refresh(
     }
     seen.extend(found_names);
     let names: Vec<String> = seen.iter().cloned().collect();
+    // Due jobs and live consumers are judged by the server's clock, as consumers write them.
+    let now = redis.server_time().await?;
     let counted = queues::stats(
         redis,
         &names,
-        engine::now(),
+        now,
         settings.orphan_after.as_secs_f64(),
         true,
     )
@@ -151,23 +153,22 @@ async fn refresh(
     let _ = updates.send(Update::Queues(Snapshot {
         at: Instant::now(),
         stats: counted.stats,
-        round_trips: found.round_trips + counted.round_trips,
+        round_trips: found.round_trips + 1 + counted.round_trips,
         unreadable: counted.unreadable.len(),
         untagged,
         incomplete: !found.complete,
     }));
     if let Some(queue) = detail {
-        let d = read_detail(redis, queue).await?;
+        let d = read_detail(redis, queue, now).await?;
         let _ = updates.send(Update::Detail(d));
     }
     Ok(())
 }
 
-/// The consumers and newest dead jobs of `queue`.
-async fn read_detail(redis: &mut Redis, queue: &str) -> Result<Detail, Error> {
+/// The consumers and newest dead jobs of `queue`; `now` is the server's clock of this refresh.
+async fn read_detail(redis: &mut Redis, queue: &str, now: f64) -> Result<Detail, Error> {
     let keys = QueueKeys::new(queue);
     let consumers = consumers::list(redis, &keys).await?;
-    let now = redis.server_time().await?;
     let mut pager = Pager::zset(redis, &keys.dead, true, &Filter::default(), 0, DEAD_SHOWN).await?;
     let mut dead = Vec::new();
     while let Some(chunk) = pager.next(redis, &keys).await? {

@@ -68,8 +68,8 @@ async fn recover_ahead(shared: &Shared, now: f64, report: &mut Recovery) -> Resu
             shared.report_once(
                 &format!("ahead {member}"),
                 format!(
-                    "consumer {member:?} has a heartbeat {:.0}s in the future (its clock is ahead of the Redis server's); its jobs are recovered if that heartbeat stays unchanged for --orphan-after",
-                    score - now
+                    "consumer {member:?} has a {}; its jobs are recovered if that heartbeat stays unchanged for --orphan-after",
+                    consumers::ahead_note(*score, now)
                 ),
             );
         }

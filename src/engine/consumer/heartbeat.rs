@@ -143,7 +143,15 @@ pub fn check_lease(shared: &Shared) -> Result<(), Error> {
 /// Why the lease is lost, after losing it now if its window has passed (a stopped process
 /// that wakes up must not renew a lease others may already have taken over).
 fn expire(shared: &Shared) -> Option<String> {
-    let silent = shared.lease.lock().expect("lease lock").sent.elapsed();
+    let (sent, score) = {
+        let lease = shared.lease.lock().expect("lease lock");
+        (lease.sent, lease.score)
+    };
+    // By the server's clock too: the monotonic clock does not count a suspension of the
+    // machine, while other consumers' judgement does.
+    let silent = sent
+        .elapsed()
+        .max(Duration::from_secs_f64((shared.now() - score).max(0.0)));
     if silent >= shared.lease_window() {
         shared.lose_lease(format!(
             "no heartbeat succeeded for {:.1}s (--orphan-after {}s minus a margin of {}s): \

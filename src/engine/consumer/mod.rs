@@ -216,8 +216,8 @@ pub(crate) struct Shared {
     pub handler: Arc<dyn Handler>,
     pub counters: Counters,
     pub status: Status,
-    /// Seconds to add to the local clock to get the server's.
-    pub clock_offset: f64,
+    /// The server's clock: read at start, followed since on the boot clock.
+    pub clock: ServerClock,
     /// First signal: stop reserving, finish what runs.
     pub stop: CancellationToken,
     /// Second signal or grace over: terminate running handlers.
@@ -269,10 +269,60 @@ pub struct Lease {
     pub lost: Option<String>,
 }
 
-impl Shared {
-    /// The server's clock, estimated from ours and the offset measured at start.
+/// The Redis server's clock as a consumer follows it: the server's time read at start plus
+/// the time elapsed since on the boot clock, which a step of this host's clock (by hand, by
+/// NTP, a VM restored) does not move, and which counts a suspension of the machine.
+#[derive(Clone, Copy, Debug)]
+pub struct ServerClock {
+    /// The server's time (unix seconds) at `at`.
+    base: f64,
+    /// The boot clock then.
+    at: Duration,
+}
+
+impl ServerClock {
+    /// Reads the server's time (`TIME`), placed halfway through the call.
+    pub async fn read(redis: &mut Redis) -> Result<ServerClock, Error> {
+        let before = since_boot();
+        let base = redis.server_time().await?;
+        let after = since_boot();
+        Ok(ServerClock {
+            base,
+            at: (before + after) / 2,
+        })
+    }
+
+    /// The server's time now, in unix seconds.
     pub fn now(&self) -> f64 {
-        super::now() + self.clock_offset
+        self.base + since_boot().saturating_sub(self.at).as_secs_f64()
+    }
+}
+
+/// Time since boot, suspensions included (CLOCK_BOOTTIME); elsewhere than Linux, the
+/// monotonic clock since the first call.
+fn since_boot() -> Duration {
+    #[cfg(target_os = "linux")]
+    {
+        let mut ts = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: clock_gettime writes the timespec it is given; CLOCK_BOOTTIME exists on
+        // every Linux qctl runs on (2.6.39 and later), so it does not fail.
+        unsafe { libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut ts) };
+        Duration::new(ts.tv_sec as u64, ts.tv_nsec as u32)
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        static ORIGIN: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+        ORIGIN.get_or_init(std::time::Instant::now).elapsed()
+    }
+}
+
+impl Shared {
+    /// The server's clock (see [`ServerClock`]).
+    pub fn now(&self) -> f64 {
+        self.clock.now()
     }
 
     pub fn emit(&self, event: Event) {
@@ -522,14 +572,13 @@ impl Consumer {
         let mut server = server;
         server.reconnect_retries = 6;
         let mut redis = server.connect().await?;
-        let before = super::now();
-        let server_time = redis.server_time().await?;
-        let after = super::now();
-        let clock_offset = server_time - (before + after) / 2.0;
-        if clock_offset.abs() > SKEW_WARNING {
+        let clock = ServerClock::read(&mut redis).await?;
+        let server_time = clock.now();
+        let skew = server_time - super::now();
+        if skew.abs() > SKEW_WARNING {
             let _ = events.send(Event::Warning {
                 message: format!(
-                    "this machine's clock differs from the Redis server's by {clock_offset:+.1}s; qctl uses the server's time"
+                    "this machine's clock differs from the Redis server's by {skew:+.1}s; qctl uses the server's time"
                 ),
             });
         }
@@ -551,7 +600,7 @@ impl Consumer {
             handler,
             counters: Counters::default(),
             status: Status::default(),
-            clock_offset,
+            clock,
             stop: CancellationToken::new(),
             kill: CancellationToken::new(),
             lease_lost: CancellationToken::new(),
