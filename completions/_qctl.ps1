@@ -103,7 +103,7 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             [CompletionResult]::new('--orphan-after', '--orphan-after', [CompletionResultType]::ParameterName, 'Another consumer whose heartbeat is older than this is dead and its jobs are recovered. Keep it at 2m or more beside Go CurlyQ consumers (they beat every 60s)')
             [CompletionResult]::new('--poll-interval', '--poll-interval', [CompletionResultType]::ParameterName, 'The longest an idle consumer waits for a wake-up before it looks again')
             [CompletionResult]::new('--shutdown-grace', '--shutdown-grace', [CompletionResultType]::ParameterName, 'On SIGINT/SIGTERM, how long running handlers may finish before they are stopped and their jobs returned to the queue')
-            [CompletionResult]::new('--max-jobs', '--max-jobs', [CompletionResultType]::ParameterName, 'Exit after this many jobs; exit code 7 if any job failed')
+            [CompletionResult]::new('--max-jobs', '--max-jobs', [CompletionResultType]::ParameterName, 'Exit after this many jobs; exit code 7 if any job failed (with --drain: ended dead), 9 with --drain when it stopped with jobs left')
             [CompletionResult]::new('--replace', '--replace', [CompletionResultType]::ParameterName, 'Replace STR in ARGS by the job''s data (like xargs -I); no shell is involved')
             [CompletionResult]::new('--pipe-depth', '--pipe-depth', [CompletionResultType]::ParameterName, 'With --pipe: how many jobs may be outstanding per handler (answers matched by id) [default: 1]')
             [CompletionResult]::new('-u', '-u', [CompletionResultType]::ParameterName, 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379')
@@ -115,7 +115,8 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             [CompletionResult]::new('--tls-key', '--tls-key', [CompletionResultType]::ParameterName, 'The client certificate''s private key (PEM); needs --tls-cert')
             [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to Redis')
             [CompletionResult]::new('--response-timeout', '--response-timeout', [CompletionResultType]::ParameterName, 'How long to wait for Redis to answer a command')
-            [CompletionResult]::new('--drain', '--drain', [CompletionResultType]::ParameterName, 'Exit when nothing is ready and nothing is running; exit code 7 if any job failed')
+            [CompletionResult]::new('--drain', '--drain', [CompletionResultType]::ParameterName, 'Run every job that can run, then exit: when nothing is ready, nothing runs here or at other consumers, and no retry of a job that failed here is pending (it waits for them). Exit 0 when every job ended done, 7 when some ended dead, 8 when the queue is paused with jobs ready (see the README''s exit codes)')
+            [CompletionResult]::new('--wait-scheduled', '--wait-scheduled', [CompletionResultType]::ParameterName, 'With --drain: also wait for the jobs producers scheduled for later, and run them')
             [CompletionResult]::new('--prefix', '--prefix', [CompletionResultType]::ParameterName, 'Put "[<job id>] " before every line a handler prints')
             [CompletionResult]::new('--pipe', '--pipe', [CompletionResultType]::ParameterName, 'Keep --concurrency long-lived copies of CMD and feed them jobs as JSON lines on stdin; each answers one JSON line per job on stdout (see the README)')
             [CompletionResult]::new('--tls-insecure', '--tls-insecure', [CompletionResultType]::ParameterName, 'Do not verify the server''s TLS certificate (a warning says so)')
@@ -720,7 +721,7 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             break
         }
         'qctl;orphans' {
-            [CompletionResult]::new('--orphan-after', '--orphan-after', [CompletionResultType]::ParameterName, 'A consumer whose heartbeat is older than this is expired')
+            [CompletionResult]::new('--orphan-after', '--orphan-after', [CompletionResultType]::ParameterName, 'A consumer whose heartbeat is older than this is expired. Below the default, live consumers may look expired: qctl then names them and asks')
             [CompletionResult]::new('-u', '-u', [CompletionResultType]::ParameterName, 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379')
             [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line')
@@ -730,7 +731,9 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             [CompletionResult]::new('--tls-key', '--tls-key', [CompletionResultType]::ParameterName, 'The client certificate''s private key (PEM); needs --tls-cert')
             [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to Redis')
             [CompletionResult]::new('--response-timeout', '--response-timeout', [CompletionResultType]::ParameterName, 'How long to wait for Redis to answer a command')
-            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would be recovered; change nothing')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do it without asking')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do it without asking')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would be done; change nothing')
             [CompletionResult]::new('--tls-insecure', '--tls-insecure', [CompletionResultType]::ParameterName, 'Do not verify the server''s TLS certificate (a warning says so)')
             [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The URL names a node of a Redis Cluster: commands go to the node owning each queue''s slot. Queue names need a hash tag, as in {mail}')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON')

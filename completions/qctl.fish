@@ -89,7 +89,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand consume" -l heartbeat -d 'How 
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l orphan-after -d 'Another consumer whose heartbeat is older than this is dead and its jobs are recovered. Keep it at 2m or more beside Go CurlyQ consumers (they beat every 60s)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l poll-interval -d 'The longest an idle consumer waits for a wake-up before it looks again' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l shutdown-grace -d 'On SIGINT/SIGTERM, how long running handlers may finish before they are stopped and their jobs returned to the queue' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-jobs -d 'Exit after this many jobs; exit code 7 if any job failed' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-jobs -d 'Exit after this many jobs; exit code 7 if any job failed (with --drain: ended dead), 9 with --drain when it stopped with jobs left' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l replace -d 'Replace STR in ARGS by the job\'s data (like xargs -I); no shell is involved' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l pipe-depth -d 'With --pipe: how many jobs may be outstanding per handler (answers matched by id) [default: 1]' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
@@ -100,7 +100,8 @@ complete -c qctl -n "__fish_qctl_using_subcommand consume" -l tls-cert -d 'Clien
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l drain -d 'Exit when nothing is ready and nothing is running; exit code 7 if any job failed'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l drain -d 'Run every job that can run, then exit: when nothing is ready, nothing runs here or at other consumers, and no retry of a job that failed here is pending (it waits for them). Exit 0 when every job ended done, 7 when some ended dead, 8 when the queue is paused with jobs ready (see the README\'s exit codes)'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l wait-scheduled -d 'With --drain: also wait for the jobs producers scheduled for later, and run them'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l prefix -d 'Put "[<job id>] " before every line a handler prints'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l pipe -d 'Keep --concurrency long-lived copies of CMD and feed them jobs as JSON lines on stdin; each answers one JSON line per job on stdout (see the README)'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
@@ -498,7 +499,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s v -l verbose -d 
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s h -l help -d 'Print help'
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l orphan-after -d 'A consumer whose heartbeat is older than this is expired' -r
+complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l orphan-after -d 'A consumer whose heartbeat is older than this is expired. Below the default, live consumers may look expired: qctl then names them and asks' -r
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -507,7 +508,8 @@ complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l tls-cert -d 'Clien
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
-complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l dry-run -d 'Show what would be recovered; change nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand orphans" -s y -l yes -d 'Do it without asking'
+complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l dry-run -d 'Show what would be done; change nothing'
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l json -d 'Print results as JSON'

@@ -278,6 +278,87 @@ fn a_closed_stdout_ends_quietly_with_exit_0() {
     );
 }
 
+/// Every duration flag where 0 makes no sense, at 0: exit 2 naming the flag, before any
+/// connection (the URL points nowhere).
+#[test]
+fn durations_that_make_no_sense_at_0_are_refused_naming_the_flag() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["--connect-timeout", "0s", "stats"], "--connect-timeout"),
+        (
+            &["--response-timeout", "0ms", "stats"],
+            "--response-timeout",
+        ),
+        (&["stats", "--watch", "0s"], "--watch"),
+        (&["stats", "--orphan-after", "0s"], "--orphan-after"),
+        (&["top", "--interval", "0s"], "--interval"),
+        (&["top", "--orphan-after", "0s"], "--orphan-after"),
+        (&["metrics", "--min-interval", "0s"], "--min-interval"),
+        (&["metrics", "--orphan-after", "0s"], "--orphan-after"),
+        (
+            &["consumers", "q", "--orphan-after", "0s"],
+            "--orphan-after",
+        ),
+        (&["orphans", "q", "--orphan-after", "0s"], "--orphan-after"),
+        (
+            &["consume", "q", "--timeout", "0s", "--", "true"],
+            "--timeout",
+        ),
+        (
+            &["consume", "q", "--heartbeat", "0s", "--", "true"],
+            "--heartbeat",
+        ),
+        (
+            &["consume", "q", "--orphan-after", "0s", "--", "true"],
+            "--orphan-after",
+        ),
+        (
+            &["consume", "q", "--poll-interval", "0s", "--", "true"],
+            "--poll-interval",
+        ),
+    ];
+    for (args, flag) in cases {
+        let out = qctl()
+            .args(["-u", "redis://127.0.0.1:1"])
+            .args(*args)
+            .output()
+            .expect("run qctl");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(flag) && stderr.contains("must be more than 0"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+/// Where 0 means something, it is taken: no wait before SIGKILL, no grace, ready now,
+/// everything older than now, retries at once.
+#[test]
+fn durations_where_0_means_something_are_accepted() {
+    let server = support::RedisServer::start();
+    support::qctl(&server)
+        .args(["enqueue", "q", "--in", "0s", "x"])
+        .assert()
+        .success();
+    support::qctl(&server)
+        .args([
+            "consume",
+            "q",
+            "--drain",
+            "--kill-after",
+            "0s",
+            "--shutdown-grace",
+            "0s",
+        ])
+        .args(["--max-backoff", "0s", "--", "true"])
+        .assert()
+        .success();
+    support::qctl(&server)
+        .args(["dead", "delete", "q", "--older-than", "0s", "--yes"])
+        .assert()
+        .code(5);
+}
+
 #[test]
 fn nothing_in_the_project_reads_files_outside_it() {
     // A user clones only this repository: code, tests, benchmarks and scripts must not reach

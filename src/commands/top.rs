@@ -24,9 +24,6 @@ pub async fn run(ctx: Context, args: TopArgs) -> anyhow::Result<ExitCode> {
         )
         .into());
     }
-    if args.interval.is_zero() {
-        return Err(Error::Usage("--interval must be more than 0".into()).into());
-    }
     // A wrong URL, password or server is reported as by every command, before the screen
     // is taken; a connection lost later is shown on the screen and retried.
     let spec = ctx.server()?;
