@@ -170,17 +170,20 @@ async fn read_after(
         .take(WALK)
         .collect();
     if !with_scores {
-        mark_last_score(&mut redis, zset, &mut ids).await?;
+        mark_last_score(&mut redis, zset, &mut ids, extra).await?;
     }
     fetch(&mut redis, keys, ids).await
 }
 
 /// Gives the window's last score to the jobs that have it (the walk's cursor needs no
-/// other score, and formatting scores costs Redis more than the rest of the read).
+/// other score, and formatting scores costs Redis more than the rest of the read). Jobs of
+/// one score come in member order, the `seen` ones of earlier windows first: reading as many
+/// as those and a window covers this window's.
 async fn mark_last_score(
     redis: &mut Redis,
     zset: &str,
     ids: &mut [(String, Option<f64>)],
+    seen: usize,
 ) -> Result<(), Error> {
     let Some((last_id, _)) = ids.last() else {
         return Ok(());
@@ -200,7 +203,7 @@ async fn mark_last_score(
                 .arg(score)
                 .arg("LIMIT")
                 .arg(0)
-                .arg(WALK),
+                .arg(WALK + seen),
             format!("ZRANGEBYSCORE {zset}"),
         )
         .await?;
