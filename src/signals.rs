@@ -69,9 +69,14 @@ pub struct Stop {
 }
 
 impl Stop {
-    /// What asked first, if anything did.
+    /// What asked first, if anything did. An output found closed counts at once, before the
+    /// task that listens for requests has seen it.
     pub fn cause(&self) -> Option<Cause> {
-        Cause::from_code(self.first.load(Ordering::SeqCst))
+        Cause::from_code(self.first.load(Ordering::SeqCst)).or_else(|| {
+            crate::output::closed()
+                .is_cancelled()
+                .then_some(Cause::OutputClosed)
+        })
     }
 
     /// Records a request (the first cause is kept) and tells how many signals came so far.
