@@ -209,6 +209,15 @@ fn json_line(n: u64) -> String {
     format!(r#"{{"data":"job {n}"}}"#)
 }
 
+/// The jobs a stopped enqueue names as not enqueued (their calls failed), 0 when none.
+fn not_enqueued(err: &str) -> u64 {
+    if err.contains("not enqueued: ") {
+        count_after(err, "not enqueued: ")
+    } else {
+        0
+    }
+}
+
 /// Checks a stopped enqueue: its exit code, that the count and the lines it printed are what
 /// Redis holds, and that the ids on stdout are exactly the queue's, in order; returns the
 /// count.
@@ -221,7 +230,9 @@ fn check_enqueue(server: &RedisServer, status: ExitStatus, code: i32, out: &str,
         "printed {printed}, Redis holds {held}:\n{err}"
     );
     assert_eq!(llen(server, "q:active"), held);
-    assert_eq!(count_after(err, "(lines 1 to "), held, "{err}");
+    // Lines whose calls never reached Redis are named as not enqueued.
+    let not_added = not_enqueued(err);
+    assert_eq!(count_after(err, "(lines 1 to "), held + not_added, "{err}");
     assert!(err.contains("nothing after that was sent"), "{err}");
     assert!(!err.contains("not known"), "{err}");
     if !out.is_empty() {
@@ -304,37 +315,38 @@ fn enqueue_whose_stdout_is_closed_exits_141_with_the_count_on_stderr() {
     ));
 }
 
-#[test]
-fn a_reply_lost_while_enqueue_stops_is_read_back() {
-    let server = RedisServer::start();
+/// Runs `qctl enqueue q ARGS` through a fault proxy, fed by `line`, until `q:active` holds
+/// 20,000 jobs; then Redis holds every client for 2 s (CLIENT PAUSE) while qctl's calls reach
+/// it and wait, the link holds everything and qctl is interrupted: when the pause ends Redis
+/// runs the calls that reached it, their replies are held, and the connection is reset. Those
+/// replies are lost, and calls sent after the hold never arrive: only Redis can tell which
+/// calls took effect. Returns the exit status, stdout, stderr, and the ready jobs at the hold
+/// and just before the reset.
+fn lose_replies_on(
+    server: &RedisServer,
+    args: &[&str],
+    line: fn(u64) -> String,
+) -> (ExitStatus, String, String, u64, u64) {
     let proxy = FaultProxy::start(server.port());
     let mut cmd = qctl_process_at(&proxy.url());
-    cmd.args(["enqueue", "q", "--lines"]);
-    let (feeder, _) = Feeder::start(cmd, plain_line, true);
-    assert!(wait_until(START_LIMIT, || hlen(&server, "q:data") >= 20_000));
-    // A script keeps Redis busy for 800 ms, while qctl's calls reach it and wait; then the
-    // link holds everything and qctl is interrupted: Redis runs the calls that reached it,
-    // their replies are held, and the connection is reset. Those replies are lost, and the
-    // calls sent after the hold never arrive: only Redis can tell which calls took effect.
-    let busy = {
-        let mut con = server.conn();
-        std::thread::spawn(move || {
-            let spin = "local t = redis.call('TIME') local t0 = t[1] * 1e6 + t[2] \
-                        repeat t = redis.call('TIME') until t[1] * 1e6 + t[2] - t0 > 800000";
-            let () = redis::cmd("EVAL")
-                .arg(spin)
-                .arg(0)
-                .query(&mut con)
-                .expect("the busy script");
-        })
-    };
-    std::thread::sleep(Duration::from_millis(200));
+    cmd.args(["enqueue", "q"]).args(args);
+    let (feeder, _) = Feeder::start(cmd, line, true);
+    assert!(wait_until(START_LIMIT, || llen(server, "q:active") >= 20_000));
+    let mut pause = redis::pipe();
+    pause
+        .atomic()
+        .llen("q:active")
+        .cmd("CLIENT")
+        .arg("PAUSE")
+        .arg(2000)
+        .arg("ALL")
+        .ignore();
+    let (at_hold,): (u64,) = pause.query(&mut server.conn()).expect("pause Redis");
+    std::thread::sleep(Duration::from_millis(1000));
     proxy.blackhole();
-    let at_hold = hlen(&server, "q:data");
     feeder.signal(Signal::SIGINT);
-    busy.join().expect("the busy script ran");
-    std::thread::sleep(Duration::from_millis(300));
-    let before_reset = hlen(&server, "q:data");
+    std::thread::sleep(Duration::from_millis(1500));
+    let before_reset = llen(server, "q:active");
     proxy.reset_all();
     proxy.pass();
     let (status, out, err) = feeder.finish();
@@ -342,14 +354,72 @@ fn a_reply_lost_while_enqueue_stops_is_read_back() {
         err.contains("error:"),
         "the reset reached calls in flight:\n{err}"
     );
+    assert!(
+        before_reset > at_hold,
+        "calls ran whose replies were lost:\n{err}"
+    );
+    (status, out, err, at_hold, before_reset)
+}
+
+#[test]
+fn replies_lost_while_enqueue_stops_are_read_back() {
+    let server = RedisServer::start();
+    let (status, out, err, at_hold, before_reset) =
+        lose_replies_on(&server, &["--lines"], plain_line);
     let held = check_enqueue(&server, status, 130, &out, &err);
     assert_eq!(held, before_reset, "nothing was sent after the stop");
-    let lost = held - at_hold;
-    assert!(lost > 0, "calls ran whose replies were lost:\n{err}");
+    let lost = before_reset - at_hold;
     let not_sent = err.contains("not enqueued: ");
     figure(&format!(
-        "I4 SIGINT in enqueue --lines with Redis busy, then every reply in flight lost (reset): exit 130; printed {held} = {held} in Redis, of which {lost} read back as enqueued{}",
+        "I4 SIGINT in enqueue --lines with Redis paused (CLIENT PAUSE), then every reply in flight lost (reset): exit 130; printed {held} = {held} in Redis, of which {lost} read back as enqueued{}",
         if not_sent { "; calls that never arrived read back as not enqueued" } else { "" }
+    ));
+}
+
+fn line_with_id(n: u64) -> String {
+    format!(r#"{{"id":"k{n}","data":"job {n}"}}"#)
+}
+
+#[test]
+fn replies_lost_for_given_ids_tell_enqueued_from_taken() {
+    // Every tenth id is taken already (a record with other data, not in the queue), so the
+    // calls read back hold both jobs added and jobs whose id was taken.
+    let server = RedisServer::start();
+    let mut con = server.conn();
+    for start in (10..=200_000u64).step_by(50_000) {
+        let mut pipe = redis::pipe();
+        for n in (start..start + 50_000).step_by(10) {
+            let id = format!("k{n}");
+            let record = qctl::engine::Job::new(id.as_str(), Some(b"old".to_vec())).encode();
+            pipe.hset("q:data", &id, record).ignore();
+        }
+        let () = pipe.query(&mut con).expect("take ids");
+    }
+    let (status, out, err, at_hold, before_reset) =
+        lose_replies_on(&server, &["--jsonl"], line_with_id);
+    assert_eq!(status.code(), Some(130), "{err}");
+    let enqueued = count_after(&err, "enqueued ");
+    let duplicates = count_after(&err, " jobs, ");
+    let not_added = not_enqueued(&err);
+    let last = count_after(&err, "(lines 1 to ");
+    assert_eq!(enqueued, llen(&server, "q:active"), "{err}");
+    assert_eq!(enqueued, before_reset, "nothing was sent after the stop");
+    assert_eq!(enqueued + duplicates + not_added, last, "{err}");
+    let ids: Vec<&str> = out.lines().collect();
+    assert_eq!(
+        ids,
+        server.lrange("q:active"),
+        "the ids printed are the queue's"
+    );
+    // Every job enqueued holds the data sent; every id taken kept its old record.
+    for id in ["k10", "k20000", &format!("k{}", last / 10 * 10)] {
+        let record = server.hget_bytes("q:data", id).expect("a record");
+        let job = qctl::engine::Job::decode(&record).expect("a job");
+        assert_eq!(job.data.as_deref(), Some(&b"old"[..]), "{id}");
+    }
+    let lost = before_reset - at_hold;
+    figure(&format!(
+        "I4b the same with --jsonl and given ids, every tenth taken: exit 130; printed {enqueued} enqueued = Redis, {duplicates} duplicates, lines 1 to {last} accounted for; {lost} jobs read back as enqueued"
     ));
 }
 
@@ -365,7 +435,7 @@ fn bulk_stopped(
 ) -> (u64, String) {
     let mut cmd = qctl_process(server);
     cmd.args(args).arg("--yes");
-    let (status, bg) = stop_when(cmd, sig, || done() > 0);
+    let (status, bg) = stop_when(cmd, sig, || done() >= 20_000);
     let err = bg.stderr();
     assert_eq!(status.code(), Some(code), "stderr:\n{err}");
     let printed = count_after(&err, said);
@@ -475,7 +545,7 @@ fn sigint_in_purge_and_orphans_through_a_slow_link() {
     let server = RedisServer::start();
     let proxy = FaultProxy::start(server.port());
     // 1,000 in-flight sets of dead consumers, 3 ids each: purge unlinks 100 keys a call,
-    // orphans moves one consumer's ids a call; 100 ms each way makes each call last.
+    // orphans moves one consumer's ids a call; 20 ms each way makes each call last.
     let mut con = server.conn();
     let mut pipe = redis::pipe();
     for c in 0..1000u32 {
@@ -486,10 +556,10 @@ fn sigint_in_purge_and_orphans_through_a_slow_link() {
         }
     }
     let () = pipe.query(&mut con).expect("fill");
-    proxy.latency(Duration::from_millis(100));
+    proxy.latency(Duration::from_millis(20));
     let mut cmd = qctl_process_at(&proxy.url());
     cmd.args(["orphans", "q", "--yes"]);
-    let (status, bg) = stop_when(cmd, Signal::SIGINT, || llen(&server, "q:active") > 0);
+    let (status, bg) = stop_when(cmd, Signal::SIGINT, || llen(&server, "q:active") >= 30);
     let err = bg.stderr();
     assert_eq!(status.code(), Some(130), "stderr:\n{err}");
     let moved = count_after(&err, "interrupted (SIGINT): moved ");
@@ -502,14 +572,14 @@ fn sigint_in_purge_and_orphans_through_a_slow_link() {
     let total = keys(&server);
     let mut cmd = qctl_process_at(&proxy.url());
     cmd.args(["purge", "q", "--yes"]);
-    let (status, bg) = stop_when(cmd, Signal::SIGINT, || keys(&server) < total);
+    let (status, bg) = stop_when(cmd, Signal::SIGINT, || keys(&server) + 200 <= total);
     let err = bg.stderr();
     assert_eq!(status.code(), Some(130), "stderr:\n{err}");
     let deleted = count_after(&err, "interrupted (SIGINT): deleted ");
     assert_eq!(deleted, total - keys(&server), "{err}");
     assert!(deleted < total, "stopped half-way: {err}");
     figure(&format!(
-        "I9 SIGINT in orphans (1,000 consumers, 100 ms latency): exit 130, printed {moved} moved = Redis; in purge ({total} keys): exit 130, printed {deleted} deleted = Redis"
+        "I9 SIGINT in orphans (1,000 consumers, 20 ms latency each way): exit 130, printed {moved} moved = Redis; in purge ({total} keys): exit 130, printed {deleted} deleted = Redis"
     ));
 }
 

@@ -494,9 +494,9 @@ fn describe_settled(
     }
     if not_added > 0 {
         text.push_str(&format!(
-            "; not enqueued: {} ({} jobs whose calls failed)",
-            ranges_text(&lines.not_added),
-            thousands(not_added)
+            "; not enqueued: {} jobs of {} (their calls failed)",
+            thousands(not_added),
+            ranges_text(&lines.not_added)
         ));
     }
     if !lines.unknown.is_empty() {
