@@ -185,12 +185,7 @@ impl<'k> Batch<'k> {
         let n = self.push_positions.len();
         let push = match (self.fresh, self.push) {
             (Some(Fresh { hset, rpush, ids }), _) => {
-                let proof = Proof::Fresh(
-                    ids.split(|&b| b == b'\n')
-                        .filter(|id| !id.is_empty())
-                        .map(|id| String::from_utf8_lossy(id).into_owned())
-                        .collect(),
-                );
+                let proof = Proof::Fresh(ids.clone());
                 let mut call = scripts::PUSH_NEW.call_after(
                     vec![(hset, Some(n as i64)), (rpush, None)],
                     &[&keys.data, &keys.active, &keys.signal],
@@ -247,8 +242,9 @@ struct Sent {
 /// What tells, after a call's reply was lost, whether the call took effect.
 enum Proof {
     /// push_new: its HSET, RPUSH and script ran in one MULTI/EXEC, all or nothing, with ids
-    /// no other client has: it took effect if any of its ids has a record.
-    Fresh(Vec<String>),
+    /// no other client has: it took effect if any of its ids has a record. The ids, each
+    /// followed by a newline, as the script gets them.
+    Fresh(Vec<u8>),
     /// push or schedule, one script: it took effect if every id has a record (a job it did
     /// not add, because its id was taken, has one too); each job was added if its record
     /// is the one sent.
@@ -275,9 +271,13 @@ pub enum Outcome {
 async fn read_back(redis: &mut Redis, data: &str, proof: &Proof) -> Result<Vec<Outcome>, Error> {
     match proof {
         Proof::Fresh(ids) => {
+            let ids: Vec<&[u8]> = ids
+                .split(|&b| b == b'\n')
+                .filter(|id| !id.is_empty())
+                .collect();
             let mut pipe = redis::pipe();
-            for id in ids {
-                pipe.hexists(data, id);
+            for id in &ids {
+                pipe.hexists(data, *id);
             }
             let present: Vec<bool> = redis
                 .pipeline(&pipe, format!("HEXISTS {data} (reading back a lost reply)"))
