@@ -714,3 +714,73 @@ fn jobs_that_died_at_one_moment_are_each_requeued_once() {
     );
     assert_eq!(llen(&server, "q:active"), 20_000);
 }
+
+#[test]
+fn a_second_signal_stops_at_once_and_says_what_is_not_known() {
+    let server = RedisServer::start();
+    let proxy = FaultProxy::start(server.port());
+    // Answers would take up to 2 minutes: only the second signal ends these runs in time.
+    let mut cmd = qctl_process_at(&proxy.url());
+    cmd.args(["--response-timeout", "120s", "enqueue", "q", "--lines"]);
+    let (feeder, _) = Feeder::start(cmd, plain_line, true);
+    assert!(wait_until(START_LIMIT, || llen(&server, "q:active") >= 20_000));
+    proxy.blackhole();
+    std::thread::sleep(Duration::from_millis(300));
+    feeder.signal(Signal::SIGINT);
+    std::thread::sleep(Duration::from_millis(300));
+    feeder.signal(Signal::SIGINT);
+    let (status, out, err) = feeder.finish();
+    assert_eq!(status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("a second signal stopped qctl before Redis answered"),
+        "{err}"
+    );
+    proxy.pass();
+    let confirmed = count_after(&err, "enqueued ");
+    assert_eq!(
+        out.lines().count() as u64,
+        confirmed,
+        "ids only of jobs confirmed"
+    );
+    // The lines in flight are named, right after the last one confirmed.
+    let first = count_after(&err, "; lines ");
+    assert_eq!(first, count_after(&err, "(lines 1 to ") + 1, "{err}");
+
+    server.cmd::<()>(&[b"FLUSHALL"]);
+    fill_set(&server, "q:dead", BIG, 1_700_000_000.0);
+    let mut cmd = qctl_process_at(&proxy.url());
+    cmd.args([
+        "--response-timeout",
+        "120s",
+        "dead",
+        "requeue",
+        "q",
+        "--all",
+        "--yes",
+    ]);
+    let mut bg = Background::spawn(cmd);
+    assert!(wait_until(START_LIMIT, || llen(&server, "q:active") >= 20_000));
+    proxy.blackhole();
+    std::thread::sleep(Duration::from_millis(300));
+    bg.signal(Signal::SIGINT);
+    std::thread::sleep(Duration::from_millis(300));
+    bg.signal(Signal::SIGINT);
+    let status = bg.wait_timeout(EXIT_LIMIT).expect("stopped at once");
+    let err = bg.stderr();
+    assert_eq!(status.code(), Some(130), "{err}");
+    assert!(
+        err.contains("was sent and whether it took effect is not known"),
+        "{err}"
+    );
+    proxy.pass();
+    let moved = count_after(&err, "interrupted (SIGINT): requeued ");
+    let unknown = count_after(&err, "the last step, ");
+    let held = llen(&server, "q:active");
+    assert!(
+        moved <= held && held <= moved + unknown,
+        "printed {moved} and {unknown} not known; Redis holds {held}"
+    );
+    figure(&format!(
+        "I11 a second SIGINT with every answer held: enqueue exit 130, {confirmed} confirmed and the lines in flight named; dead requeue exit 130, {moved} confirmed and {unknown} named as not known (Redis {held})"
+    ));
+}
