@@ -136,11 +136,11 @@ pub struct GlobalArgs {
     pub no_color: bool,
 
     /// How long to wait for a connection to Redis.
-    #[arg(help_heading = "Connection", long, global = true, value_name = "DUR", default_value = "5s", value_parser = parse_duration)]
+    #[arg(help_heading = "Connection", long, global = true, value_name = "DUR", default_value = "5s", value_parser = parse_positive_duration)]
     pub connect_timeout: Duration,
 
     /// How long to wait for Redis to answer a command.
-    #[arg(help_heading = "Connection", long, global = true, value_name = "DUR", default_value = "10s", value_parser = parse_duration)]
+    #[arg(help_heading = "Connection", long, global = true, value_name = "DUR", default_value = "10s", value_parser = parse_positive_duration)]
     pub response_timeout: Duration,
 }
 
@@ -193,7 +193,7 @@ pub enum Command {
         #[arg(value_parser = parse_queue)]
         queue: String,
         /// A consumer whose heartbeat is older than this counts as expired.
-        #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_duration)]
+        #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_positive_duration)]
         orphan_after: Duration,
     },
 
@@ -204,7 +204,7 @@ pub enum Command {
         queue: String,
         /// A consumer whose heartbeat is older than this is expired. Below the default,
         /// live consumers may look expired: qctl then names them and asks.
-        #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_duration)]
+        #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_positive_duration)]
         orphan_after: Duration,
         #[command(flatten)]
         confirm: ConfirmArgs,
@@ -352,7 +352,7 @@ pub struct ConsumeArgs {
 
     /// Stop a handler that runs longer than this (SIGTERM to its process group, then SIGKILL
     /// after --kill-after); the run counts as failed with reason "timeout".
-    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+    #[arg(long, value_name = "DUR", value_parser = parse_positive_duration)]
     pub timeout: Option<Duration>,
 
     /// Time between SIGTERM and SIGKILL when a handler is stopped.
@@ -368,16 +368,16 @@ pub struct ConsumeArgs {
     pub max_backoff: Duration,
 
     /// How often this consumer renews its heartbeat.
-    #[arg(long, value_name = "DUR", default_value = "15s", value_parser = parse_duration)]
+    #[arg(long, value_name = "DUR", default_value = "15s", value_parser = parse_positive_duration)]
     pub heartbeat: Duration,
 
     /// Another consumer whose heartbeat is older than this is dead and its jobs are
     /// recovered. Keep it at 2m or more beside Go CurlyQ consumers (they beat every 60s).
-    #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_duration)]
+    #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_positive_duration)]
     pub orphan_after: Duration,
 
     /// The longest an idle consumer waits for a wake-up before it looks again.
-    #[arg(long, value_name = "DUR", default_value = "5s", value_parser = parse_duration)]
+    #[arg(long, value_name = "DUR", default_value = "5s", value_parser = parse_positive_duration)]
     pub poll_interval: Duration,
 
     /// On SIGINT/SIGTERM, how long running handlers may finish before they are stopped
@@ -430,10 +430,10 @@ pub struct StatsArgs {
     #[arg(value_parser = parse_queue)]
     pub queues: Vec<String>,
     /// Redraw every DUR (default 2s) with rates, until Ctrl-C.
-    #[arg(long, value_name = "DUR", num_args = 0..=1, default_missing_value = "2s", value_parser = parse_duration)]
+    #[arg(long, value_name = "DUR", num_args = 0..=1, default_missing_value = "2s", value_parser = parse_positive_duration)]
     pub watch: Option<Duration>,
     /// A consumer whose heartbeat is older than this counts as expired.
-    #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_duration)]
+    #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_positive_duration)]
     pub orphan_after: Duration,
     /// Stop discovering queues after scanning this many keys.
     #[arg(long, value_name = "N", default_value_t = 10_000_000)]
@@ -452,10 +452,10 @@ pub struct MetricsArgs {
     #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:9187")]
     pub listen: std::net::SocketAddr,
     /// Read Redis at most once per DUR; scrapes in between get the last reading.
-    #[arg(long, value_name = "DUR", default_value = "5s", value_parser = parse_duration)]
+    #[arg(long, value_name = "DUR", default_value = "5s", value_parser = parse_positive_duration)]
     pub min_interval: Duration,
     /// A consumer whose heartbeat is older than this counts as expired.
-    #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_duration)]
+    #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_positive_duration)]
     pub orphan_after: Duration,
     /// Stop discovering queues after scanning this many keys.
     #[arg(long, value_name = "N", default_value_t = 10_000_000)]
@@ -465,10 +465,10 @@ pub struct MetricsArgs {
 #[derive(Debug, Args)]
 pub struct TopArgs {
     /// Refresh every DUR.
-    #[arg(long, value_name = "DUR", default_value = "2s", value_parser = parse_duration)]
+    #[arg(long, value_name = "DUR", default_value = "2s", value_parser = parse_positive_duration)]
     pub interval: Duration,
     /// A consumer whose heartbeat is older than this counts as expired.
-    #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_duration)]
+    #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_positive_duration)]
     pub orphan_after: Duration,
     /// Stop discovering queues after scanning this many keys.
     #[arg(long, value_name = "N", default_value_t = 10_000_000)]
@@ -634,6 +634,19 @@ pub fn parse_duration(s: &str) -> Result<Duration, String> {
         .map_err(|e| format!("{e} (expected a duration such as 90s, 10m, 2h or 3d)"))
 }
 
+/// Parses a duration that must be more than 0: an interval, a timeout, a heartbeat or a
+/// cut-off, which at 0 would busy-loop or fail everything. clap names the flag in the error
+/// and exits with 2. Durations where 0 means something (`--kill-after`, `--shutdown-grace`,
+/// `--in`, `--older-than`, `--max-backoff`) use [`parse_duration`].
+pub fn parse_positive_duration(s: &str) -> Result<Duration, String> {
+    let d = parse_duration(s)?;
+    if d.is_zero() {
+        Err("must be more than 0".into())
+    } else {
+        Ok(d)
+    }
+}
+
 /// The latest time qctl accepts: the end of year 9999, in unix seconds.
 pub const LATEST_TIME: f64 = 253_402_300_799.0;
 
@@ -689,6 +702,13 @@ mod tests {
             Duration::from_secs(3 * 86400)
         );
         assert!(parse_duration("soon").is_err());
+        assert_eq!(parse_duration("0s").unwrap(), Duration::ZERO);
+        assert!(parse_positive_duration("0s").is_err());
+        assert!(parse_positive_duration("0ms").is_err());
+        assert_eq!(
+            parse_positive_duration("1ms").unwrap(),
+            Duration::from_millis(1)
+        );
         assert_eq!(parse_time("1700000000").unwrap(), 1_700_000_000.0);
         assert_eq!(parse_time("2023-11-14T22:13:20Z").unwrap(), 1_700_000_000.0);
         assert_eq!(

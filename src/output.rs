@@ -47,6 +47,33 @@ pub fn stderr_line(text: &str) {
     }
 }
 
+/// Whether stderr is still open (no write to it has found it closed).
+pub fn stderr_open() -> bool {
+    !STDERR_CLOSED.load(Ordering::Relaxed)
+}
+
+/// `1,299,960`: a count in a message, with thousands separators.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// How a message names what stopped a command before it was done: `interrupted (SIGINT)`,
+/// `stopped (its output was closed)`.
+pub fn stopped_by(cause: crate::signals::Cause) -> String {
+    match cause {
+        crate::signals::Cause::OutputClosed => format!("stopped ({})", cause.name()),
+        _ => format!("interrupted ({})", cause.name()),
+    }
+}
+
 /// How results and messages are shown, from the global flags.
 pub struct Output {
     pub json: bool,
@@ -105,6 +132,15 @@ impl Output {
         match written {
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
             other => other,
+        }
+    }
+
+    /// What a command stopped before it was done did, whatever --quiet says: on stderr, or
+    /// on stdout when stderr is closed, so that it reaches whichever stream is still read.
+    pub fn last_word(&mut self, text: &str) {
+        stderr_line(text);
+        if !stderr_open() {
+            let _ = self.line(text).and_then(|_| self.flush());
         }
     }
 
@@ -402,5 +438,24 @@ impl Output {
             .expect("valid progress template"),
         );
         bar
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn counts_get_thousands_separators() {
+        for (n, text) in [
+            (0, "0"),
+            (999, "999"),
+            (1000, "1,000"),
+            (63_500, "63,500"),
+            (1_299_960, "1,299,960"),
+            (u64::MAX, "18,446,744,073,709,551,615"),
+        ] {
+            assert_eq!(thousands(n), text);
+        }
     }
 }

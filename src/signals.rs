@@ -71,16 +71,19 @@ pub struct Stop {
 }
 
 impl Stop {
-    /// What asked: a signal if one came, else the closed output. Ctrl-C through a pipeline
+    /// What asked: a signal if one came, else the closed output (counted as soon as it is
+    /// seen, before the task that listens for requests has). Ctrl-C through a pipeline
     /// (`qctl ... | tee log`) reaches qctl and `tee` at once, and `tee`'s end can close qctl's
     /// output before qctl has handled its signal: the signal still names the stop.
     pub fn cause(&self) -> Option<Cause> {
-        match Cause::from_code(self.first.load(Ordering::SeqCst)) {
-            Some(Cause::OutputClosed) => Some(
-                Cause::from_code(self.signal.load(Ordering::SeqCst)).unwrap_or(Cause::OutputClosed),
-            ),
-            other => other,
+        if let Some(signal) = Cause::from_code(self.signal.load(Ordering::SeqCst)) {
+            return Some(signal);
         }
+        Cause::from_code(self.first.load(Ordering::SeqCst)).or_else(|| {
+            crate::output::closed()
+                .is_cancelled()
+                .then_some(Cause::OutputClosed)
+        })
     }
 
     /// Records a request (the first cause is kept) and tells how many signals came so far.

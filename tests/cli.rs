@@ -245,21 +245,21 @@ fn man_pages_render() {
 }
 
 #[test]
-fn a_closed_stdout_ends_quietly_with_exit_0() {
+fn a_closed_stdout_ends_a_read_command_quietly_with_exit_0() {
     let server = support::RedisServer::start();
     let input: String = (0..50_000).map(|i| format!("{i}\n")).collect();
+    support::qctl(&server)
+        .args(["enqueue", "q", "--lines", "-q"])
+        .write_stdin(input)
+        .assert()
+        .success();
+    // A read command (enqueue's own closed output is in tests/interrupt.rs: exit 141).
     let mut child = support::qctl_process(&server)
-        .args(["enqueue", "q", "--lines"])
-        .stdin(std::process::Stdio::piped())
+        .args(["active", "list", "q", "--limit", "50000", "--jsonl"])
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let writer = std::thread::spawn(move || {
-        use std::io::Write;
-        let _ = stdin.write_all(input.as_bytes());
-    });
     // Read one line, then close stdout like `| head -1`.
     {
         use std::io::BufRead;
@@ -269,13 +269,93 @@ fn a_closed_stdout_ends_quietly_with_exit_0() {
         assert!(!line.is_empty());
     }
     let output = child.wait_with_output().unwrap();
-    writer.join().unwrap();
     assert_eq!(output.status.code(), Some(0));
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(
         !stderr.contains("Broken pipe") && !stderr.contains("qctl:"),
         "{stderr}"
     );
+}
+
+/// Every duration flag where 0 makes no sense, at 0: exit 2 naming the flag, before any
+/// connection (the URL points nowhere).
+#[test]
+fn durations_that_make_no_sense_at_0_are_refused_naming_the_flag() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["--connect-timeout", "0s", "stats"], "--connect-timeout"),
+        (
+            &["--response-timeout", "0ms", "stats"],
+            "--response-timeout",
+        ),
+        (&["stats", "--watch", "0s"], "--watch"),
+        (&["stats", "--orphan-after", "0s"], "--orphan-after"),
+        (&["top", "--interval", "0s"], "--interval"),
+        (&["top", "--orphan-after", "0s"], "--orphan-after"),
+        (&["metrics", "--min-interval", "0s"], "--min-interval"),
+        (&["metrics", "--orphan-after", "0s"], "--orphan-after"),
+        (
+            &["consumers", "q", "--orphan-after", "0s"],
+            "--orphan-after",
+        ),
+        (&["orphans", "q", "--orphan-after", "0s"], "--orphan-after"),
+        (
+            &["consume", "q", "--timeout", "0s", "--", "true"],
+            "--timeout",
+        ),
+        (
+            &["consume", "q", "--heartbeat", "0s", "--", "true"],
+            "--heartbeat",
+        ),
+        (
+            &["consume", "q", "--orphan-after", "0s", "--", "true"],
+            "--orphan-after",
+        ),
+        (
+            &["consume", "q", "--poll-interval", "0s", "--", "true"],
+            "--poll-interval",
+        ),
+    ];
+    for (args, flag) in cases {
+        let out = qctl()
+            .args(["-u", "redis://127.0.0.1:1"])
+            .args(*args)
+            .output()
+            .expect("run qctl");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(
+            stderr.contains(flag) && stderr.contains("must be more than 0"),
+            "{args:?}: {stderr}"
+        );
+    }
+}
+
+/// Where 0 means something, it is taken: no wait before SIGKILL, no grace, ready now,
+/// everything older than now, retries at once.
+#[test]
+fn durations_where_0_means_something_are_accepted() {
+    let server = support::RedisServer::start();
+    support::qctl(&server)
+        .args(["enqueue", "q", "--in", "0s", "x"])
+        .assert()
+        .success();
+    support::qctl(&server)
+        .args([
+            "consume",
+            "q",
+            "--drain",
+            "--kill-after",
+            "0s",
+            "--shutdown-grace",
+            "0s",
+        ])
+        .args(["--max-backoff", "0s", "--", "true"])
+        .assert()
+        .success();
+    support::qctl(&server)
+        .args(["dead", "delete", "q", "--older-than", "0s", "--yes"])
+        .assert()
+        .code(5);
 }
 
 #[test]

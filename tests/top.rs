@@ -4,7 +4,7 @@
 
 mod support;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -25,6 +25,12 @@ impl Tmux {
     /// exit status and whether the terminal is back in canonical mode. None (with a note)
     /// when tmux is missing and QCTL_REQUIRE_TMUX is unset.
     fn top(server: &RedisServer, args: &str) -> Option<Tmux> {
+        Self::top_recorded(server, args, None)
+    }
+
+    /// As [`Tmux::top`]; with `raw`, everything written to the terminal is recorded there
+    /// (tmux's pipe-pane, started before top runs).
+    fn top_recorded(server: &RedisServer, args: &str, raw: Option<&Path>) -> Option<Tmux> {
         if Command::new("tmux").arg("-V").output().is_err() {
             if std::env::var_os("QCTL_REQUIRE_TMUX").is_some() {
                 panic!("tmux is missing and QCTL_REQUIRE_TMUX is set: apt-get install -y tmux");
@@ -39,7 +45,8 @@ impl Tmux {
         };
         let bin = assert_cmd::cargo::cargo_bin("qctl");
         let command = format!(
-            "'{}' -u {} top {args}; echo EXIT=$?; stty -a | grep -o -- '-*icanon'; sleep 120",
+            "{}'{}' -u {} top {args}; echo EXIT=$?; stty -a | grep -o -- '-*icanon'; sleep 120",
+            if raw.is_some() { "sleep 1; " } else { "" },
             bin.display(),
             server.url()
         );
@@ -54,6 +61,15 @@ impl Tmux {
             "tmux new-session: {}",
             String::from_utf8_lossy(&out.stderr)
         );
+        if let Some(raw) = raw {
+            tmux.run(&[
+                "pipe-pane",
+                "-o",
+                "-t",
+                "top",
+                &format!("cat >> '{}'", raw.display()),
+            ]);
+        }
         Some(tmux)
     }
 
@@ -323,6 +339,31 @@ fn top_off_a_terminal_exits_2_and_points_to_stats_watch_json() {
         .assert()
         .code(2)
         .stderr(contains("qctl stats --watch --json"));
+}
+
+#[test]
+fn a_server_that_wants_a_password_ends_top_with_exit_4_before_the_screen() {
+    let server = RedisServer::start_with(&["--requirepass", "sekret"]);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let raw = dir.path().join("raw");
+    let Some(tmux) = Tmux::top_recorded(&server, "", Some(&raw)) else {
+        return;
+    };
+    let screen = tmux.wait_for("EXIT=");
+    assert!(screen.contains("EXIT=4"), "{screen}");
+    assert!(screen.contains("NOAUTH"), "Redis's words:\n{screen}");
+    tmux.assert_restored();
+    let written = std::fs::read(&raw).expect("the recorded terminal output");
+    let alternate = b"\x1b[?1049h";
+    assert!(
+        !written.windows(alternate.len()).any(|w| w == alternate),
+        "top took the screen:\n{}",
+        String::from_utf8_lossy(&written)
+    );
+    assert!(
+        String::from_utf8_lossy(&written).contains("NOAUTH"),
+        "the recording holds what top wrote"
+    );
 }
 
 #[test]

@@ -13,10 +13,12 @@ use tokio::sync::mpsc;
 
 use super::Context;
 use crate::cli::{check_time, parse_time, EnqueueArgs};
-use crate::engine::enqueue::{submit, Batch, NewJob, Sender, Submission};
+use crate::engine::enqueue::{Batch, NewJob, Outcome, Sender, Settled, Submission};
 use crate::engine::jobs::{describe_time, locate};
 use crate::engine::keys::QueueKeys;
 use crate::engine::{self, Error, ExitCode};
+use crate::output::{stopped_by, thousands};
+use crate::signals;
 
 /// Script calls in flight: Redis runs one while the next ones wait in its socket, so it
 /// never waits for qctl.
@@ -52,6 +54,9 @@ pub async fn run(ctx: Context, args: EnqueueArgs) -> anyhow::Result<ExitCode> {
 
 async fn single(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow::Result<ExitCode> {
     let data = read_data(&args)?;
+    // From here on a signal lets the call in flight answer, so that qctl can say whether the
+    // job was enqueued.
+    let stop = signals::install()?;
     let keys = ctx.keys(&args.queue)?;
     let server = ctx.server()?;
     let mut batch = Batch::new(&keys, engine::now());
@@ -61,57 +66,139 @@ async fn single(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow
         attempt: 0,
         due,
     });
-    let mut redis = server.connect().await?;
-    let added = submit(&mut redis, batch)
-        .await
-        .with_context(|| format!("cannot enqueue into queue {:?}", keys.name))?;
+    let submission = batch.finish();
+    let mut redis = tokio::select! {
+        redis = server.connect() => redis?,
+        _ = stop.requested.cancelled() => {
+            return Ok(nothing_sent(&mut ctx, &stop));
+        }
+    };
+    let mut sender = Sender::new(redis.clone(), 1);
+    sender.start(submission, ());
+    // The first stop request waits for the answer (bounded by --response-timeout); a second
+    // one stops at once.
+    let settled = tokio::select! {
+        settled = sender.next() => settled,
+        _ = stop.forced.cancelled() => None,
+    };
+    let Some(Settled {
+        outcomes, error, ..
+    }) = settled
+    else {
+        let cause = stop.cause().unwrap_or(signals::Cause::Interrupt);
+        ctx.out.last_word(&format!(
+            "{}: job {:?} was sent to queue {:?}; stopped at once by a second signal, before Redis answered: see whether it is there with `qctl dead show`, `scheduled show` or `active list`",
+            stopped_by(cause),
+            job.id,
+            keys.name
+        ));
+        return Ok(cause.exit_code());
+    };
     let state = if job.due.is_some() {
         "scheduled"
     } else {
         "active"
     };
-    if added[0] {
-        // The job is enqueued: a reader gone by now changes nothing.
-        let written = if ctx.out.json {
-            ctx.out.json_line(&json!({
-                "id": job.id,
-                "queue": keys.name,
-                "result": "enqueued",
-                "state": state,
-                "due": job.due,
-            }))
-        } else {
-            ctx.out.line(&job.id)
-        };
-        let written = written.and_then(|_| ctx.out.flush());
-        ctx.out.after_done(written)?;
-        if let Some(t) = job.due {
-            ctx.out
-                .verbose(format_args!("scheduled for {}", describe_time(t)));
+    let code = match outcomes[0] {
+        Outcome::Added => {
+            let shown = if ctx.out.json {
+                ctx.out.json_line(&json!({
+                    "id": job.id,
+                    "queue": keys.name,
+                    "result": "enqueued",
+                    "state": state,
+                    "due": job.due,
+                }))
+            } else {
+                ctx.out.line(&job.id)
+            };
+            shown.and_then(|_| ctx.out.flush()).or_else(closed_pipe)?;
+            if let Some(t) = job.due {
+                ctx.out
+                    .verbose(format_args!("scheduled for {}", describe_time(t)));
+            }
+            if let Some(err) = &error {
+                ctx.out.warn(format_args!(
+                    "the reply was lost ({err}); read back from Redis: the job was enqueued"
+                ));
+            }
+            ExitCode::Success
         }
-        return Ok(ExitCode::Success);
+        Outcome::Taken => {
+            let location = locate(&mut redis, &keys, &job.id)
+                .await
+                .with_context(|| format!("cannot tell where job {:?} is", job.id))?;
+            let msg = format!(
+                "job {:?} already exists in queue {:?} ({location}); nothing changed",
+                job.id, keys.name
+            );
+            if ctx.out.json {
+                ctx.out
+                    .json_line(&json!({
+                        "id": job.id,
+                        "queue": keys.name,
+                        "result": "duplicate",
+                        "existing": location,
+                    }))
+                    .and_then(|_| ctx.out.flush())
+                    .or_else(closed_pipe)?;
+            }
+            crate::output::stderr_line(&format!("qctl: {msg}"));
+            ExitCode::NothingDone
+        }
+        Outcome::NotAdded | Outcome::Unknown => {
+            let err = error.unwrap_or_else(|| Error::Unreachable {
+                server: server.server().to_string(),
+                op: "enqueue".into(),
+                reason: "no reply".into(),
+            });
+            let what = if outcomes[0] == Outcome::Unknown {
+                format!(
+                    "whether job {:?} was enqueued into queue {:?} is not known: its reply was lost and reading it back failed",
+                    job.id, keys.name
+                )
+            } else {
+                format!("cannot enqueue into queue {:?}", keys.name)
+            };
+            if let Some(cause) = stop.cause() {
+                ctx.out.last_word(&format!("{}: {what}", stopped_by(cause)));
+            }
+            return Err(anyhow::Error::from(err).context(what));
+        }
+    };
+    match stop.cause() {
+        // A reader gone once the job was enqueued (or found taken) changes nothing: the work
+        // was done.
+        Some(signals::Cause::OutputClosed) | None => Ok(code),
+        Some(cause) => {
+            let done = match outcomes[0] {
+                Outcome::Added => format!("enqueued 1 job ({})", job.id),
+                _ => "enqueued nothing".into(),
+            };
+            ctx.out.last_word(&format!("{}: {done}", stopped_by(cause)));
+            Ok(cause.exit_code())
+        }
     }
-    let location = locate(&mut redis, &keys, &job.id)
-        .await
-        .with_context(|| format!("cannot tell where job {:?} is", job.id))?;
-    let msg = format!(
-        "job {:?} already exists in queue {:?} ({location}); nothing changed",
-        job.id, keys.name
-    );
-    if ctx.out.json {
-        let written = ctx
-            .out
-            .json_line(&json!({
-                "id": job.id,
-                "queue": keys.name,
-                "result": "duplicate",
-                "existing": location,
-            }))
-            .and_then(|_| ctx.out.flush());
-        ctx.out.after_done(written)?;
+}
+
+/// A write to stdout that found it closed is no error of its own: the stop request it
+/// makes (see [`crate::output::closed`]) decides how the command ends.
+fn closed_pipe(err: std::io::Error) -> std::io::Result<()> {
+    if err.kind() == std::io::ErrorKind::BrokenPipe {
+        Ok(())
+    } else {
+        Err(err)
     }
-    crate::output::stderr_line(&format!("qctl: {msg}"));
-    Ok(ExitCode::NothingDone)
+}
+
+/// A stop request came before anything was sent.
+fn nothing_sent(ctx: &mut Context, stop: &signals::Stop) -> ExitCode {
+    let cause = stop.cause().unwrap_or(signals::Cause::Interrupt);
+    ctx.out.last_word(&format!(
+        "{}: nothing was sent; no job enqueued",
+        stopped_by(cause)
+    ));
+    cause.exit_code()
 }
 
 /// The single job's data from DATA, --file, or standard input.
@@ -159,6 +246,42 @@ struct Summary {
     failed: u64,
 }
 
+/// The lines a run has settled, in input order: every line up to `last` got its answer;
+/// the jobs of the lines in `not_added` were sent and did not take effect (their call failed),
+/// and of those in `unknown` it is not known (the reply was lost and reading back failed).
+#[derive(Default)]
+struct Lines {
+    last: u64,
+    not_added: Vec<(u64, u64)>,
+    unknown: Vec<(u64, u64)>,
+}
+
+/// Adds lines `first` to `last` to a list of ranges, joined to the last range when they follow
+/// it.
+fn extend(ranges: &mut Vec<(u64, u64)>, first: u64, last: u64) {
+    match ranges.last_mut() {
+        Some((_, end)) if *end + 1 >= first => *end = last,
+        _ => ranges.push((first, last)),
+    }
+}
+
+/// `lines 3 to 7, 9 to 9`.
+fn ranges_text(ranges: &[(u64, u64)]) -> String {
+    let parts: Vec<String> = ranges
+        .iter()
+        .map(|(a, b)| format!("{} to {}", thousands(*a), thousands(*b)))
+        .collect();
+    format!("lines {}", parts.join(", "))
+}
+
+/// The first and last line of a chunk.
+fn span(items: &[Item]) -> (u64, u64) {
+    let line = |item: &Item| match item {
+        Item::Job { line, .. } | Item::Invalid { line, .. } => *line,
+    };
+    (items.first().map_or(0, line), items.last().map_or(0, line))
+}
+
 async fn bulk(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow::Result<ExitCode> {
     if args.data.as_ref().is_some_and(|d| d != "-") {
         return Err(Error::Usage(
@@ -166,6 +289,9 @@ async fn bulk(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow::
         )
         .into());
     }
+    // Signals are taken over first: from the first call on, a stop request lets the calls in
+    // flight answer and says exactly what was enqueued.
+    let stop = signals::install()?;
     let input: Box<dyn Read + Send> = match &args.file {
         Some(path) => Box::new(
             std::fs::File::open(path)
@@ -175,66 +301,115 @@ async fn bulk(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow::
     };
     let keys = ctx.keys(&args.queue)?;
     let server = ctx.server()?;
-    let redis = server.connect().await?;
+    let redis = tokio::select! {
+        redis = server.connect() => redis?,
+        _ = stop.requested.cancelled() => return Ok(nothing_sent(&mut ctx, &stop)),
+    };
 
     let (tx, mut rx) = mpsc::channel::<Chunk>(READ_AHEAD);
     let jsonl = args.jsonl;
     let reader_keys = keys.clone();
     let reader = std::thread::spawn(move || read_items(input, jsonl, due, &reader_keys, tx));
 
-    let counter = ctx.out.counter("jobs");
+    // The counter shows what Redis confirmed, never what is only sent.
+    let counter = ctx.out.counter("jobs enqueued");
     let mut summary = Summary::default();
+    let mut lines = Lines::default();
     let mut failure: Option<anyhow::Error> = None;
+    let mut output_error: Option<std::io::Error> = None;
+    let mut stdout_open = true;
     let mut reported = 0u64;
     // Batches start in input order on one connection, so jobs reach the queue in input
-    // order; their results come back in that order too. After a failure nothing more starts,
-    // and the calls in flight are still reported.
+    // order; their results come back in that order too. After a failure or a stop request
+    // nothing more starts, and the calls in flight are still reported; a second signal
+    // stops without waiting for them.
     let mut sender = Sender::new(redis, CALLS_IN_FLIGHT);
     let mut reading = true;
+    let mut input_done = false;
+    let mut stopping = false;
+    let mut forced = false;
     loop {
         tokio::select! {
             biased;
+            _ = stop.forced.cancelled(), if stopping && !sender.is_empty() => {
+                forced = true;
+                break;
+            }
+            _ = stop.requested.cancelled(), if !stopping && (reading || !sender.is_empty()) => {
+                stopping = true;
+                reading = false;
+            }
             chunk = rx.recv(), if reading && sender.has_room() => match chunk {
                 Some(Chunk { items, submission }) => sender.start(submission, items),
-                None => reading = false,
+                None => {
+                    reading = false;
+                    input_done = true;
+                }
             },
-            done = sender.next(), if !sender.is_empty() => {
-                let Some((items, result)) = done else { continue };
-                match result {
-                    Ok(added) => {
-                        let mut flags = added.into_iter();
-                        for item in items {
-                            match item {
-                                Item::Job { line, id } => {
-                                    let new = flags.next().unwrap_or(false);
-                                    if new {
-                                        summary.enqueued += 1;
-                                    } else {
-                                        summary.duplicates += 1;
-                                    }
-                                    report_job(&mut ctx, line, &id, new, &mut reported)?;
-                                }
-                                Item::Invalid { line, reason } => {
+            settled = sender.next(), if !sender.is_empty() => {
+                let Some(Settled { tag: items, outcomes, error }) = settled else { continue };
+                let (first, last) = span(&items);
+                let mut outcomes = outcomes.into_iter();
+                let mut unknown = false;
+                for item in items {
+                    let shown = match item {
+                        Item::Job { line, id } => {
+                            let outcome = outcomes.next().unwrap_or(Outcome::Unknown);
+                            match outcome {
+                                Outcome::Added => summary.enqueued += 1,
+                                Outcome::Taken => summary.duplicates += 1,
+                                Outcome::NotAdded => {
                                     summary.failed += 1;
-                                    report_invalid(&mut ctx, line, &reason, &mut reported)?;
+                                    extend(&mut lines.not_added, line, line);
                                 }
+                                Outcome::Unknown => unknown = true,
+                            }
+                            match outcome {
+                                Outcome::Added | Outcome::Taken if stdout_open => {
+                                    report_job(&mut ctx, line, &id, outcome == Outcome::Added, &mut reported)
+                                }
+                                _ => Ok(()),
                             }
                         }
-                    }
-                    Err(err) => {
-                        summary.failed += items.len() as u64;
-                        failure.get_or_insert(err.into());
-                        reading = false;
+                        Item::Invalid { line, reason } => {
+                            summary.failed += 1;
+                            report_invalid(&mut ctx, line, &reason, stdout_open, &mut reported)
+                        }
+                    };
+                    if let Err(e) = shown {
+                        stdout_open = false;
+                        if e.kind() != std::io::ErrorKind::BrokenPipe {
+                            output_error.get_or_insert(e);
+                            reading = false;
+                        }
                     }
                 }
-                counter.set_position(summary.enqueued + summary.duplicates + summary.failed);
+                if unknown {
+                    extend(&mut lines.unknown, first, last);
+                }
+                lines.last = last;
+                if let Some(err) = error {
+                    failure.get_or_insert(err.into());
+                    reading = false;
+                }
+                counter.set_position(summary.enqueued);
             }
             else => break,
         }
     }
     counter.finish_and_clear();
     drop(rx);
-    let read_result = reader.join().expect("input reader thread panicked");
+    // The reader may be blocked on input that is not coming: it is waited for only when the
+    // input ended.
+    let read_result = if input_done {
+        reader.join().expect("input reader thread panicked")
+    } else {
+        Ok(())
+    };
+    let unconfirmed: Option<(u64, u64)> = {
+        let spans: Vec<(u64, u64)> = sender.pending().map(|items| span(items)).collect();
+        spans.first().zip(spans.last()).map(|(a, b)| (a.0, b.1))
+    };
 
     if reported > MAX_REPORTED {
         ctx.out.warn(format_args!(
@@ -242,19 +417,47 @@ async fn bulk(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow::
             reported - MAX_REPORTED
         ));
     }
-    if ctx.out.json {
-        ctx.out.json_line(&json!({"result": "summary", "queue": keys.name, "enqueued": summary.enqueued, "duplicates": summary.duplicates, "failed": summary.failed}))?;
+    if ctx.out.json && stdout_open {
+        let mut value = json!({"result": "summary", "queue": keys.name, "enqueued": summary.enqueued, "duplicates": summary.duplicates, "failed": summary.failed});
+        if let Some(cause) = stop.cause() {
+            value["interrupted"] = cause.name().into();
+            value["last_line"] = lines.last.into();
+        }
+        if let Err(e) = ctx.out.json_line(&value).or_else(closed_pipe) {
+            output_error.get_or_insert(e);
+        }
     }
-    ctx.out.flush()?;
-    ctx.out.note(format_args!(
-        "enqueued {}, duplicates {}, failed {}",
-        summary.enqueued, summary.duplicates, summary.failed
-    ));
+    if let Err(e) = ctx.out.flush().or_else(closed_pipe) {
+        output_error.get_or_insert(e);
+    }
+    // Read after the last write: finding stdout closed there stops the run too.
+    let cause = stop.cause();
+    let settled = describe_settled(&summary, &lines, unconfirmed, forced);
+    if cause.is_none() {
+        ctx.out.note(format_args!(
+            "enqueued {}, duplicates {}, failed {}",
+            summary.enqueued, summary.duplicates, summary.failed
+        ));
+    }
+    if let Some(cause) = cause {
+        let mut text = format!("{}: {settled}", stopped_by(cause));
+        if let Some(err) = &failure {
+            text.push_str(&format!(
+                "; error: {}",
+                crate::engine::error::redact(&format!("{err:#}"))
+            ));
+        }
+        ctx.out.last_word(&text);
+        return Ok(cause.exit_code());
+    }
     if let Some(err) = failure {
         return Err(err.context(format!(
-            "enqueueing into queue {:?} stopped; the ids printed were enqueued",
+            "enqueueing into queue {:?} stopped: {settled}; the ids printed were enqueued",
             keys.name
         )));
+    }
+    if let Some(err) = output_error {
+        return Err(anyhow::Error::from(err).context(format!("cannot write the ids: {settled}")));
     }
     read_result?;
     Ok(if summary.failed > 0 {
@@ -266,13 +469,63 @@ async fn bulk(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow::
     })
 }
 
+/// What a bulk enqueue did, for its last message: `enqueued 1,299,960 jobs (lines 1 to
+/// 1,299,960); nothing after that was sent`, with the duplicates, invalid lines and lines
+/// whose jobs were not enqueued or whose fate is not known.
+fn describe_settled(
+    summary: &Summary,
+    lines: &Lines,
+    unconfirmed: Option<(u64, u64)>,
+    forced: bool,
+) -> String {
+    let not_added: u64 = lines.not_added.iter().map(|(a, b)| b - a + 1).sum();
+    let invalid = summary.failed - not_added;
+    let mut text = format!(
+        "enqueued {} job{}",
+        thousands(summary.enqueued),
+        if summary.enqueued == 1 { "" } else { "s" }
+    );
+    if summary.duplicates > 0 {
+        text.push_str(&format!(", {} duplicates", thousands(summary.duplicates)));
+    }
+    if invalid > 0 {
+        text.push_str(&format!(", {} invalid lines", thousands(invalid)));
+    }
+    if lines.last > 0 {
+        text.push_str(&format!(" (lines 1 to {})", thousands(lines.last)));
+    }
+    if not_added > 0 {
+        text.push_str(&format!(
+            "; not enqueued: {} jobs of {} (their calls failed)",
+            thousands(not_added),
+            ranges_text(&lines.not_added)
+        ));
+    }
+    if !lines.unknown.is_empty() {
+        text.push_str(&format!(
+            "; {} were sent and whether they were enqueued is not known (the reply was lost and reading it back failed)",
+            ranges_text(&lines.unknown)
+        ));
+    }
+    match unconfirmed {
+        Some((first, last)) if forced => text.push_str(&format!(
+            "; lines {} to {} were sent, and a second signal stopped qctl before Redis answered: some may be enqueued; nothing after that was sent",
+            thousands(first),
+            thousands(last)
+        )),
+        _ if lines.last == 0 => text.push_str("; nothing was sent"),
+        _ => text.push_str("; nothing after that was sent"),
+    }
+    text
+}
+
 fn report_job(
     ctx: &mut Context,
     line: u64,
     id: &str,
     new: bool,
     reported: &mut u64,
-) -> anyhow::Result<()> {
+) -> std::io::Result<()> {
     if ctx.out.json {
         let result = if new { "enqueued" } else { "duplicate" };
         ctx.out
@@ -294,15 +547,16 @@ fn report_invalid(
     ctx: &mut Context,
     line: u64,
     reason: &str,
+    stdout_open: bool,
     reported: &mut u64,
-) -> anyhow::Result<()> {
-    if ctx.out.json {
-        ctx.out
-            .json_line(&json!({"line": line, "result": "invalid", "error": reason}))?;
-    }
+) -> std::io::Result<()> {
     *reported += 1;
     if *reported <= MAX_REPORTED {
         ctx.out.warn(format_args!("line {line}: {reason}; skipped"));
+    }
+    if ctx.out.json && stdout_open {
+        ctx.out
+            .json_line(&json!({"line": line, "result": "invalid", "error": reason}))?;
     }
     Ok(())
 }

@@ -11,7 +11,8 @@ use crate::engine::bulk::{self, Fate, Selection, Walk};
 use crate::engine::jobs::describe_time;
 use crate::engine::listing::{self, Entry, Filter, Pager};
 use crate::engine::{self, Error, ExitCode, QueueKeys};
-use crate::output::{dead_reason, entry_json, preview, printable, relative};
+use crate::output::{dead_reason, entry_json, preview, printable, relative, stopped_by, thousands};
+use crate::signals;
 
 /// Ids reported one by one on stderr before only counting them.
 const MAX_REPORTED: usize = 50;
@@ -331,7 +332,7 @@ pub async fn bulk(
     let (count, sample) = preview_selection(&mut redis, &keys, &set, &selection).await?;
     let what = format!("{} {count} job(s) of {set}", verb(action));
     if count == 0 && !missing.is_empty() {
-        return report(&mut ctx, action, &args.queue, &set, 0, &missing, &[]);
+        return report(&mut ctx, action, &args.queue, &set, 0, &missing, &[], None);
     }
     if count == 0 {
         ctx.out.note(format_args!(
@@ -358,6 +359,9 @@ pub async fn bulk(
         return Ok(ExitCode::NothingDone);
     }
 
+    // From the first change on, a stop request lets the step in flight answer and says
+    // exactly what was done.
+    let stop = signals::install()?;
     let bar = ctx.out.progress(count, verb(action));
     let action = match (action, place) {
         (Action::Delete, Place::Active) => Action::DeleteActive,
@@ -368,6 +372,10 @@ pub async fn bulk(
     let mut reader = server.connect().await?;
     let mut walk = Walk::new(&set, &selection).without_scores();
     let (mut done, mut skipped) = (0u64, Vec::new());
+    // Jobs of the last step whose fate is not known: a second signal did not wait for its
+    // answer, or its reply was lost and reading back failed.
+    let mut unconfirmed = 0u64;
+    let mut failure: Option<anyhow::Error> = None;
     let mut current = walk
         .fetch(&mut reader, &keys)
         .await
@@ -378,6 +386,10 @@ pub async fn bulk(
             (chunk, plan)
         });
     while let Some((chunk, plan)) = current.take() {
+        if stop.requested.is_cancelled() {
+            break;
+        }
+        let planned = plan.fates().to_vec();
         let running = bulk::execute(&mut redis, plan);
         let preparing = async {
             let Some(window) = walk.fetch(&mut reader, &keys).await? else {
@@ -387,24 +399,84 @@ pub async fn bulk(
             let plan = bulk::plan(action, &keys, &set, &next);
             Ok::<_, engine::Error>(Some((next, plan)))
         };
-        let (fates, next) = tokio::join!(running, preparing);
-        let fates = fates.with_context(|| {
-            format!(
-                "cannot {} jobs of {set} ({done} done before the error)",
-                verb(action)
-            )
-        })?;
+        let (fates, next) = tokio::select! {
+            both = async { tokio::join!(running, preparing) } => both,
+            _ = stop.forced.cancelled() => {
+                unconfirmed = chunk.len() as u64;
+                break;
+            }
+        };
+        let fates: Vec<Option<Fate>> = match fates {
+            Ok(fates) => fates.into_iter().map(Some).collect(),
+            // Some calls may have run: Redis tells which jobs moved.
+            Err(err) => {
+                let read = bulk::read_back(&mut redis, action, &set, &chunk, planned).await;
+                let err = anyhow::Error::from(err)
+                    .context(format!("cannot {} jobs of {set}", verb(action)));
+                failure = Some(err);
+                match read {
+                    Ok(fates) => fates,
+                    Err(_) => {
+                        unconfirmed = chunk.len() as u64;
+                        break;
+                    }
+                }
+            }
+        };
         for (e, fate) in chunk.iter().zip(fates) {
             match fate {
-                Fate::Done => done += 1,
-                Fate::NotFound => missing.push(e.id.clone()),
-                Fate::Skipped(why) => skipped.push((e.id.clone(), why)),
+                Some(Fate::Done) => done += 1,
+                Some(Fate::NotFound) => missing.push(e.id.clone()),
+                Some(Fate::Skipped(why)) => skipped.push((e.id.clone(), why)),
+                None => {}
             }
         }
         bar.set_position(done + (missing.len() + skipped.len()) as u64);
-        current = next.with_context(|| format!("cannot read {set}"))?;
+        if failure.is_some() {
+            break;
+        }
+        current = match next {
+            Ok(next) => next,
+            Err(err) => {
+                failure = Some(anyhow::Error::from(err).context(format!("cannot read {set}")));
+                break;
+            }
+        };
     }
     bar.finish_and_clear();
+    let tally = Tally {
+        place,
+        action,
+        count,
+        done,
+        unconfirmed,
+    };
+    if let Some(cause) = stop.cause() {
+        let mut text = format!(
+            "{}: {}",
+            stopped_by(cause),
+            tally.describe(&missing, &skipped)
+        );
+        if let Some(err) = &failure {
+            text.push_str(&format!(
+                "; error: {}",
+                crate::engine::error::redact(&format!("{err:#}"))
+            ));
+        }
+        return report(
+            &mut ctx,
+            action,
+            &args.queue,
+            &set,
+            done,
+            &missing,
+            &skipped,
+            Some((cause, text)),
+        );
+    }
+    if let Some(err) = failure {
+        return Err(err.context(tally.describe(&missing, &skipped)));
+    }
     report(
         &mut ctx,
         action,
@@ -413,11 +485,58 @@ pub async fn bulk(
         done,
         &missing,
         &skipped,
+        None,
     )
 }
 
+/// How far a bulk command got, for the message of a run that stopped before it was done.
+struct Tally {
+    place: Place,
+    action: Action,
+    /// The jobs it set out to change.
+    count: u64,
+    done: u64,
+    unconfirmed: u64,
+}
+
+impl Tally {
+    /// `requeued 63,500 of 300,000 dead jobs; run the same command again to go on`, with the
+    /// ids not found or skipped and the jobs whose fate is not known.
+    fn describe(&self, missing: &[String], skipped: &[(String, String)]) -> String {
+        let noun = match self.place {
+            Place::Dead => "dead jobs",
+            Place::Scheduled => "scheduled jobs",
+            Place::Active => "ready jobs",
+        };
+        let (done, count) = (thousands(self.done), thousands(self.count));
+        let mut text = match self.action {
+            Action::Requeue { .. } => format!("requeued {done} of {count} {noun}"),
+            Action::Delete | Action::DeleteActive => format!("deleted {done} of {count} {noun}"),
+            Action::RunNow => format!("made {done} of {count} {noun} ready"),
+        };
+        if !missing.is_empty() || !skipped.is_empty() {
+            text.push_str(&format!(
+                " (not found {}, skipped {})",
+                thousands(missing.len() as u64),
+                thousands(skipped.len() as u64)
+            ));
+        }
+        if self.unconfirmed > 0 {
+            text.push_str(&format!(
+                "; the last step, {} jobs, was sent and whether it took effect is not known",
+                thousands(self.unconfirmed)
+            ));
+        }
+        text.push_str("; run the same command again to go on");
+        text
+    }
+}
+
 /// Says what a bulk command did: the ids it could not touch (the first ones one by one),
-/// JSON, a closing count; the exit code says whether all, some or none was done.
+/// JSON, a closing count; the exit code says whether all, some or none was done. A run
+/// stopped before it was done closes with what stopped it and what it did (`stopped`),
+/// whatever --quiet says.
+#[allow(clippy::too_many_arguments)]
 fn report(
     ctx: &mut Context,
     action: Action,
@@ -426,6 +545,7 @@ fn report(
     done: u64,
     missing: &[String],
     skipped: &[(String, String)],
+    stopped: Option<(signals::Cause, String)>,
 ) -> anyhow::Result<ExitCode> {
     let reports = missing
         .iter()
@@ -446,14 +566,25 @@ fn report(
         ));
     }
     if ctx.out.json {
-        ctx.out.json_line(&json!({
+        let mut value = json!({
             "action": verb(action),
             "queue": queue,
             "done": done,
             "not_found": missing,
             "skipped": skipped.iter().map(|(id, why)| json!({"id": id, "reason": why})).collect::<Vec<_>>(),
-        }))?;
-        ctx.out.flush()?;
+        });
+        if let Some((cause, _)) = &stopped {
+            value["interrupted"] = cause.name().into();
+        }
+        let written = ctx.out.json_line(&value).and_then(|_| ctx.out.flush());
+        match written {
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe && stopped.is_some() => {}
+            other => other?,
+        }
+    }
+    if let Some((cause, text)) = stopped {
+        ctx.out.last_word(&text);
+        return Ok(cause.exit_code());
     }
     let past = match action {
         Action::Requeue { .. } => "requeued",

@@ -8,9 +8,10 @@ use serde_json::json;
 
 use super::Context;
 use crate::cli::ConfirmArgs;
-use crate::engine::consumers::{self, ConsumerInfo, Recovery};
+use crate::engine::consumers::{self, ConsumerInfo, Recovery, Step};
 use crate::engine::ExitCode;
-use crate::output::printable;
+use crate::output::{printable, stopped_by, thousands};
+use crate::signals;
 
 /// Below this age a heartbeat looks alive: the default `--orphan-after`, and twice the
 /// heartbeat interval of Go CurlyQ consumers.
@@ -143,23 +144,135 @@ pub async fn run(
         }
     }
 
+    // From the first move on, a stop request lets the call in flight answer and says what
+    // was moved.
+    let stop = signals::install()?;
     let mut report = Recovery::default();
-    for p in plan.iter().filter(|p| p.skip.is_none()) {
-        // The script looks at the heartbeat again: a consumer that beat since is left alone.
-        consumers::recover(&mut redis, &keys, &p.consumer.key, cutoff, &mut report)
-            .await
-            .with_context(|| format!("cannot recover the orphans of queue {queue:?}"))?;
+    let mut failure: Option<anyhow::Error> = None;
+    // Jobs whose move is not known: a second signal did not wait for the call's answer.
+    let mut unconfirmed = false;
+    'consumers: for p in plan.iter().filter(|p| p.skip.is_none()) {
+        let key = &p.consumer.key;
+        if !keys.is_inflight_key(key) {
+            // Planned consumers are well-formed; recover() says why one is not.
+            consumers::recover(&mut redis, &keys, key, cutoff, &mut report).await?;
+            continue;
+        }
+        let (mut moved, mut left) = (0u64, p.consumer.in_flight.unwrap_or(0));
+        loop {
+            if stop.requested.is_cancelled() {
+                break;
+            }
+            // The script looks at the heartbeat again: a consumer that beat since is left
+            // alone.
+            let step = tokio::select! {
+                step = consumers::recover_step(&mut redis, &keys, key, cutoff) => step,
+                _ = stop.forced.cancelled() => {
+                    unconfirmed = true;
+                    break;
+                }
+            };
+            match step {
+                Ok(Step::Alive) => break,
+                Ok(Step::NotASet) => {
+                    report
+                        .skipped
+                        .push((key.clone(), "its in-flight key is not a set".into()));
+                    break;
+                }
+                Ok(Step::Moved { moved: n, left: l }) => {
+                    moved += n;
+                    left = l;
+                    if l == 0 {
+                        break;
+                    }
+                }
+                Err(err) => {
+                    // A lost reply: what is left in the set tells what the call moved.
+                    if !matches!(err, crate::engine::Error::Redis { code: Some(_), .. }) {
+                        let now: Result<u64, _> = redis
+                            .query(redis::cmd("SCARD").arg(key), format!("SCARD {key}"))
+                            .await;
+                        match now {
+                            Ok(now) => moved += left.saturating_sub(now),
+                            Err(_) => unconfirmed = true,
+                        }
+                    }
+                    failure = Some(
+                        anyhow::Error::from(err)
+                            .context(format!("cannot recover the orphans of queue {queue:?}")),
+                    );
+                    break;
+                }
+            }
+        }
+        if moved > 0 {
+            report.recovered.push((key.clone(), moved));
+        }
+        if failure.is_some() || unconfirmed || stop.requested.is_cancelled() {
+            break 'consumers;
+        }
+    }
+    let stopped = stop.cause().map(|cause| {
+        let mut text = format!(
+            "{}: moved {} job(s) back to {}",
+            stopped_by(cause),
+            thousands(report.moved()),
+            keys.active
+        );
+        if unconfirmed {
+            text.push_str("; the last call, up to 1,000 jobs, was sent and whether it took effect is not known");
+        }
+        text.push_str("; run the same command again to go on");
+        (cause, text)
+    });
+    if stopped.is_none() {
+        if let Some(err) = failure {
+            return Err(err.context(format!(
+                "moved {} job(s) back to {} before the error",
+                report.moved(),
+                keys.active
+            )));
+        }
     }
     report.skipped.extend(
         plan.iter()
             .filter_map(|p| Some((p.consumer.key.clone(), p.skip.clone()?))),
     );
+    let written = write_report(&mut ctx, &report, &keys.active, plan.is_empty(), &stopped);
+    if let Some((cause, text)) = stopped {
+        // The output may be the very thing that was closed: what was moved goes to
+        // whichever stream is still open.
+        ctx.out.last_word(&text);
+        return Ok(cause.exit_code());
+    }
+    written?;
+    Ok(if report.skipped.is_empty() {
+        ExitCode::Success
+    } else {
+        ExitCode::Partial
+    })
+}
+
+/// What was recovered and skipped: JSON, or a line per consumer and a closing note (left to
+/// the last word of a run that was stopped).
+fn write_report(
+    ctx: &mut Context,
+    report: &Recovery,
+    active: &str,
+    none_expired: bool,
+    stopped: &Option<(signals::Cause, String)>,
+) -> std::io::Result<()> {
     if ctx.out.json {
-        ctx.out.json_line(&json!({
+        let mut value = json!({
             "recovered": report.recovered.iter().map(|(c, n)| json!({"consumer": c, "jobs": n})).collect::<Vec<_>>(),
             "skipped": report.skipped.iter().map(|(c, why)| json!({"consumer": c, "reason": why})).collect::<Vec<_>>(),
             "moved": report.moved(),
-        }))?;
+        });
+        if let Some((cause, _)) = stopped {
+            value["interrupted"] = cause.name().into();
+        }
+        ctx.out.json_line(&value)?;
     } else {
         for (c, n) in &report.recovered {
             ctx.out
@@ -168,23 +281,17 @@ pub async fn run(
         for (c, why) in &report.skipped {
             ctx.out.line(format!("skipped {}: {why}", printable(c)))?;
         }
-        if plan.is_empty() {
-            ctx.out.note("no expired consumers");
-        } else {
-            ctx.out.note(format_args!(
-                "moved {} job(s) back to {}; {} consumer(s) skipped",
+        match (stopped, none_expired) {
+            (Some(_), _) => {}
+            (None, true) => ctx.out.note("no expired consumers"),
+            (None, false) => ctx.out.note(format_args!(
+                "moved {} job(s) back to {active}; {} consumer(s) skipped",
                 report.moved(),
-                keys.active,
                 report.skipped.len()
-            ));
+            )),
         }
     }
-    ctx.out.flush()?;
-    Ok(if report.skipped.is_empty() {
-        ExitCode::Success
-    } else {
-        ExitCode::Partial
-    })
+    ctx.out.flush()
 }
 
 /// `14s`, `3m20s`: an age or a span for messages.

@@ -7,7 +7,8 @@ use super::Context;
 use crate::cli::ConfirmArgs;
 use crate::engine::conn::Node;
 use crate::engine::{consumers, ExitCode};
-use crate::output::printable;
+use crate::output::{printable, stopped_by, thousands};
+use crate::signals;
 
 pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow::Result<ExitCode> {
     let keys = ctx.keys(queue)?;
@@ -90,14 +91,69 @@ pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow:
         ctx.out.note("nothing changed");
         return Ok(ExitCode::NothingDone);
     }
-    // One command: Redis checks the user's right to every key before it deletes any, so a
-    // refusal leaves no ids without their records or records without their ids.
-    let _: u64 = redis
-        .query(
-            redis::cmd("UNLINK").arg(&existing),
-            format!("UNLINK {}", existing.join(", ")),
-        )
-        .await?;
+    // One UNLINK: Redis checks the user's right to every key before it deletes any, so a
+    // refusal leaves no ids without their records or records without their ids. A stop
+    // request lets it answer and says whether the keys went.
+    let stop = signals::install()?;
+    let mut deleted = 0u64;
+    let mut unconfirmed = false;
+    let mut failure: Option<anyhow::Error> = None;
+    for chunk in std::iter::once(&existing[..]) {
+        if stop.requested.is_cancelled() {
+            break;
+        }
+        let mut cmd = redis::cmd("UNLINK");
+        cmd.arg(chunk);
+        let unlink = redis.query::<u64>(&cmd, format!("UNLINK {}", chunk.join(", ")));
+        let unlinked = tokio::select! {
+            unlinked = unlink => unlinked,
+            _ = stop.forced.cancelled() => {
+                unconfirmed = true;
+                break;
+            }
+        };
+        match unlinked {
+            Ok(n) => deleted += n,
+            Err(err) => {
+                // A lost reply: the keys still there tell what the call did.
+                let mut pipe = redis::pipe();
+                for k in chunk {
+                    pipe.exists(k);
+                }
+                let left: Result<Vec<u64>, _> = redis
+                    .pipeline(&pipe, format!("checking the keys of queue {queue:?}"))
+                    .await;
+                match left {
+                    Ok(left) => deleted += left.iter().filter(|&&e| e == 0).count() as u64,
+                    Err(_) => unconfirmed = true,
+                }
+                failure = Some(anyhow::Error::from(err));
+                break;
+            }
+        }
+    }
+    let tally = format!(
+        "deleted {} of {} key(s) of queue {queue:?}{}; run the same command again to go on",
+        thousands(deleted),
+        thousands(existing.len() as u64),
+        if unconfirmed {
+            "; the last UNLINK was sent and whether it took effect is not known"
+        } else {
+            ""
+        }
+    );
+    if let Some(cause) = stop.cause() {
+        if ctx.out.json {
+            let value = json!({"queue": queue, "deleted": deleted, "interrupted": cause.name()});
+            let _ = ctx.out.json_line(&value).and_then(|_| ctx.out.flush());
+        }
+        ctx.out
+            .last_word(&format!("{}: {tally}", stopped_by(cause)));
+        return Ok(cause.exit_code());
+    }
+    if let Some(err) = failure {
+        return Err(err.context(tally));
+    }
     if ctx.out.json {
         ctx.out
             .json_line(&json!({"queue": queue, "deleted_keys": existing, "jobs": jobs}))?;

@@ -24,13 +24,11 @@ pub async fn run(ctx: Context, args: TopArgs) -> anyhow::Result<ExitCode> {
         )
         .into());
     }
-    if args.interval.is_zero() {
-        return Err(Error::Usage("--interval must be more than 0".into()).into());
-    }
-    // A wrong URL, password or server is reported as by every command, before the screen
-    // is taken; a connection lost later is shown on the screen and retried.
+    // A wrong URL, password or server, and a server that refuses the reads of a refresh
+    // (NOAUTH, NOPERM), are reported as by every command, before the screen is taken; a
+    // connection lost later is shown on the screen and retried.
     let spec = ctx.server()?;
-    let redis = spec.connect().await?;
+    let mut redis = spec.connect().await?;
     let (requests, requests_rx) = unbounded_channel();
     let (updates_tx, mut updates) = unbounded_channel();
     let settings = Settings {
@@ -39,7 +37,8 @@ pub async fn run(ctx: Context, args: TopArgs) -> anyhow::Result<ExitCode> {
         max_keys: args.max_keys,
         cluster: spec.is_cluster(),
     };
-    let refresher = tokio::spawn(fetch::run(redis, settings, requests_rx, updates_tx));
+    let seen = fetch::first(&mut redis, &settings, &updates_tx).await?;
+    let refresher = tokio::spawn(fetch::run(redis, settings, seen, requests_rx, updates_tx));
     let mut model = Model::new(spec.server(), args.interval, args.orphan_after);
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sigint = signal(SignalKind::interrupt())?;

@@ -170,17 +170,20 @@ async fn read_after(
         .take(WALK)
         .collect();
     if !with_scores {
-        mark_last_score(&mut redis, zset, &mut ids).await?;
+        mark_last_score(&mut redis, zset, &mut ids, extra).await?;
     }
     fetch(&mut redis, keys, ids).await
 }
 
 /// Gives the window's last score to the jobs that have it (the walk's cursor needs no
-/// other score, and formatting scores costs Redis more than the rest of the read).
+/// other score, and formatting scores costs Redis more than the rest of the read). Jobs of
+/// one score come in member order, the `seen` ones of earlier windows first: reading as many
+/// as those and a window covers this window's.
 async fn mark_last_score(
     redis: &mut Redis,
     zset: &str,
     ids: &mut [(String, Option<f64>)],
+    seen: usize,
 ) -> Result<(), Error> {
     let Some((last_id, _)) = ids.last() else {
         return Ok(());
@@ -200,7 +203,7 @@ async fn mark_last_score(
                 .arg(score)
                 .arg("LIMIT")
                 .arg(0)
-                .arg(WALK),
+                .arg(WALK + seen),
             format!("ZRANGEBYSCORE {zset}"),
         )
         .await?;
@@ -318,6 +321,56 @@ pub fn plan(action: Action, keys: &QueueKeys, set: &str, entries: &[Entry]) -> P
         calls,
         fates,
     }
+}
+
+impl Plan {
+    /// Each entry's fate before the calls run: skipped (with the reason) or not found until a
+    /// call says otherwise.
+    pub fn fates(&self) -> &[Fate] {
+        &self.fates
+    }
+}
+
+/// What became of a chunk whose calls failed (a lost reply, a refusal of some of them),
+/// read back from Redis: each entry the plan sent is done if it has left the set or list
+/// (each script removes it from there atomically with the rest of its change), else `None`:
+/// left as it was. `planned` is [`Plan::fates`], read before the plan was executed.
+pub async fn read_back(
+    redis: &mut Redis,
+    action: Action,
+    set: &str,
+    entries: &[Entry],
+    planned: Vec<Fate>,
+) -> Result<Vec<Option<Fate>>, Error> {
+    let sent: Vec<usize> = (0..entries.len())
+        .filter(|&i| planned[i] == Fate::NotFound)
+        .collect();
+    let mut pipe = redis::pipe();
+    for &i in &sent {
+        match action {
+            Action::DeleteActive => pipe.cmd("LPOS").arg(set).arg(&entries[i].id),
+            _ => pipe.cmd("ZSCORE").arg(set).arg(&entries[i].id),
+        };
+    }
+    let still: Vec<Option<redis::Value>> = if sent.is_empty() {
+        Vec::new()
+    } else {
+        redis
+            .pipeline(&pipe, format!("reading back {set} after a failed step"))
+            .await?
+    };
+    let mut fates: Vec<Option<Fate>> = planned.into_iter().map(Some).collect();
+    for (i, there) in sent.into_iter().zip(still) {
+        fates[i] = match there {
+            Some(_) => None,
+            // An id given for the active list without a record may never have been there.
+            None if action == Action::DeleteActive && entries[i].raw.is_none() => {
+                Some(Fate::NotFound)
+            }
+            None => Some(Fate::Done),
+        };
+    }
+    Ok(fates)
 }
 
 /// Sends a plan's calls in one round trip; returns each entry's fate.

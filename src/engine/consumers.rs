@@ -242,32 +242,63 @@ pub async fn recover(
     }
     let mut moved = 0u64;
     loop {
-        let (n, left): (i64, i64) = scripts::RECOVER
-            .call(&[&keys.consumers, &keys.active, &keys.signal, member])
-            .arg(cutoff)
-            .arg(1000)
-            .invoke(redis)
-            .await?;
-        match n {
+        match recover_step(redis, keys, member, cutoff).await? {
             // It beat since (or left): not expired after all.
-            -1 => break,
-            -2 => {
+            Step::Alive => break,
+            Step::NotASet => {
                 report
                     .skipped
                     .push((member.to_string(), "its in-flight key is not a set".into()));
                 return Ok(());
             }
-            n => moved += n as u64,
-        }
-        if left == 0 {
-            report.recovered.push((member.to_string(), moved));
-            return Ok(());
+            Step::Moved { moved: n, left } => {
+                moved += n;
+                if left == 0 {
+                    report.recovered.push((member.to_string(), moved));
+                    return Ok(());
+                }
+            }
         }
     }
     if moved > 0 {
         report.recovered.push((member.to_string(), moved));
     }
     Ok(())
+}
+
+/// What one call of the recovery script did to a consumer's in-flight set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// Moved this many ids to `NAME:active`; `left` remain (0: the consumer was removed).
+    Moved { moved: u64, left: u64 },
+    /// Its heartbeat is no longer at or before the cut-off (or it left): nothing changed.
+    Alive,
+    /// Its in-flight key holds another type: nothing changed.
+    NotASet,
+}
+
+/// Moves up to 1000 of the reservations of one consumer (a well-formed in-flight key of
+/// this queue) back to `NAME:active` if its heartbeat is still at or before `cutoff`.
+pub async fn recover_step(
+    redis: &mut Redis,
+    keys: &QueueKeys,
+    member: &str,
+    cutoff: f64,
+) -> Result<Step, Error> {
+    let (n, left): (i64, i64) = scripts::RECOVER
+        .call(&[&keys.consumers, &keys.active, &keys.signal, member])
+        .arg(cutoff)
+        .arg(1000)
+        .invoke(redis)
+        .await?;
+    Ok(match n {
+        -1 => Step::Alive,
+        -2 => Step::NotASet,
+        n => Step::Moved {
+            moved: n.max(0) as u64,
+            left: left.max(0) as u64,
+        },
+    })
 }
 
 /// One member of `NAME:consumers`.

@@ -1,7 +1,10 @@
 //! Adding jobs: push (ready now, to `NAME:active`) and schedule (due later, to
-//! `NAME:scheduled`), many jobs per script call, several calls in flight.
+//! `NAME:scheduled`), many jobs per script call, several calls in flight. A call whose reply
+//! is lost (the connection dropped, the answer timed out) is read back from Redis: each call
+//! is all or nothing, and its jobs' records tell whether it took effect.
 
-use std::collections::VecDeque;
+use std::collections::{HashSet, VecDeque};
+use std::hash::Hasher as _;
 
 use redis::Value;
 
@@ -44,11 +47,16 @@ pub struct Batch<'k> {
     push: Option<Call<'static>>,
     /// The batch positions of the jobs ready now.
     push_positions: Vec<usize>,
-    schedule: Option<(Call<'static>, Vec<usize>)>,
+    /// The ids and record digests of the push.lua call, to read it back with.
+    push_sent: Digests,
+    schedule: Option<(Call<'static>, Vec<usize>, Digests)>,
     len: usize,
     bytes: usize,
     record: Vec<u8>,
 }
+
+/// The id and record digest of each job of a call, in order.
+type Digests = Vec<(String, u64)>;
 
 /// Jobs whose ids are UUIDs made here, none of which can be taken. They are sent as
 /// `HSET NAME:data id record ...` and `RPUSH NAME:active id ...`, then push_new.lua, in one
@@ -71,6 +79,7 @@ impl<'k> Batch<'k> {
             fresh: None,
             push: None,
             push_positions: Vec::new(),
+            push_sent: Vec::new(),
             schedule: None,
             len: 0,
             bytes: 0,
@@ -133,26 +142,34 @@ impl<'k> Batch<'k> {
             }
             None => {
                 let fresh = self.fresh.take();
+                let sent = &mut self.push_sent;
                 let call = self.push.get_or_insert_with(|| {
                     let mut call = scripts::PUSH.call(&[&keys.data, &keys.active, &keys.signal]);
                     // The jobs gathered so far go by push.lua too, in their order.
                     let pairs = fresh.iter().flat_map(|f| f.hset.args_iter().skip(2));
+                    let mut id = None;
                     for arg in pairs {
                         if let redis::Arg::Simple(bytes) = arg {
                             call.arg(bytes);
+                            match id.take() {
+                                None => id = Some(String::from_utf8_lossy(bytes).into_owned()),
+                                Some(id) => sent.push((id, digest(bytes))),
+                            }
                         }
                     }
                     call
                 });
                 call.arg(&id).arg(&self.record[..]);
+                sent.push((id.clone(), digest(&self.record)));
                 &mut self.push_positions
             }
             Some(t) => {
-                let (call, positions) = self.schedule.get_or_insert_with(|| {
+                let (call, positions, sent) = self.schedule.get_or_insert_with(|| {
                     let call = scripts::SCHEDULE.call(&[&keys.data, &keys.scheduled]);
-                    (call, Vec::new())
+                    (call, Vec::new(), Vec::new())
                 });
                 call.arg(&id).arg(&self.record[..]).arg(t);
+                sent.push((id.clone(), digest(&self.record)));
                 positions
             }
         };
@@ -168,61 +185,151 @@ impl<'k> Batch<'k> {
         let n = self.push_positions.len();
         let push = match (self.fresh, self.push) {
             (Some(Fresh { hset, rpush, ids }), _) => {
+                let proof = Proof::Fresh(ids.clone());
                 let mut call = scripts::PUSH_NEW.call_after(
                     vec![(hset, Some(n as i64)), (rpush, None)],
                     &[&keys.data, &keys.active, &keys.signal],
                 );
                 call.arg(n).arg(ids);
-                Some(call)
+                Some((call, proof))
             }
-            (None, push) => push,
+            (None, push) => push.map(|call| (call, Proof::Given(self.push_sent))),
         };
-        let push = push.map(|call| (call, self.push_positions));
-        let (calls, positions) = [push, self.schedule].into_iter().flatten().unzip();
+        let push = push.map(|(call, proof)| (call, self.push_positions, proof));
+        let schedule = self
+            .schedule
+            .map(|(call, positions, sent)| (call, positions, Proof::Given(sent)));
+        let mut calls = Vec::new();
+        let mut sent = Vec::new();
+        for (call, positions, proof) in [push, schedule].into_iter().flatten() {
+            calls.push(call);
+            sent.push(Sent { positions, proof });
+        }
         Submission {
             calls,
-            positions,
+            sent,
             len: self.len,
+            data: keys.data.clone(),
         }
     }
+}
+
+/// A digest of a record, to tell after a lost reply whether the record in Redis is the one
+/// sent.
+fn digest(record: &[u8]) -> u64 {
+    let mut hasher = std::hash::DefaultHasher::new();
+    hasher.write(record);
+    hasher.finish()
 }
 
 /// The script calls of a batch, made ahead of sending (on another thread, say) so that the
 /// next batch can be prepared while Redis runs this one.
 pub struct Submission {
     calls: Vec<Call<'static>>,
-    /// For each call, the batch positions of its jobs.
-    positions: Vec<Vec<usize>>,
+    /// For each call, its jobs.
+    sent: Vec<Sent>,
     len: usize,
+    /// `NAME:data`, where the records are read back.
+    data: String,
 }
 
-/// Sends a batch in one round trip; returns, in batch order, whether each job was added
-/// (false: id taken).
-pub async fn submit(redis: &mut Redis, batch: Batch<'_>) -> Result<Vec<bool>, Error> {
-    let Submission {
-        calls,
-        positions,
-        len,
-    } = batch.finish();
-    let mut added = vec![false; len];
-    let results = match calls.len() {
-        0 => return Ok(added),
-        1 => vec![calls[0].invoke::<Value>(redis).await],
-        _ => scripts::invoke_all(redis, &calls).await?,
-    };
-    for (result, pos) in results.into_iter().zip(positions) {
-        mark(redis.server(), &mut added, &pos, result?)?;
+/// The jobs of one call: their batch positions, and how to read the call back.
+struct Sent {
+    positions: Vec<usize>,
+    proof: Proof,
+}
+
+/// What tells, after a call's reply was lost, whether the call took effect.
+enum Proof {
+    /// push_new: its HSET, RPUSH and script ran in one MULTI/EXEC, all or nothing, with ids
+    /// no other client has: it took effect if any of its ids has a record. The ids, each
+    /// followed by a newline, as the script gets them.
+    Fresh(Vec<u8>),
+    /// push or schedule, one script: it took effect if every id has a record (a job it did
+    /// not add, because its id was taken, has one too); each job was added if its record
+    /// is the one sent.
+    Given(Digests),
+}
+
+/// What became of a job sent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// In the queue, added by this call.
+    Added,
+    /// Its id was taken: nothing changed.
+    Taken,
+    /// Not added: its call was refused, or its reply was lost and Redis shows the call did
+    /// not take effect.
+    NotAdded,
+    /// Its call's reply was lost, and reading back did not tell whether it took effect.
+    Unknown,
+}
+
+/// What became of the jobs of one call whose reply was lost, read back from Redis, in the
+/// order of the call. A job a consumer ran and acked meanwhile has no record any more: a
+/// push_new call all of whose jobs are gone already reads as not added.
+async fn read_back(redis: &mut Redis, data: &str, proof: &Proof) -> Result<Vec<Outcome>, Error> {
+    match proof {
+        Proof::Fresh(ids) => {
+            let ids: Vec<&[u8]> = ids
+                .split(|&b| b == b'\n')
+                .filter(|id| !id.is_empty())
+                .collect();
+            let mut pipe = redis::pipe();
+            for id in &ids {
+                pipe.hexists(data, *id);
+            }
+            let present: Vec<bool> = redis
+                .pipeline(&pipe, format!("HEXISTS {data} (reading back a lost reply)"))
+                .await?;
+            let outcome = if present.iter().any(|&p| p) {
+                Outcome::Added
+            } else {
+                Outcome::NotAdded
+            };
+            Ok(vec![outcome; ids.len()])
+        }
+        Proof::Given(sent) => {
+            let mut cmd = redis::cmd("HMGET");
+            cmd.arg(data);
+            for (id, _) in sent {
+                cmd.arg(id);
+            }
+            let records: Vec<Option<Vec<u8>>> = redis
+                .query(&cmd, format!("HMGET {data} (reading back a lost reply)"))
+                .await?;
+            if records.iter().any(Option::is_none) {
+                return Ok(vec![Outcome::NotAdded; sent.len()]);
+            }
+            let mut seen = HashSet::new();
+            Ok(sent
+                .iter()
+                .zip(records)
+                .map(|((id, sum), record)| {
+                    let first = seen.insert(id.as_str());
+                    if first && record.is_some_and(|r| digest(&r) == *sum) {
+                        Outcome::Added
+                    } else {
+                        Outcome::Taken
+                    }
+                })
+                .collect())
+        }
     }
-    Ok(added)
 }
 
-/// Sets `added` at `positions` from a push or schedule reply: the number of jobs when
+/// Sets `outcomes` at `positions` from a push or schedule reply: the number of jobs when
 /// every one was added, else one flag per job.
-fn mark(server: &str, added: &mut [bool], positions: &[usize], reply: Value) -> Result<(), Error> {
+fn mark(
+    server: &str,
+    outcomes: &mut [Outcome],
+    positions: &[usize],
+    reply: Value,
+) -> Result<(), Error> {
     if let Value::Int(n) = reply {
         if n == positions.len() as i64 {
             for &p in positions {
-                added[p] = true;
+                outcomes[p] = Outcome::Added;
             }
             return Ok(());
         }
@@ -238,14 +345,19 @@ fn mark(server: &str, added: &mut [bool], positions: &[usize], reply: Value) -> 
         });
     }
     for (&p, flag) in positions.iter().zip(flags) {
-        added[p] = flag == 1;
+        outcomes[p] = if flag == 1 {
+            Outcome::Added
+        } else {
+            Outcome::Taken
+        };
     }
     Ok(())
 }
 
 /// Sends submissions over one connection with several script calls in flight, so that
 /// Redis has the next call as soon as it finishes one. Jobs are added in the order their
-/// submissions were started, and results come back in that order, each with its `T`.
+/// submissions were started, and results come back in that order, each with its `T`. After
+/// a failed call nothing more starts; a call whose reply was lost is read back from Redis.
 pub struct Sender<T> {
     window: Window,
     pending: VecDeque<Pending<T>>,
@@ -253,10 +365,22 @@ pub struct Sender<T> {
 
 struct Pending<T> {
     tag: T,
-    positions: Vec<Vec<usize>>,
-    added: Vec<bool>,
+    sent: Vec<Sent>,
+    outcomes: Vec<Outcome>,
     answered: usize,
+    /// The calls whose reply was lost, to read back.
+    lost: Vec<usize>,
     error: Option<Error>,
+    data: String,
+}
+
+/// A submission whose calls have all answered (or been read back).
+pub struct Settled<T> {
+    pub tag: T,
+    /// What became of each job, in batch order.
+    pub outcomes: Vec<Outcome>,
+    /// The first error of its calls, also when reading back told what they did.
+    pub error: Option<Error>,
 }
 
 impl<T> Sender<T> {
@@ -278,54 +402,86 @@ impl<T> Sender<T> {
         self.pending.is_empty()
     }
 
+    /// The submissions started and not handed back yet, oldest first.
+    pub fn pending(&self) -> impl Iterator<Item = &T> {
+        self.pending.iter().map(|p| &p.tag)
+    }
+
     pub fn start(&mut self, submission: Submission, tag: T) {
         let Submission {
             calls,
-            positions,
+            sent,
             len,
+            data,
         } = submission;
         for call in calls {
             self.window.start(call);
         }
         self.pending.push_back(Pending {
             tag,
-            positions,
-            added: vec![false; len],
+            sent,
+            outcomes: vec![Outcome::Unknown; len],
             answered: 0,
+            lost: Vec::new(),
             error: None,
+            data,
         });
     }
 
-    /// The oldest submission once all its calls have answered: whether each job was added
-    /// (false: id taken), or the first error of its calls. `None` when nothing is pending.
-    /// Cancel-safe.
-    pub async fn next(&mut self) -> Option<(T, Result<Vec<bool>, Error>)> {
+    /// The oldest submission once all its calls have answered, with what became of each
+    /// job; `None` when nothing is pending. A call refused by Redis changed nothing; a call
+    /// whose reply was lost is read back from Redis (its jobs are [`Outcome::Unknown`] when
+    /// that fails too). Cancel-safe.
+    pub async fn next(&mut self) -> Option<Settled<T>> {
         loop {
             let front = self.pending.front()?;
-            if front.answered == front.positions.len() {
+            if front.answered == front.sent.len() {
+                let mut redis = self.window.connection();
+                let front = self.pending.front_mut()?;
+                while let Some(&call) = front.lost.first() {
+                    let sent = &front.sent[call];
+                    // Only a finished read changes anything, so a cancelled one is made again.
+                    if let Ok(outcomes) = read_back(&mut redis, &front.data, &sent.proof).await {
+                        for (&p, outcome) in sent.positions.iter().zip(outcomes) {
+                            front.outcomes[p] = outcome;
+                        }
+                    }
+                    front.lost.remove(0);
+                }
                 let done = self.pending.pop_front()?;
-                let result = match done.error {
-                    Some(err) => Err(err),
-                    None => Ok(done.added),
-                };
-                return Some((done.tag, result));
+                return Some(Settled {
+                    tag: done.tag,
+                    outcomes: done.outcomes,
+                    error: done.error,
+                });
             }
             let reply = self.window.next().await;
+            let server = self.window.server().to_string();
             let front = self.pending.front_mut()?;
-            let positions = &front.positions[front.answered];
+            let call = front.answered;
             front.answered += 1;
-            let marked = match reply {
-                Some(reply) => {
-                    reply.and_then(|r| mark(self.window.server(), &mut front.added, positions, r))
-                }
-                None => Err(Error::Redis {
-                    server: self.window.server().to_string(),
+            let positions = &front.sent[call].positions;
+            let reply = reply.unwrap_or_else(|| {
+                Err(Error::Unreachable {
+                    server: server.clone(),
                     op: "enqueue".into(),
-                    reason: "a script call was lost".into(),
-                    code: None,
-                }),
-            };
+                    reason: "a script call was not sent or its reply was lost".into(),
+                })
+            });
+            let marked = reply.and_then(|r| mark(&server, &mut front.outcomes, positions, r));
             if let Err(err) = marked {
+                // Refused by Redis: the scripts change nothing when they fail. Otherwise (the
+                // link failed, a reply qctl cannot read) Redis tells what the call did.
+                let refused = matches!(&err, Error::Redis { code: Some(_), .. });
+                for &p in positions {
+                    front.outcomes[p] = Outcome::NotAdded;
+                }
+                if !refused {
+                    for &p in positions {
+                        front.outcomes[p] = Outcome::Unknown;
+                    }
+                    front.lost.push(call);
+                }
                 front.error.get_or_insert(err);
             }
         }

@@ -557,6 +557,11 @@ impl Window {
         self.redis.server()
     }
 
+    /// The window's connection, shared, for reads beside the calls.
+    pub fn connection(&self) -> Redis {
+        self.redis.clone()
+    }
+
     /// Whether no call is in flight.
     pub fn is_empty(&self) -> bool {
         self.inflight.is_empty() && self.reloading.is_empty() && self.waiting.is_empty()

@@ -74,30 +74,37 @@ pub struct Settings {
     pub cluster: bool,
 }
 
-/// Refreshes until the screen drops its end of `requests`. The connection reconnects by
-/// itself after a failure, so a lost server is retried at every interval.
+/// The queues read so far, kept from one refresh to the next.
+#[derive(Debug, Default)]
+pub struct Seen(BTreeSet<String>);
+
+/// The first refresh, made before the screen is taken: the same reads as every refresh, so a
+/// server that refuses them (NOAUTH from a server that wants a password and got none,
+/// NOPERM, a wrong key type) ends top with the error and its exit code, as every command,
+/// instead of a screen that shows the error again and again.
+pub async fn first(
+    redis: &mut Redis,
+    settings: &Settings,
+    updates: &UnboundedSender<Update>,
+) -> Result<Seen, Error> {
+    let mut seen = Seen::default();
+    refresh(redis, settings, &mut seen.0, None, updates).await?;
+    Ok(seen)
+}
+
+/// Refreshes every interval, after [`first`], until the screen drops its end of `requests`.
+/// The connection reconnects by itself after a failure, so a lost server is retried at every
+/// interval.
 pub async fn run(
     mut redis: Redis,
     settings: Settings,
+    seen: Seen,
     mut requests: UnboundedReceiver<Request>,
     updates: UnboundedSender<Update>,
 ) {
     let mut detail: Option<String> = None;
-    let mut seen = BTreeSet::new();
+    let mut seen = seen.0;
     loop {
-        let result = refresh(
-            &mut redis,
-            &settings,
-            &mut seen,
-            detail.as_deref(),
-            &updates,
-        )
-        .await;
-        if let Err(e) = result {
-            if updates.send(Update::Error(one_line(&e))).is_err() {
-                return;
-            }
-        }
         let wait = tokio::time::sleep(settings.interval);
         tokio::pin!(wait);
         tokio::select! {
@@ -116,6 +123,19 @@ pub async fn run(
                     }
                 }
             },
+        }
+        let result = refresh(
+            &mut redis,
+            &settings,
+            &mut seen,
+            detail.as_deref(),
+            &updates,
+        )
+        .await;
+        if let Err(e) = result {
+            if updates.send(Update::Error(one_line(&e))).is_err() {
+                return;
+            }
         }
     }
 }
