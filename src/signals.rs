@@ -131,6 +131,10 @@ pub fn install() -> std::io::Result<Arc<Stop>> {
     let mut sigint = unless_ignored(libc::SIGINT, SignalKind::interrupt())?;
     let mut sigterm = signal(SignalKind::terminate())?;
     let mut sighup = unless_ignored(libc::SIGHUP, SignalKind::hangup())?;
+    // An output found closed before now stops the command before it starts its work.
+    if crate::output::closed().is_cancelled() {
+        stop.request(Cause::OutputClosed);
+    }
     let listening = stop.clone();
     tokio::spawn(async move {
         let closed = crate::output::closed();

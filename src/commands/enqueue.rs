@@ -430,8 +430,10 @@ async fn bulk(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow::
     if let Err(e) = ctx.out.flush().or_else(closed_pipe) {
         output_error.get_or_insert(e);
     }
-    // Read after the last write: finding stdout closed there stops the run too.
-    let cause = stop.cause();
+    // Read after the last write: finding stdout closed there stops the run too, unless the
+    // whole input was read and answered: then the stop request stopped nothing.
+    let finished = input_done && unconfirmed.is_none() && !forced;
+    let cause = stop.cause().filter(|_| !finished);
     let settled = describe_settled(&summary, &lines, unconfirmed, forced);
     if cause.is_none() {
         ctx.out.note(format_args!(

@@ -385,8 +385,11 @@ pub async fn bulk(
             let plan = bulk::plan(action, &keys, &set, &chunk);
             (chunk, plan)
         });
+    // Whether a stop request ended the walk before it was through.
+    let mut cut_short = false;
     while let Some((chunk, plan)) = current.take() {
         if stop.requested.is_cancelled() {
+            cut_short = true;
             break;
         }
         let planned = plan.fates().to_vec();
@@ -403,6 +406,7 @@ pub async fn bulk(
             both = async { tokio::join!(running, preparing) } => both,
             _ = stop.forced.cancelled() => {
                 unconfirmed = chunk.len() as u64;
+                cut_short = true;
                 break;
             }
         };
@@ -451,7 +455,8 @@ pub async fn bulk(
         done,
         unconfirmed,
     };
-    if let Some(cause) = stop.cause() {
+    // A stop request that came once the last step was out stopped nothing: the work is done.
+    if let Some(cause) = stop.cause().filter(|_| cut_short || failure.is_some()) {
         let mut text = format!(
             "{}: {}",
             stopped_by(cause),

@@ -151,7 +151,13 @@ pub async fn run(
     let mut failure: Option<anyhow::Error> = None;
     // Jobs whose move is not known: a second signal did not wait for the call's answer.
     let mut unconfirmed = false;
+    // Whether a stop request ended the run before it was through.
+    let mut cut_short = false;
     'consumers: for p in plan.iter().filter(|p| p.skip.is_none()) {
+        if stop.requested.is_cancelled() {
+            cut_short = true;
+            break;
+        }
         let key = &p.consumer.key;
         if !keys.is_inflight_key(key) {
             // Planned consumers are well-formed; recover() says why one is not.
@@ -161,6 +167,7 @@ pub async fn run(
         let (mut moved, mut left) = (0u64, p.consumer.in_flight.unwrap_or(0));
         loop {
             if stop.requested.is_cancelled() {
+                cut_short = true;
                 break;
             }
             // The script looks at the heartbeat again: a consumer that beat since is left
@@ -169,6 +176,7 @@ pub async fn run(
                 step = consumers::recover_step(&mut redis, &keys, key, cutoff) => step,
                 _ = stop.forced.cancelled() => {
                     unconfirmed = true;
+                    cut_short = true;
                     break;
                 }
             };
@@ -209,11 +217,12 @@ pub async fn run(
         if moved > 0 {
             report.recovered.push((key.clone(), moved));
         }
-        if failure.is_some() || unconfirmed || stop.requested.is_cancelled() {
+        if failure.is_some() || unconfirmed || cut_short {
             break 'consumers;
         }
     }
-    let stopped = stop.cause().map(|cause| {
+    // A stop request that came once the last call was out stopped nothing.
+    let stopped = stop.cause().filter(|_| cut_short || failure.is_some()).map(|cause| {
         let mut text = format!(
             "{}: moved {} job(s) back to {}",
             stopped_by(cause),
@@ -246,7 +255,8 @@ pub async fn run(
         ctx.out.last_word(&text);
         return Ok(cause.exit_code());
     }
-    written?;
+    // The work is done: a reader gone by now changes nothing.
+    ctx.out.after_done(written)?;
     Ok(if report.skipped.is_empty() {
         ExitCode::Success
     } else {

@@ -142,7 +142,12 @@ pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow:
             ""
         }
     );
-    if let Some(cause) = stop.cause() {
+    // A stop that came while the UNLINK was out, which then deleted every key, stopped
+    // nothing: the purge is done.
+    let stopped = stop
+        .cause()
+        .filter(|_| unconfirmed || deleted < existing.len() as u64);
+    if let Some(cause) = stopped {
         if ctx.out.json {
             let value = json!({"queue": queue, "deleted": deleted, "interrupted": cause.name()});
             let _ = ctx.out.json_line(&value).and_then(|_| ctx.out.flush());
