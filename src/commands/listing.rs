@@ -7,7 +7,7 @@ use serde_json::json;
 use super::Context;
 use crate::cli::{BulkArgs, FilterArgs, ListArgs, ShowArgs};
 pub use crate::engine::bulk::Action;
-use crate::engine::bulk::{self, Fate, Selection, Walk};
+use crate::engine::bulk::{self, Fate, Reading, Selection, Walk};
 use crate::engine::jobs::describe_time;
 use crate::engine::listing::{self, Entry, Filter, Pager};
 use crate::engine::{self, Error, ExitCode, QueueKeys};
@@ -366,26 +366,28 @@ pub async fn bulk(
     // Reads go on a second connection, so that Redis serves them between this chunk's
     // script calls and the next chunk is ready when they finish.
     let mut reader = server.connect().await?;
-    let mut walk = Walk::new(&set, &selection).without_scores();
+    // Records are read only where the change needs them; deletions need their sizes.
+    let reading = match action {
+        Action::Requeue { .. } => Reading::Records,
+        Action::Delete | Action::DeleteActive => Reading::Sizes,
+        Action::RunNow => Reading::Ids,
+    };
+    let mut walk = Walk::new(&set, &selection)
+        .without_scores()
+        .reading(reading);
     let (mut done, mut skipped) = (0u64, Vec::new());
     let mut current = walk
         .fetch(&mut reader, &keys)
         .await
         .with_context(|| format!("cannot read {set}"))?
-        .map(|window| {
-            let chunk = walk.select(window);
-            let plan = bulk::plan(action, &keys, &set, &chunk);
-            (chunk, plan)
-        });
+        .map(|window| planned(action, &keys, &set, walk.select(window)));
     while let Some((chunk, plan)) = current.take() {
         let running = bulk::execute(&mut redis, plan);
         let preparing = async {
             let Some(window) = walk.fetch(&mut reader, &keys).await? else {
                 return Ok(None);
             };
-            let next = walk.select(window);
-            let plan = bulk::plan(action, &keys, &set, &next);
-            Ok::<_, engine::Error>(Some((next, plan)))
+            Ok::<_, engine::Error>(Some(planned(action, &keys, &set, walk.select(window))))
         };
         let (fates, next) = tokio::join!(running, preparing);
         let fates = fates.with_context(|| {
@@ -394,11 +396,11 @@ pub async fn bulk(
                 verb(action)
             )
         })?;
-        for (e, fate) in chunk.iter().zip(fates) {
+        for (id, fate) in chunk.into_iter().zip(fates) {
             match fate {
                 Fate::Done => done += 1,
-                Fate::NotFound => missing.push(e.id.clone()),
-                Fate::Skipped(why) => skipped.push((e.id.clone(), why)),
+                Fate::NotFound => missing.push(id),
+                Fate::Skipped(why) => skipped.push((id, why)),
             }
         }
         bar.set_position(done + (missing.len() + skipped.len()) as u64);
@@ -414,6 +416,18 @@ pub async fn bulk(
         &missing,
         &skipped,
     )
+}
+
+/// The plan of a chunk, and the chunk's ids: its records are in the plan's calls now, and are
+/// not held twice while they run.
+fn planned(
+    action: Action,
+    keys: &QueueKeys,
+    set: &str,
+    chunk: Vec<Entry>,
+) -> (Vec<String>, bulk::Plan) {
+    let plan = bulk::plan(action, keys, set, &chunk);
+    (chunk.into_iter().map(|e| e.id).collect(), plan)
 }
 
 /// Says what a bulk command did: the ids it could not touch (the first ones one by one),
