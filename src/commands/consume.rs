@@ -27,6 +27,7 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
         let concurrency = handlers * depth;
         Config {
             concurrency,
+            handlers,
             buffer: args.buffer.map(|b| b as usize),
             ..cfg
         }
@@ -168,6 +169,7 @@ fn config(args: &ConsumeArgs) -> anyhow::Result<(Config, HandlerSpec, PathBuf)> 
     let cfg = Config {
         queue,
         concurrency,
+        handlers: concurrency,
         buffer: args.buffer.map(|b| b as usize),
         heartbeat: args.heartbeat,
         orphan_after: args.orphan_after,

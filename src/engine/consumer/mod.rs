@@ -25,6 +25,7 @@ pub use status::{LoopState, Status};
 use super::conn::{Redis, ServerSpec};
 use super::error::Error;
 use super::keys::QueueKeys;
+use super::listing::CALL_BYTES;
 
 /// How much work, in handler run time, the automatic buffer holds ahead of the handlers:
 /// short jobs are then reserved in batches, while long ones are not taken from other
@@ -49,6 +50,11 @@ pub fn auto_buffer(concurrency: usize, run_time: Option<Duration>) -> usize {
 pub struct Config {
     pub queue: String,
     pub concurrency: usize,
+    /// How many jobs the handlers truly run at once: `concurrency`, or with `--pipe` the
+    /// handler processes (each given up to `--pipe-depth` jobs). The consumer holds at most
+    /// [`CALL_BYTES`] of records per handler, but always one job per handler, whatever its
+    /// size (see [`Shared::reserve_budget`]).
+    pub handlers: usize,
     /// Reserved jobs waiting locally for a free handler slot; None: as many as about
     /// [`BUFFER_TIME`] of work, measured as jobs run ([`auto_buffer`]).
     pub buffer: Option<usize>,
@@ -177,6 +183,9 @@ pub(crate) struct Shared {
     pub inflight: String,
     pub server: ServerSpec,
     pub redis: Redis,
+    /// The reservations' own connection: a large reply on it (records, up to a budget) never
+    /// holds up the settles and checks on `redis`, even one too slow to arrive.
+    pub reserver: Redis,
     pub events: mpsc::UnboundedSender<Event>,
     pub handler: Arc<dyn Handler>,
     pub counters: Counters,
@@ -196,6 +205,8 @@ pub(crate) struct Shared {
     pub kill_now: CancellationToken,
     /// Reserved or running jobs held locally (permits taken = jobs held).
     pub slots: Arc<Semaphore>,
+    /// The bytes of the records of the jobs held locally (see [`poller::Hold`]).
+    pub held_bytes: Arc<AtomicUsize>,
     /// Rung whenever a local job finishes.
     pub finished: Notify,
     /// The last successful heartbeat, and whether the lease has been lost.
@@ -261,6 +272,23 @@ impl Shared {
     /// Jobs reserved and not yet settled, here.
     pub fn held(&self) -> usize {
         self.max_capacity() - self.slots.available_permits()
+    }
+
+    /// The byte budget of the next reservation while `jobs` jobs are held here: what is left
+    /// of [`CALL_BYTES`] per handler, at most one call's budget; 0 (one job, whatever its
+    /// size) when the records held leave no room but a handler has no job; None when there
+    /// is room for neither. So the records held stay within the budget per handler, plus
+    /// one record, or one record per handler when records are larger than the budget.
+    pub fn reserve_budget(&self, jobs: usize) -> Option<usize> {
+        let limit = CALL_BYTES.saturating_mul(self.cfg.handlers.max(1));
+        let bytes = self.held_bytes.load(Ordering::Relaxed);
+        if bytes < limit {
+            Some((limit - bytes).min(CALL_BYTES))
+        } else if jobs < self.cfg.handlers {
+            Some(0)
+        } else {
+            None
+        }
     }
 
     /// The handlers' average run time so far (a moving average), if a job has run.
@@ -414,6 +442,7 @@ impl Consumer {
         let mut server = server;
         server.reconnect_retries = 6;
         let mut redis = server.connect().await?;
+        let reserver = server.connect().await?;
         let before = super::now();
         let server_time = redis.server_time().await?;
         let after = super::now();
@@ -435,6 +464,7 @@ impl Consumer {
             inflight,
             server,
             redis,
+            reserver,
             events,
             handler,
             counters: Counters::default(),
@@ -446,6 +476,7 @@ impl Consumer {
             halt: CancellationToken::new(),
             kill_now: CancellationToken::new(),
             slots: Arc::new(Semaphore::new(capacity)),
+            held_bytes: Arc::new(AtomicUsize::new(0)),
             run_micros: AtomicU64::new(0),
             queued: AtomicUsize::new(0),
             finished: Notify::new(),
