@@ -538,7 +538,7 @@ async fn preview_selection(
                 sample = first;
                 return Ok((n, sample));
             }
-            let mut walk = Walk::new(set, selection);
+            let mut walk = Walk::new(set, selection).reading(Reading::Records);
             while let Some(chunk) = walk.next(redis, keys).await? {
                 count += chunk.len() as u64;
                 sample.extend(

@@ -51,9 +51,11 @@ pub struct Walk {
 /// What a [`Walk`] reads of each job beside its id.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reading {
-    /// Its record and recorded failure (and their sizes).
+    /// Its record and recorded failure: for what shows them (exports).
+    Everything,
+    /// Its record: for changes that rewrite it, and filters on it.
     Records,
-    /// Only the sizes of its record and failure: for changes that delete records.
+    /// The size of its record: for changes that delete it.
     Sizes,
     /// Nothing: for changes that leave records alone.
     Ids,
@@ -72,7 +74,7 @@ impl Walk {
             cursor: None,
             done: false,
             with_scores: true,
-            reading: Reading::Records,
+            reading: Reading::Everything,
             ahead: None,
         }
     }
@@ -85,10 +87,9 @@ impl Walk {
 
     /// Reads less of each job: `reading`, or the records when the filter needs them.
     pub fn reading(mut self, reading: Reading) -> Walk {
-        self.reading = if self.filter.needs_records() {
-            Reading::Records
-        } else {
-            reading
+        self.reading = match reading {
+            Reading::Sizes | Reading::Ids if self.filter.needs_records() => Reading::Records,
+            other => other,
         };
         self
     }
@@ -137,7 +138,7 @@ impl Walk {
             }
             self.advance(window.ids());
         }
-        if reading == Reading::Records {
+        if matches!(reading, Reading::Everything | Reading::Records) {
             window.read(redis, keys).await?;
         }
         Ok(Some(window))
@@ -178,7 +179,7 @@ impl Walk {
     }
 }
 
-/// The sizes of the jobs' records and failures, unless `reading` wants only ids.
+/// The sizes of what `reading` asks of the jobs.
 async fn measure(
     redis: &mut Redis,
     keys: &QueueKeys,
@@ -187,7 +188,8 @@ async fn measure(
 ) -> Result<Fetched, Error> {
     match reading {
         Reading::Ids => Ok(Fetched::unmeasured(ids)),
-        Reading::Sizes | Reading::Records => Fetched::measure(redis, keys, ids).await,
+        Reading::Everything => Fetched::measure(redis, keys, ids, true).await,
+        Reading::Sizes | Reading::Records => Fetched::measure(redis, keys, ids, false).await,
     }
 }
 

@@ -31,11 +31,12 @@ pub const INLINE_BYTES: usize = 1 << 20;
 /// Reserves up to `n` jobs (n <= 1000) for the consumer whose in-flight key is `inflight`,
 /// as many as have records of at most `budget` bytes together (at most [`CALL_BYTES`]); the
 /// first one is always taken, however large. Records of more than [`INLINE_BYTES`] together
-/// are read in a second call. A missing or unreadable record, or one whose ID differs from
-/// the id it is stored under, comes back as `Err` so that the caller buries it. A reply that
-/// timed out while the server answers others is [`Error::Slow`].
+/// are read in a second call, on `reader`. A missing or unreadable record, or one whose ID
+/// differs from the id it is stored under, comes back as `Err` so that the caller buries it.
+/// A reply that timed out while the server answers others is [`Error::Slow`].
 pub async fn reserve(
     redis: &mut Redis,
+    reader: &mut Redis,
     keys: &QueueKeys,
     inflight: &str,
     n: usize,
@@ -81,9 +82,9 @@ pub async fn reserve(
                 cmd.arg(id);
             }
         }
-        records = match redis.query(&cmd, format!("HMGET {}", keys.data)).await {
+        records = match reader.query(&cmd, format!("HMGET {}", keys.data)).await {
             Ok(records) => records,
-            Err(e) => return Err(e.confirm(redis).await),
+            Err(e) => return Err(e.confirm(reader).await),
         };
     }
     Ok(ids

@@ -53,24 +53,42 @@ pub fn split(sizes: &[usize], max: usize, budget: usize) -> Vec<Range<usize>> {
     out
 }
 
-/// The stored bytes of each id's record and recorded failure, with HSTRLEN (O(1) each) in
-/// one round trip.
-pub async fn sizes(redis: &mut Redis, keys: &QueueKeys, ids: &[&str]) -> Result<Vec<usize>, Error> {
+/// The stored bytes of each id's record, and of its recorded failure too with `failures`,
+/// with HSTRLEN (O(1) each) in one round trip.
+pub async fn sizes(
+    redis: &mut Redis,
+    keys: &QueueKeys,
+    ids: &[&str],
+    failures: bool,
+) -> Result<Vec<usize>, Error> {
     if ids.is_empty() {
         return Ok(Vec::new());
     }
+    let hashes: &[&str] = if failures {
+        &[&keys.data, &keys.failures]
+    } else {
+        &[&keys.data]
+    };
     let mut pipe = redis::pipe();
     for id in ids {
-        pipe.cmd("HSTRLEN").arg(&keys.data).arg(id);
-        pipe.cmd("HSTRLEN").arg(&keys.failures).arg(id);
+        for hash in hashes {
+            pipe.cmd("HSTRLEN").arg(hash).arg(id);
+        }
     }
-    let lengths: Vec<usize> = redis
-        .pipeline(
-            &pipe,
-            format!("HSTRLEN {} and {}", keys.data, keys.failures),
-        )
-        .await?;
-    Ok(lengths.chunks(2).map(|pair| pair.iter().sum()).collect())
+    pipe.ignore_errors();
+    let lengths = redis
+        .pipeline_all(&pipe, |i| format!("HSTRLEN {}", hashes[i % hashes.len()]))
+        .await?
+        .into_iter()
+        .map(|v| {
+            redis::from_redis_value::<usize>(v)
+                .map_err(|e| Error::from_redis(redis.server(), "reading sizes", e.into()))
+        })
+        .collect::<Result<Vec<usize>, Error>>()?;
+    Ok(lengths
+        .chunks(hashes.len())
+        .map(|l| l.iter().sum())
+        .collect())
 }
 
 /// One listed job.
@@ -84,7 +102,7 @@ pub struct Entry {
     /// The record's bytes as stored.
     pub raw: Option<Vec<u8>>,
     pub failure: Option<Failure>,
-    /// The stored bytes of its record and recorded failure together.
+    /// The stored bytes of its record, with those of its recorded failure when that was read.
     pub size: usize,
 }
 
@@ -158,27 +176,33 @@ fn memfind(hay: &[u8], needle: &[u8]) -> bool {
     needle.is_empty() || hay.windows(needle.len()).any(|w| w == needle)
 }
 
-/// Ids with the stored sizes of their records and failures and, once read, their bytes, not
-/// yet decoded.
+/// Ids with the stored sizes of their records (and failures) and, once read, their bytes,
+/// not yet decoded.
 pub struct Fetched {
     ids: Vec<(String, Option<f64>)>,
     sizes: Vec<usize>,
+    /// Whether the recorded failures are measured and read along with the records (only
+    /// what shows them needs them).
+    with_failures: bool,
     records: Vec<Option<Vec<u8>>>,
     failures: Vec<Option<Vec<u8>>>,
 }
 
 impl Fetched {
-    /// Asks the sizes of the ids' records and failures (one round trip); nothing is read yet.
+    /// Asks the sizes of the ids' records, and of their failures too with `failures` (one
+    /// round trip); nothing is read yet.
     pub async fn measure(
         redis: &mut Redis,
         keys: &QueueKeys,
         ids: Vec<(String, Option<f64>)>,
+        failures: bool,
     ) -> Result<Fetched, Error> {
         let names: Vec<&str> = ids.iter().map(|(id, _)| id.as_str()).collect();
-        let sizes = sizes(redis, keys, &names).await?;
+        let sizes = sizes(redis, keys, &names, failures).await?;
         Ok(Fetched {
             ids,
             sizes,
+            with_failures: failures,
             records: Vec::new(),
             failures: Vec::new(),
         })
@@ -189,6 +213,7 @@ impl Fetched {
         Fetched {
             sizes: vec![0; ids.len()],
             ids,
+            with_failures: false,
             records: Vec::new(),
             failures: Vec::new(),
         }
@@ -216,12 +241,13 @@ impl Fetched {
         Fetched {
             ids: self.ids.split_off(n),
             sizes: self.sizes.split_off(n.min(self.sizes.len())),
+            with_failures: self.with_failures,
             records: Vec::new(),
             failures: Vec::new(),
         }
     }
 
-    /// Reads the records and failures, in calls of at most [`CALL_BYTES`] each (a record
+    /// Reads the records (and failures), in calls of at most [`CALL_BYTES`] each (a record
     /// larger than that alone), one after the other.
     pub async fn read(&mut self, redis: &mut Redis, keys: &QueueKeys) -> Result<(), Error> {
         self.records.clear();
@@ -230,7 +256,9 @@ impl Fetched {
             let names: Vec<&str> = self.ids[range].iter().map(|(id, _)| id.as_str()).collect();
             let mut pipe = redis::pipe();
             pipe.cmd("HMGET").arg(&keys.data).arg(&names);
-            pipe.cmd("HMGET").arg(&keys.failures).arg(&names);
+            if self.with_failures {
+                pipe.cmd("HMGET").arg(&keys.failures).arg(&names);
+            }
             pipe.ignore_errors();
             let replies = match redis
                 .pipeline_all(&pipe, |i| {
@@ -262,6 +290,7 @@ impl Fetched {
             mut sizes,
             mut records,
             mut failures,
+            ..
         } = self;
         sizes.resize(ids.len(), 0);
         records.resize(ids.len(), None);
@@ -288,7 +317,7 @@ pub async fn fetch(
     keys: &QueueKeys,
     ids: Vec<(String, Option<f64>)>,
 ) -> Result<Fetched, Error> {
-    let mut fetched = Fetched::measure(redis, keys, ids).await?;
+    let mut fetched = Fetched::measure(redis, keys, ids, true).await?;
     fetched.read(redis, keys).await?;
     Ok(fetched)
 }
@@ -512,6 +541,6 @@ impl Pager {
                 ids.into_iter().map(|id| (id, None)).collect()
             }
         };
-        Fetched::measure(redis, keys, ids).await
+        Fetched::measure(redis, keys, ids, true).await
     }
 }

@@ -183,9 +183,10 @@ pub(crate) struct Shared {
     pub inflight: String,
     pub server: ServerSpec,
     pub redis: Redis,
-    /// The reservations' own connection: a large reply on it (records, up to a budget) never
-    /// holds up the settles and checks on `redis`, even one too slow to arrive.
-    pub reserver: Redis,
+    /// The connection that reads reserved records too large to come with their reservation
+    /// (up to a budget): such a reply never holds up the calls on `redis`, even one too slow
+    /// to arrive.
+    pub reader: Redis,
     pub events: mpsc::UnboundedSender<Event>,
     pub handler: Arc<dyn Handler>,
     pub counters: Counters,
@@ -205,8 +206,6 @@ pub(crate) struct Shared {
     pub kill_now: CancellationToken,
     /// Reserved or running jobs held locally (permits taken = jobs held).
     pub slots: Arc<Semaphore>,
-    /// The bytes of the records of the jobs held locally (see [`poller::Hold`]).
-    pub held_bytes: Arc<AtomicUsize>,
     /// Rung whenever a local job finishes.
     pub finished: Notify,
     /// The last successful heartbeat, and whether the lease has been lost.
@@ -217,14 +216,22 @@ pub(crate) struct Shared {
     pub run_micros: AtomicU64,
     /// Reserved jobs waiting here for a free handler.
     pub queued: AtomicUsize,
-    /// Ids reserved and not yet settled here (in the local buffer or running).
-    pub holding: std::sync::Mutex<std::collections::HashSet<String>>,
+    /// Ids reserved and not yet settled here (in the local buffer or running), with the
+    /// sizes of their records.
+    pub holding: std::sync::Mutex<Holding>,
     /// An error that ends the consumer, raised where no loop can return it (settling a job).
     pub fatal: std::sync::Mutex<Option<Error>>,
     /// Keys of the warnings already given (each is said once).
     pub reported: std::sync::Mutex<std::collections::HashSet<String>>,
     /// Members seen with a heartbeat in the future: (score, when first seen with it).
     pub ahead: std::sync::Mutex<std::collections::HashMap<String, (f64, std::time::Instant)>>,
+}
+
+/// The jobs held here: their ids with the sizes of their records, and those sizes' sum.
+#[derive(Default)]
+pub(crate) struct Holding {
+    pub ids: std::collections::HashMap<String, usize>,
+    pub bytes: usize,
 }
 
 /// This consumer's hold on its reservations, renewed by every successful heartbeat.
@@ -281,7 +288,7 @@ impl Shared {
     /// one record, or one record per handler when records are larger than the budget.
     pub fn reserve_budget(&self, jobs: usize) -> Option<usize> {
         let limit = CALL_BYTES.saturating_mul(self.cfg.handlers.max(1));
-        let bytes = self.held_bytes.load(Ordering::Relaxed);
+        let bytes = self.holding.lock().expect("holding lock").bytes;
         if bytes < limit {
             Some((limit - bytes).min(CALL_BYTES))
         } else if jobs < self.cfg.handlers {
@@ -358,18 +365,31 @@ impl Shared {
         self.stop.cancel();
     }
 
-    /// Notes ids as held here (reserved by this process).
-    pub fn hold(&self, ids: impl IntoIterator<Item = String>) {
-        self.holding.lock().expect("holding lock").extend(ids);
+    /// Notes ids as held here (reserved by this process), with the sizes of their records.
+    pub fn hold(&self, ids: impl IntoIterator<Item = (String, usize)>) {
+        let mut holding = self.holding.lock().expect("holding lock");
+        for (id, size) in ids {
+            holding.bytes += size;
+            if let Some(old) = holding.ids.insert(id, size) {
+                holding.bytes -= old;
+            }
+        }
     }
 
     /// Notes that a job is no longer held here (settled, or given up).
     pub fn release(&self, id: &str) {
-        self.holding.lock().expect("holding lock").remove(id);
+        let mut holding = self.holding.lock().expect("holding lock");
+        if let Some(size) = holding.ids.remove(id) {
+            holding.bytes -= size;
+        }
     }
 
     pub fn is_holding(&self, id: &str) -> bool {
-        self.holding.lock().expect("holding lock").contains(id)
+        self.holding
+            .lock()
+            .expect("holding lock")
+            .ids
+            .contains_key(id)
     }
 
     /// Ends the consumer with `err` (the first one given wins): it stops reserving and lets
@@ -442,7 +462,7 @@ impl Consumer {
         let mut server = server;
         server.reconnect_retries = 6;
         let mut redis = server.connect().await?;
-        let reserver = server.connect().await?;
+        let reader = server.connect().await?;
         let before = super::now();
         let server_time = redis.server_time().await?;
         let after = super::now();
@@ -464,7 +484,7 @@ impl Consumer {
             inflight,
             server,
             redis,
-            reserver,
+            reader,
             events,
             handler,
             counters: Counters::default(),
@@ -476,7 +496,6 @@ impl Consumer {
             halt: CancellationToken::new(),
             kill_now: CancellationToken::new(),
             slots: Arc::new(Semaphore::new(capacity)),
-            held_bytes: Arc::new(AtomicUsize::new(0)),
             run_micros: AtomicU64::new(0),
             queued: AtomicUsize::new(0),
             finished: Notify::new(),

@@ -3,7 +3,6 @@
 //! lost wake-up never stalls work. What it holds is bounded in jobs (the slots) and in the
 //! bytes of their records ([`Shared::reserve_budget`]).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -17,33 +16,8 @@ use crate::engine::consumers;
 use crate::engine::error::Error;
 use crate::engine::inflight::{self, Reserved};
 
-/// A reserved job and its hold on this consumer until it is settled.
-pub type Work = (Reserved, Hold);
-
-/// A reserved job's local slot and the bytes of its record, counted in
-/// [`Shared::held_bytes`] until this is dropped (the job settled, or given up).
-pub struct Hold {
-    _slot: OwnedSemaphorePermit,
-    bytes: usize,
-    held_bytes: Arc<AtomicUsize>,
-}
-
-impl Hold {
-    fn new(slot: OwnedSemaphorePermit, bytes: usize, shared: &Shared) -> Hold {
-        shared.held_bytes.fetch_add(bytes, Ordering::Relaxed);
-        Hold {
-            _slot: slot,
-            bytes,
-            held_bytes: shared.held_bytes.clone(),
-        }
-    }
-}
-
-impl Drop for Hold {
-    fn drop(&mut self) {
-        self.held_bytes.fetch_sub(self.bytes, Ordering::Relaxed);
-    }
-}
+/// A reserved job and the local slot it holds until it is settled.
+pub type Work = (Reserved, OwnedSemaphorePermit);
 
 const NAME: &str = "poller";
 
@@ -137,8 +111,7 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
                     shared
                         .queued
                         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                    let hold = Hold::new(permit, job.size, &shared);
-                    if tx.send((job, hold)).await.is_err() {
+                    if tx.send((job, permit)).await.is_err() {
                         return Ok(());
                     }
                 }
@@ -255,7 +228,7 @@ async fn reserve(
     budget: usize,
     uncertain: &mut bool,
 ) -> Result<Vec<Reserved>, Error> {
-    let mut redis = shared.reserver.clone();
+    let mut redis = shared.redis.clone();
     if *uncertain {
         let stray: Vec<String> = inflight::members(&mut redis, &shared.inflight)
             .await?
@@ -276,8 +249,17 @@ async fn reserve(
         }
         *uncertain = false;
     }
-    let jobs = inflight::reserve(&mut redis, &shared.keys, &shared.inflight, n, budget).await?;
-    shared.hold(jobs.iter().map(|j| j.id.clone()));
+    let mut reader = shared.reader.clone();
+    let jobs = inflight::reserve(
+        &mut redis,
+        &mut reader,
+        &shared.keys,
+        &shared.inflight,
+        n,
+        budget,
+    )
+    .await?;
+    shared.hold(jobs.iter().map(|j| (j.id.clone(), j.size)));
     Ok(jobs)
 }
 
