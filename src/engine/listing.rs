@@ -75,16 +75,20 @@ pub async fn sizes(
             pipe.cmd("HSTRLEN").arg(hash).arg(id);
         }
     }
-    pipe.ignore_errors();
-    let lengths = redis
-        .pipeline_all(&pipe, |i| format!("HSTRLEN {}", hashes[i % hashes.len()]))
-        .await?
-        .into_iter()
-        .map(|v| {
-            redis::from_redis_value::<usize>(v)
-                .map_err(|e| Error::from_redis(redis.server(), "reading sizes", e.into()))
-        })
-        .collect::<Result<Vec<usize>, Error>>()?;
+    let op = format!("HSTRLEN {}", hashes.join(" and "));
+    let lengths: Vec<usize> = match redis.pipeline(&pipe, &op).await {
+        Ok(lengths) => lengths,
+        // Which key refused (a wrong type, say): asked again, one answer per command.
+        Err(Error::Redis { .. }) => {
+            pipe.ignore_errors();
+            let answers = redis
+                .pipeline_all(&pipe, |i| format!("HSTRLEN {}", hashes[i % hashes.len()]))
+                .await?;
+            redis::from_redis_value(redis::Value::Array(answers))
+                .map_err(|e| Error::from_redis(redis.server(), op, e.into()))?
+        }
+        Err(e) => return Err(e),
+    };
     Ok(lengths
         .chunks(hashes.len())
         .map(|l| l.iter().sum())
