@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 use qctl::engine::inflight;
 use qctl::engine::listing::CALL_BYTES;
 use qctl::engine::{Job, QueueKeys, ServerSpec};
-use support::{qctl, qctl_process, RedisServer};
+use support::{qctl_process, RedisServer};
 
 const MIB: usize = 1 << 20;
 /// The size of a big job's data.
@@ -421,10 +421,16 @@ fn l4_a_record_too_big_for_the_response_timeout_is_reported_once_as_such() {
     assert_eq!(active, ["big-0", "tiny-1"]);
     assert!(support::consumer_keys(&server).is_empty());
 
-    let shown = qctl(&server)
-        .env("QCTL_REDIS_URL", proxy.url())
-        .args(["-u", &proxy.url(), "--response-timeout", "400ms"])
-        .args(["dead", "show", "q", "dead-0", "--raw"])
+    let shown = support::qctl_url(&proxy.url())
+        .args([
+            "--response-timeout",
+            "400ms",
+            "dead",
+            "show",
+            "q",
+            "dead-0",
+            "--raw",
+        ])
         .output()
         .unwrap();
     let shown_err = String::from_utf8_lossy(&shown.stderr);
