@@ -2,9 +2,11 @@
 //! CMD runs in its own process group and gets jobs as JSON lines on stdin
 //! (`{"id","attempt","data"|"data_b64","queue"}`), answering one line per job on stdout
 //! (`{"id","ok":true}` or `{"id","ok":false,"error":"...","retry_in":SECONDS}`). Up to
-//! `--pipe-depth` jobs may be outstanding per handler; answers are matched by id. A handler
-//! that dies, answers garbage or an unknown id, or exceeds `--timeout` on a job fails its
-//! outstanding jobs and is restarted with backoff; each restart is reported as a warning.
+//! `--pipe-depth` jobs may be outstanding per handler, and lines of at most [`CALL_BYTES`]
+//! together (one longer line alone), so big jobs do not pile up in a handler's pipe; answers
+//! are matched by id. A handler that dies, answers garbage or an unknown id, or exceeds
+//! `--timeout` on a job fails its outstanding jobs and is restarted with backoff; each
+//! restart is reported as a warning.
 
 use std::collections::HashMap;
 use std::ffi::OsString;
@@ -23,6 +25,7 @@ use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
 use crate::engine::consumer::{Event, Handler, JobInput, Outcome, RunFuture, RunReport};
+use crate::engine::listing::CALL_BYTES;
 use crate::handler::{handler_command, Group, LineSink, DRAIN_LIMIT, MAX_LINE};
 
 /// The first wait before a handler is started again; it doubles with each failure in a row.
@@ -130,9 +133,14 @@ impl Handler for PipeHandler {
             let started = Instant::now();
             let (reply, mut answer) = oneshot::channel();
             let taken = Arc::new(AtomicBool::new(false));
+            let line = if job.data.len() >= HEAVY_LINE {
+                off_the_runtime(|| request_line(&job))
+            } else {
+                request_line(&job)
+            };
             let request = Request {
                 id: job.id.to_string(),
-                line: request_line(&job),
+                line,
                 taken: taken.clone(),
                 cancel: cancel.clone(),
                 kill_now: kill_now.clone(),
@@ -154,24 +162,47 @@ impl Handler for PipeHandler {
     }
 }
 
-/// The line written to a handler for one job.
-fn request_line(job: &JobInput<'_>) -> Vec<u8> {
-    let mut value = serde_json::json!({
-        "id": job.id,
-        "attempt": job.attempt,
-        "queue": job.queue,
-    });
-    match std::str::from_utf8(job.data) {
-        Ok(text) => value["data"] = text.into(),
-        Err(_) => {
-            value["data_b64"] = base64::engine::general_purpose::STANDARD
-                .encode(job.data)
-                .into()
-        }
+/// Data from this size on is turned into its line off the runtime's workers.
+const HEAVY_LINE: usize = 1 << 20;
+
+/// Runs `f`, which takes a while (the line of a job of many megabytes takes tens of
+/// milliseconds, more in a debug build), without holding up the consumer's other tasks (its
+/// heartbeat): on a worker of a multi-threaded runtime, after handing that worker's other
+/// tasks to another thread.
+fn off_the_runtime<T>(f: impl FnOnce() -> T) -> T {
+    match tokio::runtime::Handle::try_current().map(|h| h.runtime_flavor()) {
+        Ok(tokio::runtime::RuntimeFlavor::MultiThread) => tokio::task::block_in_place(f),
+        _ => f(),
     }
-    let mut line = serde_json::to_vec(&value).expect("a JSON value serializes");
-    line.push(b'\n');
-    line
+}
+
+/// The line written to a handler for one job: its data is copied once, into the line.
+fn request_line(job: &JobInput<'_>) -> Vec<u8> {
+    #[derive(serde::Serialize)]
+    struct Line<'a> {
+        attempt: i64,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        data: Option<&'a str>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        data_b64: Option<String>,
+        id: &'a str,
+        queue: &'a str,
+    }
+    let text = std::str::from_utf8(job.data).ok();
+    let line = Line {
+        attempt: job.attempt,
+        data: text,
+        data_b64: match text {
+            Some(_) => None,
+            None => Some(base64::engine::general_purpose::STANDARD.encode(job.data)),
+        },
+        id: job.id,
+        queue: job.queue,
+    };
+    let mut out = Vec::with_capacity(job.data.len() + job.data.len() / 3 + 128);
+    serde_json::to_writer(&mut out, &line).expect("a job line serializes");
+    out.push(b'\n');
+    out
 }
 
 fn failed(started: Instant, reason: String) -> RunReport {
@@ -251,6 +282,8 @@ fn quote(line: &[u8]) -> String {
 /// A job written to a handler and not answered yet.
 struct Pending {
     reply: oneshot::Sender<RunReport>,
+    /// The length of its line.
+    bytes: usize,
     written: Instant,
     deadline: Option<tokio::time::Instant>,
     kill_now: CancellationToken,
@@ -396,6 +429,8 @@ impl Worker {
         let mut halt: Option<CancellationToken> = None;
 
         let mut pending: HashMap<String, Pending> = HashMap::new();
+        // The bytes of the lines of the pending jobs.
+        let mut outstanding = 0usize;
         let mut line_no = 0u64;
         let mut answered = false;
         let mut warning = warning;
@@ -421,6 +456,7 @@ impl Worker {
                     let Some(p) = pending.remove(&reply.id) else {
                         break End::Bad(format!("unknown id in reply line {line_no}: {}", quote(&line)));
                     };
+                    outstanding -= p.bytes;
                     answered |= reply.ok;
                     let report = answer(&p, reply, &tail_now, warning.take());
                     let _ = p.reply.send(report);
@@ -435,13 +471,17 @@ impl Worker {
                         break End::TimedOut(id);
                     }
                 }
-                request = self.next(), if pending.len() < self.spec.depth => {
+                request = self.next(), if pending.len() < self.spec.depth
+                    && (pending.is_empty() || outstanding < CALL_BYTES) => {
                     let Some(request) = request else { break End::Closing };
                     // Every job carries the consumer's own tokens (see `Handler::run`).
                     halt.get_or_insert_with(|| request.cancel.clone());
+                    let bytes = request.line.len();
+                    outstanding += bytes;
                     let _ = writer.try_send(request.line);
                     pending.insert(request.id, Pending {
                         reply: request.reply,
+                        bytes,
                         written: Instant::now(),
                         deadline: self.spec.timeout.map(|t| tokio::time::Instant::now() + t),
                         kill_now: request.kill_now,
@@ -619,16 +659,18 @@ async fn read_lines(stream: impl AsyncRead + Unpin, lines: mpsc::Sender<Vec<u8>>
     }
 }
 
-/// Writes jobs to the handler; the lines waiting together go in one write.
-async fn write_lines(mut stdin: tokio::process::ChildStdin, mut lines: mpsc::Receiver<Vec<u8>>) {
+/// Writes jobs to the handler; short lines waiting together go in one write, a long one is
+/// written from where it is, not copied.
+async fn write_lines(stdin: tokio::process::ChildStdin, mut lines: mpsc::Receiver<Vec<u8>>) {
+    let mut stdin = tokio::io::BufWriter::with_capacity(64 << 10, stdin);
     let mut waiting = Vec::new();
-    let mut out = Vec::new();
     while lines.recv_many(&mut waiting, 64).await > 0 {
-        out.clear();
         for line in waiting.drain(..) {
-            out.extend_from_slice(&line);
+            if stdin.write_all(&line).await.is_err() {
+                return;
+            }
         }
-        if stdin.write_all(&out).await.is_err() || stdin.flush().await.is_err() {
+        if stdin.flush().await.is_err() {
             return;
         }
     }

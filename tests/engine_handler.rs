@@ -55,9 +55,11 @@ fn env_or(name: &str, default: usize) -> usize {
 }
 
 fn config(queue: &str) -> Config {
+    let concurrency = env_or("QCTL_ENGINE_CONCURRENCY", 2);
     Config {
         queue: queue.into(),
-        concurrency: env_or("QCTL_ENGINE_CONCURRENCY", 2),
+        concurrency,
+        handlers: concurrency,
         buffer: std::env::var("QCTL_ENGINE_BUFFER")
             .ok()
             .map(|v| v.parse().expect("QCTL_ENGINE_BUFFER is a number")),
@@ -144,6 +146,7 @@ async fn a_busy_consumer_acks_in_batches_and_reserves_in_batches() {
     let lines: String = (0..jobs).map(|i| format!("{i}\n")).collect();
     let cfg = Config {
         concurrency: 16,
+        handlers: 16,
         buffer: Some(500),
         ..config("q")
     };

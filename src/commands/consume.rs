@@ -34,6 +34,7 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
         let concurrency = handlers * depth;
         Config {
             concurrency,
+            handlers,
             buffer: args.buffer.map(|b| b as usize),
             ..cfg
         }
@@ -327,6 +328,7 @@ fn config(args: &ConsumeArgs) -> anyhow::Result<(Config, HandlerSpec, PathBuf)> 
     let cfg = Config {
         queue,
         concurrency,
+        handlers: concurrency,
         buffer: args.buffer.map(|b| b as usize),
         heartbeat: args.heartbeat,
         orphan_after: args.orphan_after,

@@ -16,6 +16,7 @@ use crate::cli::{check_time, parse_time, EnqueueArgs};
 use crate::engine::enqueue::{Batch, NewJob, Outcome, Sender, Settled, Submission};
 use crate::engine::jobs::{describe_time, locate};
 use crate::engine::keys::QueueKeys;
+use crate::engine::listing::CALL_BYTES;
 use crate::engine::{self, Error, ExitCode};
 use crate::output::{stopped_by, thousands};
 use crate::signals;
@@ -25,7 +26,8 @@ use crate::signals;
 const CALLS_IN_FLIGHT: usize = 4;
 /// Batches read ahead of the calls in flight.
 const READ_AHEAD: usize = 4;
-/// A batch stops growing at this many bytes of ids and records.
+/// A batch stops growing at this many bytes of ids and records (half a call's budget,
+/// [`CALL_BYTES`]; a job that would take it past the budget starts the next batch).
 const MAX_BATCH_BYTES: usize = 4 << 20;
 /// Duplicates and invalid lines reported one by one before only counting them.
 const MAX_REPORTED: u64 = 20;
@@ -594,6 +596,18 @@ fn read_items(
         line += 1;
         if buf.last() == Some(&b'\n') {
             buf.pop();
+        }
+        // A job that would take the batch past a call's byte budget starts the next one: a
+        // record larger than the budget goes alone.
+        if !items.is_empty() && batch.bytes() + buf.len() > CALL_BYTES {
+            let submission = std::mem::replace(&mut batch, Batch::new(keys, now)).finish();
+            let chunk = Chunk {
+                items: std::mem::take(&mut items),
+                submission,
+            };
+            if tx.blocking_send(chunk).is_err() {
+                return Ok(());
+            }
         }
         if jsonl {
             if !buf.iter().all(u8::is_ascii_whitespace) {

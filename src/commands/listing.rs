@@ -7,7 +7,7 @@ use serde_json::json;
 use super::Context;
 use crate::cli::{BulkArgs, FilterArgs, ListArgs, ShowArgs};
 pub use crate::engine::bulk::Action;
-use crate::engine::bulk::{self, Fate, Selection, Walk};
+use crate::engine::bulk::{self, Fate, Reading, Selection, Walk};
 use crate::engine::jobs::describe_time;
 use crate::engine::listing::{self, Entry, Filter, Pager};
 use crate::engine::{self, Error, ExitCode, QueueKeys};
@@ -370,7 +370,15 @@ pub async fn bulk(
     // Reads go on a second connection, so that Redis serves them between this chunk's
     // script calls and the next chunk is ready when they finish.
     let mut reader = server.connect().await?;
-    let mut walk = Walk::new(&set, &selection).without_scores();
+    // Records are read only where the change needs them; deletions need their sizes.
+    let reading = match action {
+        Action::Requeue { .. } => Reading::Records,
+        Action::Delete | Action::DeleteActive => Reading::Sizes,
+        Action::RunNow => Reading::Ids,
+    };
+    let mut walk = Walk::new(&set, &selection)
+        .without_scores()
+        .reading(reading);
     let (mut done, mut skipped) = (0u64, Vec::new());
     // Jobs of the last step whose fate is not known: a second signal did not wait for its
     // answer, or its reply was lost and reading back failed.
@@ -380,11 +388,7 @@ pub async fn bulk(
         .fetch(&mut reader, &keys)
         .await
         .with_context(|| format!("cannot read {set}"))?
-        .map(|window| {
-            let chunk = walk.select(window);
-            let plan = bulk::plan(action, &keys, &set, &chunk);
-            (chunk, plan)
-        });
+        .map(|window| planned(action, &keys, &set, walk.select(window)));
     // Whether a stop request ended the walk before it was through.
     let mut cut_short = false;
     while let Some((chunk, plan)) = current.take() {
@@ -392,15 +396,13 @@ pub async fn bulk(
             cut_short = true;
             break;
         }
-        let planned = plan.fates().to_vec();
+        let fates_planned = plan.fates().to_vec();
         let running = bulk::execute(&mut redis, plan);
         let preparing = async {
             let Some(window) = walk.fetch(&mut reader, &keys).await? else {
                 return Ok(None);
             };
-            let next = walk.select(window);
-            let plan = bulk::plan(action, &keys, &set, &next);
-            Ok::<_, engine::Error>(Some((next, plan)))
+            Ok::<_, engine::Error>(Some(planned(action, &keys, &set, walk.select(window))))
         };
         let (fates, next) = tokio::select! {
             both = async { tokio::join!(running, preparing) } => both,
@@ -414,7 +416,7 @@ pub async fn bulk(
             Ok(fates) => fates.into_iter().map(Some).collect(),
             // Some calls may have run: Redis tells which jobs moved.
             Err(err) => {
-                let read = bulk::read_back(&mut redis, action, &set, &chunk, planned).await;
+                let read = bulk::read_back(&mut redis, action, &set, &chunk, fates_planned).await;
                 let err = anyhow::Error::from(err)
                     .context(format!("cannot {} jobs of {set}", verb(action)));
                 failure = Some(err);
@@ -427,11 +429,11 @@ pub async fn bulk(
                 }
             }
         };
-        for (e, fate) in chunk.iter().zip(fates) {
+        for (job, fate) in chunk.iter().zip(fates) {
             match fate {
                 Some(Fate::Done) => done += 1,
-                Some(Fate::NotFound) => missing.push(e.id.clone()),
-                Some(Fate::Skipped(why)) => skipped.push((e.id.clone(), why)),
+                Some(Fate::NotFound) => missing.push(job.id.clone()),
+                Some(Fate::Skipped(why)) => skipped.push((job.id.clone(), why)),
                 None => {}
             }
         }
@@ -535,6 +537,25 @@ impl Tally {
         text.push_str("; run the same command again to go on");
         text
     }
+}
+
+/// The plan of a chunk, and the chunk's ids: its records are in the plan's calls now, and are
+/// not held twice while they run.
+fn planned(
+    action: Action,
+    keys: &QueueKeys,
+    set: &str,
+    chunk: Vec<Entry>,
+) -> (Vec<bulk::Planned>, bulk::Plan) {
+    let plan = bulk::plan(action, keys, set, &chunk);
+    let ids = chunk
+        .into_iter()
+        .map(|e| bulk::Planned {
+            recorded: e.raw.is_some() || e.size > 0,
+            id: e.id,
+        })
+        .collect();
+    (ids, plan)
 }
 
 /// Says what a bulk command did: the ids it could not touch (the first ones one by one),
@@ -660,7 +681,7 @@ async fn preview_selection(
                 sample = first;
                 return Ok((n, sample));
             }
-            let mut walk = Walk::new(set, selection);
+            let mut walk = Walk::new(set, selection).reading(Reading::Records);
             while let Some(chunk) = walk.next(redis, keys).await? {
                 count += chunk.len() as u64;
                 sample.extend(

@@ -2,6 +2,9 @@
 //! touches (ids, everything, or a filter), walked in chunks of at most 1000 ids so that no
 //! call blocks Redis for long, and the guarded scripts that change them. Every step is
 //! idempotent: an interrupted run can simply be run again.
+//!
+//! Walks and calls are bounded in bytes too: a step holds at most [`CALL_BYTES`] of records
+//! (or one larger record), and a script call reads, writes or deletes at most that much.
 
 use std::collections::{HashSet, VecDeque};
 
@@ -9,11 +12,11 @@ use super::conn::Redis;
 use super::error::Error;
 use super::job::Job;
 use super::keys::QueueKeys;
-use super::listing::{fetch, Entry, Fetched, Filter, CHUNK};
+use super::listing::{split, Entry, Fetched, Filter, CALL_BYTES, CHUNK};
 use super::scripts::{self, Call};
 
-/// Ids read per step of a walk; they are changed in script calls of at most [`CHUNK`] ids,
-/// sent together in one round trip.
+/// Ids read per step of a walk (and at most [`CALL_BYTES`] of their records); they are
+/// changed in script calls of at most [`CHUNK`] ids, sent together in one round trip.
 pub const WALK: usize = 4 * CHUNK;
 /// Dead jobs per requeue call: each costs about 4 µs of Redis time, so a call stays near
 /// 2 ms and never holds Redis up for long.
@@ -39,6 +42,23 @@ pub struct Walk {
     done: bool,
     /// Whether entries carry their scores (listings and exports) or not (bulk changes).
     with_scores: bool,
+    /// What is read of each job beside its id.
+    reading: Reading,
+    /// Jobs read and measured that did not fit in the last window's budget: the next ones.
+    ahead: Option<Fetched>,
+}
+
+/// What a [`Walk`] reads of each job beside its id.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Reading {
+    /// Its record and recorded failure: for what shows them (exports).
+    Everything,
+    /// Its record: for changes that rewrite it, and filters on it.
+    Records,
+    /// The size of its record: for changes that delete it.
+    Sizes,
+    /// Nothing: for changes that leave records alone.
+    Ids,
 }
 
 impl Walk {
@@ -54,6 +74,8 @@ impl Walk {
             cursor: None,
             done: false,
             with_scores: true,
+            reading: Reading::Everything,
+            ahead: None,
         }
     }
 
@@ -63,41 +85,68 @@ impl Walk {
         self
     }
 
+    /// Reads less of each job: `reading`, or the records when the filter needs them.
+    pub fn reading(mut self, reading: Reading) -> Walk {
+        self.reading = match reading {
+            Reading::Sizes | Reading::Ids if self.filter.needs_records() => Reading::Records,
+            other => other,
+        };
+        self
+    }
+
     /// The next window's ids with the bytes of their records, or None at the end. It moves
     /// past the window, so the next call reads the one after, whatever happens to this one.
+    /// A window holds at most [`WALK`] ids and [`CALL_BYTES`] of records (or one larger).
     pub async fn fetch(
         &mut self,
         redis: &mut Redis,
         keys: &QueueKeys,
     ) -> Result<Option<Fetched>, Error> {
-        if self.done {
-            return Ok(None);
-        }
-        if let Some(ids) = &mut self.ids {
-            let n = ids.len().min(WALK);
-            if n == 0 {
-                self.done = true;
-                return Ok(None);
+        let reading = self.reading;
+        let mut window = match self.ahead.take() {
+            Some(ahead) => ahead,
+            None if self.done => return Ok(None),
+            None => {
+                let ids = match &mut self.ids {
+                    Some(ids) => {
+                        let n = ids.len().min(WALK);
+                        ids.drain(..n).map(|id| (id, None)).collect()
+                    }
+                    None => {
+                        let cursor = self.cursor.as_ref();
+                        read_after(redis, &self.zset, &self.filter, cursor, self.with_scores)
+                            .await?
+                    }
+                };
+                if ids.len() < WALK || self.ids.as_ref().is_some_and(VecDeque::is_empty) {
+                    self.done = true;
+                }
+                measure(redis, keys, ids, reading).await?
             }
-            let chunk: Vec<(String, Option<f64>)> = ids.drain(..n).map(|id| (id, None)).collect();
-            return fetch(redis, keys, chunk).await.map(Some);
-        }
-        let window = read_after(
-            redis.clone(),
-            keys,
-            &self.zset,
-            &self.filter,
-            self.cursor.as_ref(),
-            self.with_scores,
-        )
-        .await?;
-        let ids = window.ids();
-        if ids.len() < WALK {
-            self.done = true;
-        }
-        if ids.is_empty() {
+        };
+        if window.is_empty() {
             return Ok(None);
         }
+        // One budget of records at most: the jobs beyond make the next window.
+        let rest = window.truncate(CALL_BYTES);
+        if !rest.is_empty() {
+            self.ahead = Some(rest);
+        }
+        if self.ids.is_none() {
+            if !self.with_scores {
+                let seen = self.cursor.as_ref().map_or(0, |(_, seen)| seen.len());
+                mark_last_score(redis, &self.zset, window.ids_mut(), seen).await?;
+            }
+            self.advance(window.ids());
+        }
+        if matches!(reading, Reading::Everything | Reading::Records) {
+            window.read(redis, keys).await?;
+        }
+        Ok(Some(window))
+    }
+
+    /// Moves the cursor past a window of the sorted set.
+    fn advance(&mut self, ids: &[(String, Option<f64>)]) {
         let last = ids.last().and_then(|(_, s)| *s).unwrap_or(f64::INFINITY);
         let mut seen = match self.cursor.take() {
             Some((score, seen)) if score == last => seen,
@@ -109,7 +158,6 @@ impl Walk {
                 .map(|(id, _)| id.clone()),
         );
         self.cursor = Some((last, seen));
-        Ok(Some(window))
     }
 
     /// Decodes a fetched window and keeps the jobs the filter selects.
@@ -132,16 +180,29 @@ impl Walk {
     }
 }
 
-/// The window of jobs after `cursor` (or from the start of the filter's score range), with
-/// the bytes of their records and failures.
-async fn read_after(
-    mut redis: Redis,
+/// The sizes of what `reading` asks of the jobs.
+async fn measure(
+    redis: &mut Redis,
     keys: &QueueKeys,
+    ids: Vec<(String, Option<f64>)>,
+    reading: Reading,
+) -> Result<Fetched, Error> {
+    match reading {
+        Reading::Ids => Ok(Fetched::unmeasured(ids)),
+        Reading::Everything => Fetched::measure(redis, keys, ids, true).await,
+        Reading::Sizes | Reading::Records => Fetched::measure(redis, keys, ids, false).await,
+    }
+}
+
+/// The ids of the window of jobs after `cursor` (or from the start of the filter's score
+/// range), at most [`WALK`].
+async fn read_after(
+    redis: &mut Redis,
     zset: &str,
     filter: &Filter,
     cursor: Option<&(f64, HashSet<String>)>,
     with_scores: bool,
-) -> Result<Fetched, Error> {
+) -> Result<Vec<(String, Option<f64>)>, Error> {
     let (min, skip) = match cursor {
         Some((score, seen)) => (format!("{score}"), Some(seen)),
         None => (
@@ -164,15 +225,11 @@ async fn read_after(
         let ids: Vec<String> = redis.query(&range, format!("ZRANGEBYSCORE {zset}")).await?;
         ids.into_iter().map(|id| (id, None)).collect()
     };
-    let mut ids: Vec<(String, Option<f64>)> = ids
+    Ok(ids
         .into_iter()
         .filter(|(id, _)| skip.is_none_or(|seen| !seen.contains(id)))
         .take(WALK)
-        .collect();
-    if !with_scores {
-        mark_last_score(&mut redis, zset, &mut ids, extra).await?;
-    }
-    fetch(&mut redis, keys, ids).await
+        .collect())
 }
 
 /// Gives the window's last score to the jobs that have it (the walk's cursor needs no
@@ -251,21 +308,26 @@ pub struct Plan {
 }
 
 /// Prepares `action` on `entries` of the set `set`. Dead jobs without a usable record are
-/// skipped with the reason.
+/// skipped with the reason. A call deletes or carries at most [`CALL_BYTES`] of records (or
+/// one larger record).
 pub fn plan(action: Action, keys: &QueueKeys, set: &str, entries: &[Entry]) -> Plan {
     let ids: Vec<&str> = entries.iter().map(|e| e.id.as_str()).collect();
+    let sizes: Vec<usize> = entries.iter().map(|e| e.size).collect();
     let mut fates = vec![Fate::NotFound; entries.len()];
     let calls = match action {
         Action::Delete => id_calls(
             &scripts::DELETE,
             &[set, &keys.data, &keys.failures],
             &ids,
+            &sizes,
             CHUNK,
         ),
+        // Records stay where they are: only the ids count.
         Action::RunNow => id_calls(
             &scripts::RUN_NOW,
             &[&keys.scheduled, &keys.active, &keys.signal],
             &ids,
+            &vec![0; ids.len()],
             CHUNK,
         ),
         // LREM walks the list: fewer ids per call.
@@ -273,10 +335,13 @@ pub fn plan(action: Action, keys: &QueueKeys, set: &str, entries: &[Entry]) -> P
             &scripts::DELETE_ACTIVE,
             &[&keys.active, &keys.data, &keys.failures],
             &ids,
+            &sizes,
             100,
         ),
         Action::Requeue { keep_attempts } => {
             let mut calls: Vec<(Call<'static>, Vec<usize>)> = Vec::new();
+            // The bytes each call carries: every job's record as read, and its new one.
+            let mut carried: Vec<usize> = Vec::new();
             for (i, e) in entries.iter().enumerate() {
                 let job = match (&e.job, e.damage()) {
                     (Some(Ok(job)), None) => job,
@@ -293,11 +358,15 @@ pub fn plan(action: Action, keys: &QueueKeys, set: &str, entries: &[Entry]) -> P
                 let new = Job {
                     attempt: if keep_attempts { job.attempt } else { 0 },
                     ..job.clone()
-                };
-                if calls
+                }
+                .encode();
+                let raw = e.raw.as_deref().unwrap_or_default();
+                let bytes = raw.len() + new.len();
+                let full = calls
                     .last()
                     .is_none_or(|(_, pos)| pos.len() >= REQUEUE_CALL)
-                {
+                    || carried.last().is_some_and(|&c| c + bytes > CALL_BYTES);
+                if full {
                     let call = scripts::REQUEUE_DEAD.call(&[
                         &keys.dead,
                         &keys.active,
@@ -306,12 +375,12 @@ pub fn plan(action: Action, keys: &QueueKeys, set: &str, entries: &[Entry]) -> P
                         &keys.signal,
                     ]);
                     calls.push((call, Vec::new()));
+                    carried.push(0);
                 }
                 let (call, pos) = calls.last_mut().expect("pushed above");
-                call.arg(&e.id)
-                    .arg(e.raw.as_deref().unwrap_or_default())
-                    .arg(new.encode());
+                call.arg(&e.id).arg(raw).arg(new);
                 pos.push(i);
+                *carried.last_mut().expect("pushed above") += bytes;
             }
             calls
         }
@@ -331,6 +400,13 @@ impl Plan {
     }
 }
 
+/// A job of a bulk step, once its record has gone into the step's calls.
+pub struct Planned {
+    pub id: String,
+    /// Whether it had a record when it was read.
+    pub recorded: bool,
+}
+
 /// What became of a chunk whose calls failed (a lost reply, a refusal of some of them),
 /// read back from Redis: each entry the plan sent is done if it has left the set or list
 /// (each script removes it from there atomically with the rest of its change), else `None`:
@@ -339,17 +415,17 @@ pub async fn read_back(
     redis: &mut Redis,
     action: Action,
     set: &str,
-    entries: &[Entry],
+    jobs: &[Planned],
     planned: Vec<Fate>,
 ) -> Result<Vec<Option<Fate>>, Error> {
-    let sent: Vec<usize> = (0..entries.len())
+    let sent: Vec<usize> = (0..jobs.len())
         .filter(|&i| planned[i] == Fate::NotFound)
         .collect();
     let mut pipe = redis::pipe();
     for &i in &sent {
         match action {
-            Action::DeleteActive => pipe.cmd("LPOS").arg(set).arg(&entries[i].id),
-            _ => pipe.cmd("ZSCORE").arg(set).arg(&entries[i].id),
+            Action::DeleteActive => pipe.cmd("LPOS").arg(set).arg(&jobs[i].id),
+            _ => pipe.cmd("ZSCORE").arg(set).arg(&jobs[i].id),
         };
     }
     let still: Vec<Option<redis::Value>> = if sent.is_empty() {
@@ -364,7 +440,7 @@ pub async fn read_back(
         fates[i] = match there {
             Some(_) => None,
             // An id given for the active list without a record may never have been there.
-            None if action == Action::DeleteActive && entries[i].raw.is_none() => {
+            None if action == Action::DeleteActive && !jobs[i].recorded => {
                 Some(Fate::NotFound)
             }
             None => Some(Fate::Done),
@@ -415,19 +491,20 @@ async fn run_calls(
     Ok(out)
 }
 
-/// One call per `size` ids, each id in ARGV.
+/// One call per `max` ids and [`CALL_BYTES`] of their records (`sizes`), each id in ARGV.
 fn id_calls(
     lua: &'static scripts::Lua,
     keys: &[&str],
     ids: &[&str],
-    size: usize,
+    sizes: &[usize],
+    max: usize,
 ) -> Vec<(Call<'static>, Vec<usize>)> {
-    ids.chunks(size)
-        .enumerate()
-        .map(|(n, chunk)| {
+    split(sizes, max, CALL_BYTES)
+        .into_iter()
+        .map(|range| {
             let mut call = lua.call(keys);
-            call.arg(chunk);
-            (call, (n * size..n * size + chunk.len()).collect())
+            call.arg(&ids[range.clone()]);
+            (call, range.collect())
         })
         .collect()
 }

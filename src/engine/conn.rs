@@ -266,6 +266,7 @@ impl ServerSpec {
             conn,
             server: self.server.clone(),
             rights_checked: Arc::default(),
+            spec: Arc::new(self.clone()),
         })
     }
 }
@@ -531,11 +532,47 @@ pub struct Redis {
     /// The scripts (with their keys) whose rights were checked on this connection before
     /// their first call (`scripts::Rights`), shared by the clones.
     pub(super) rights_checked: Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
+    /// How it was opened, to open another (see [`Redis::answers_elsewhere`]).
+    spec: Arc<ServerSpec>,
 }
+
+/// The longest [`Redis::answers_elsewhere`] waits for a fresh connection's answer.
+const PROBE_LIMIT: Duration = Duration::from_secs(2);
 
 impl Redis {
     pub fn server(&self) -> &str {
         &self.server
+    }
+
+    /// How long a call may wait for its answer (`--response-timeout`).
+    pub fn response_timeout(&self) -> Duration {
+        self.spec.response_timeout
+    }
+
+    /// Whether the server answers a command on a fresh connection at once (within the
+    /// connect timeout, at most 2 s): after a call timed out, it tells a server that is
+    /// reachable and serving (the call's own reply was too slow) from one that is not. An
+    /// error reply counts as an answer, except a busy or loading server's.
+    pub async fn answers_elsewhere(&self) -> bool {
+        let limit = self.spec.connect_timeout.min(PROBE_LIMIT);
+        let mut spec = (*self.spec).clone();
+        spec.connect_timeout = limit;
+        spec.response_timeout = limit;
+        spec.reconnect_retries = 0;
+        let probe = async {
+            let mut fresh = spec.connect().await?;
+            // TIME is served only by a server that is free to serve (not during a busy
+            // script, unlike HELLO), and every user of the ACL recipe may run it.
+            fresh
+                .query::<redis::Value>(&redis::cmd("TIME"), "TIME")
+                .await
+                .map(drop)
+        };
+        match tokio::time::timeout(limit, probe).await {
+            Ok(Ok(())) => true,
+            Ok(Err(e)) => matches!(e, Error::Redis { .. }) && !e.is_transient(),
+            Err(_) => false,
+        }
     }
 
     /// The raw connection, for calls that build their own commands.

@@ -13,7 +13,8 @@ pub enum ExitCode {
     Failure = 1,
     /// The command line was wrong: unknown flag, bad value, bad URL.
     Usage = 2,
-    /// Redis could not be reached: refused, timed out, TLS or DNS failure.
+    /// Redis could not be reached: refused, timed out, TLS or DNS failure; or it did not
+    /// answer a call within the response timeout although it is reachable.
     Unreachable = 3,
     /// Redis answered with an error: wrong key type, NOPERM, authentication, OOM, ...
     Redis = 4,
@@ -51,6 +52,25 @@ pub enum Error {
         server: String,
         op: String,
         reason: String,
+    },
+    /// A call got no answer within `--response-timeout`: the server or the link failed, or
+    /// (see [`Error::confirm`]) the reply was too large to arrive in time.
+    #[error("cannot reach Redis at {server} ({op}): {reason}")]
+    TimedOut {
+        server: String,
+        op: String,
+        reason: String,
+    },
+    /// A call got no answer within `--response-timeout` while a fresh connection was
+    /// answered at once: its reply (or its request) could not travel in that time.
+    #[error(
+        "Redis at {server} did not answer {op} within --response-timeout ({}), although it is reachable and answered another connection at once: the reply (or the request) was too large to travel in that time; give more time with --response-timeout",
+        humantime::format_duration(*timeout)
+    )]
+    Slow {
+        server: String,
+        op: String,
+        timeout: std::time::Duration,
     },
     #[error("Redis at {server} refused {op}: {reason}")]
     Redis {
@@ -102,7 +122,10 @@ const TRANSIENT: [&str; 6] = [
 impl Error {
     pub fn exit_code(&self) -> ExitCode {
         match self {
-            Error::Unreachable { .. } | Error::LeaseLost { .. } => ExitCode::Unreachable,
+            Error::Unreachable { .. }
+            | Error::TimedOut { .. }
+            | Error::Slow { .. }
+            | Error::LeaseLost { .. } => ExitCode::Unreachable,
             Error::Redis { .. } => ExitCode::Redis,
             Error::Usage(_) => ExitCode::Usage,
             Error::BadInput(_) => ExitCode::BadInput,
@@ -116,6 +139,14 @@ impl Error {
     pub fn from_redis(server: &str, op: impl fmt::Display, err: redis::RedisError) -> Error {
         if let Some(error) = tls_error(server, &op, &err) {
             return error;
+        }
+        // Connecting has its own timeout: only a call's goes unanswered.
+        if err.is_timeout() && op.to_string() != "connect" {
+            return Error::TimedOut {
+                server: server.to_string(),
+                op: op.to_string(),
+                reason: redact(&err.to_string()),
+            };
         }
         if is_transport(&err) {
             return Error::Unreachable {
@@ -200,7 +231,7 @@ impl Error {
     /// rather than the server refusing the operation).
     pub fn is_transient(&self) -> bool {
         match self {
-            Error::Unreachable { .. } => true,
+            Error::Unreachable { .. } | Error::TimedOut { .. } => true,
             Error::Redis { code, .. } => code.as_deref().is_some_and(|c| TRANSIENT.contains(&c)),
             _ => false,
         }
@@ -211,7 +242,8 @@ impl Error {
     /// on these instead of retrying.
     pub fn is_permanent(&self) -> bool {
         match self {
-            Error::Unreachable { .. } => false,
+            // A slow reply is neither: the same call times out again, but other calls work.
+            Error::Unreachable { .. } | Error::TimedOut { .. } | Error::Slow { .. } => false,
             Error::LeaseLost { .. } => true,
             Error::Redis { code, reason, .. } => match code.as_deref() {
                 Some(c) if PERMANENT.contains(&c) => true,
@@ -223,6 +255,32 @@ impl Error {
                 None => true,
             },
             Error::Usage(_) | Error::BadInput(_) | Error::NothingDone(_) => true,
+        }
+    }
+
+    /// Whether Redis did not answer a call within `--response-timeout` although it is
+    /// reachable: its reply (or request) could not travel in that time. Such a call is not
+    /// worth repeating as it is.
+    pub fn is_slow(&self) -> bool {
+        matches!(self, Error::Slow { .. })
+    }
+
+    /// Tells what a call that timed out on `redis` met: when a fresh connection is answered
+    /// at once, the server is reachable and serving, and the call's own reply was too slow
+    /// ([`Error::Slow`]); otherwise the error stays as it is. Other errors pass unchanged.
+    /// Used where one call moves many bytes (records, reservations).
+    pub async fn confirm(self, redis: &super::conn::Redis) -> Error {
+        let Error::TimedOut { server, op, reason } = self else {
+            return self;
+        };
+        if redis.answers_elsewhere().await {
+            Error::Slow {
+                server,
+                op,
+                timeout: redis.response_timeout(),
+            }
+        } else {
+            Error::TimedOut { server, op, reason }
         }
     }
 }

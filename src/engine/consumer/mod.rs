@@ -26,6 +26,7 @@ pub use status::{LoopState, Status};
 use super::conn::{Redis, ServerSpec};
 use super::error::Error;
 use super::keys::QueueKeys;
+use super::listing::CALL_BYTES;
 
 /// How much work, in handler run time, the automatic buffer holds ahead of the handlers:
 /// short jobs are then reserved in batches, while long ones are not taken from other
@@ -50,6 +51,11 @@ pub fn auto_buffer(concurrency: usize, run_time: Option<Duration>) -> usize {
 pub struct Config {
     pub queue: String,
     pub concurrency: usize,
+    /// How many jobs the handlers truly run at once: `concurrency`, or with `--pipe` the
+    /// handler processes (each given up to `--pipe-depth` jobs). The consumer holds at most
+    /// [`CALL_BYTES`] of records per handler, but always one job per handler, whatever its
+    /// size (see [`Shared::reserve_budget`]).
+    pub handlers: usize,
     /// Reserved jobs waiting locally for a free handler slot; None: as many as about
     /// [`BUFFER_TIME`] of work, measured as jobs run ([`auto_buffer`]).
     pub buffer: Option<usize>,
@@ -212,6 +218,10 @@ pub(crate) struct Shared {
     pub inflight: String,
     pub server: ServerSpec,
     pub redis: Redis,
+    /// The connection that reads reserved records too large to come with their reservation
+    /// (up to a budget): such a reply never holds up the calls on `redis`, even one too slow
+    /// to arrive.
+    pub reader: Redis,
     pub events: mpsc::UnboundedSender<Event>,
     pub handler: Arc<dyn Handler>,
     pub counters: Counters,
@@ -241,8 +251,9 @@ pub(crate) struct Shared {
     pub run_micros: AtomicU64,
     /// Reserved jobs waiting here for a free handler.
     pub queued: AtomicUsize,
-    /// Ids reserved and not yet settled here (in the local buffer or running).
-    pub holding: std::sync::Mutex<std::collections::HashSet<String>>,
+    /// Ids reserved and not yet settled here (in the local buffer or running), with the
+    /// sizes of their records.
+    pub holding: std::sync::Mutex<Holding>,
     /// An error that ends the consumer, raised where no loop can return it (settling a job).
     pub fatal: std::sync::Mutex<Option<Error>>,
     /// Keys of the warnings already given (each is said once).
@@ -256,6 +267,13 @@ pub(crate) struct Shared {
     pub drain_end: std::sync::Mutex<Option<DrainEnd>>,
     /// The panic of the poller or the processor, passed on once the consumer has cleaned up.
     pub panic: std::sync::Mutex<Option<Box<dyn std::any::Any + Send>>>,
+}
+
+/// The jobs held here: their ids with the sizes of their records, and those sizes' sum.
+#[derive(Default)]
+pub(crate) struct Holding {
+    pub ids: std::collections::HashMap<String, usize>,
+    pub bytes: usize,
 }
 
 /// This consumer's hold on its reservations, renewed by every successful heartbeat.
@@ -355,6 +373,23 @@ impl Shared {
         self.max_capacity() - self.slots.available_permits()
     }
 
+    /// The byte budget of the next reservation while `jobs` jobs are held here: what is left
+    /// of [`CALL_BYTES`] per handler, at most one call's budget; 0 (one job, whatever its
+    /// size) when the records held leave no room but a handler has no job; None when there
+    /// is room for neither. So the records held stay within the budget per handler, plus
+    /// one record, or one record per handler when records are larger than the budget.
+    pub fn reserve_budget(&self, jobs: usize) -> Option<usize> {
+        let limit = CALL_BYTES.saturating_mul(self.cfg.handlers.max(1));
+        let bytes = self.holding.lock().expect("holding lock").bytes;
+        if bytes < limit {
+            Some((limit - bytes).min(CALL_BYTES))
+        } else if jobs < self.cfg.handlers {
+            Some(0)
+        } else {
+            None
+        }
+    }
+
     /// The handlers' average run time so far (a moving average), if a job has run.
     pub fn run_time(&self) -> Option<Duration> {
         match self.run_micros.load(Ordering::Relaxed) {
@@ -422,18 +457,31 @@ impl Shared {
         self.stop.cancel();
     }
 
-    /// Notes ids as held here (reserved by this process).
-    pub fn hold(&self, ids: impl IntoIterator<Item = String>) {
-        self.holding.lock().expect("holding lock").extend(ids);
+    /// Notes ids as held here (reserved by this process), with the sizes of their records.
+    pub fn hold(&self, ids: impl IntoIterator<Item = (String, usize)>) {
+        let mut holding = self.holding.lock().expect("holding lock");
+        for (id, size) in ids {
+            holding.bytes += size;
+            if let Some(old) = holding.ids.insert(id, size) {
+                holding.bytes -= old;
+            }
+        }
     }
 
     /// Notes that a job is no longer held here (settled, or given up).
     pub fn release(&self, id: &str) {
-        self.holding.lock().expect("holding lock").remove(id);
+        let mut holding = self.holding.lock().expect("holding lock");
+        if let Some(size) = holding.ids.remove(id) {
+            holding.bytes -= size;
+        }
     }
 
     pub fn is_holding(&self, id: &str) -> bool {
-        self.holding.lock().expect("holding lock").contains(id)
+        self.holding
+            .lock()
+            .expect("holding lock")
+            .ids
+            .contains_key(id)
     }
 
     /// Ends the consumer with `err` (the first one given wins): it stops reserving and lets
@@ -572,6 +620,7 @@ impl Consumer {
         let mut server = server;
         server.reconnect_retries = 6;
         let mut redis = server.connect().await?;
+        let reader = server.connect().await?;
         let clock = ServerClock::read(&mut redis).await?;
         let server_time = clock.now();
         let skew = server_time - super::now();
@@ -596,6 +645,7 @@ impl Consumer {
             inflight,
             server,
             redis,
+            reader,
             events,
             handler,
             counters: Counters::default(),

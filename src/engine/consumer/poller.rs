@@ -1,6 +1,7 @@
 //! Reserves jobs into free local slots and hands them to the processor. When nothing is
 //! ready it blocks on `NAME:signal`, at most one poll interval, then looks again anyway, so a
-//! lost wake-up never stalls work.
+//! lost wake-up never stalls work. What it holds is bounded in jobs (the slots) and in the
+//! bytes of their records ([`Shared::reserve_budget`]).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -52,10 +53,14 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
         // Hold no more than the capacity of the moment (the automatic buffer follows the
         // jobs' run time). While jobs still wait locally, reserve only once half of it is
         // free, so that a busy consumer reserves in batches rather than one job per request.
+        // Nor more bytes of records than the budget per handler (the slot just taken holds
+        // no job yet).
         let capacity = shared.capacity();
-        let free = (capacity + 1).saturating_sub(shared.held());
+        let held = shared.held();
+        let free = (capacity + 1).saturating_sub(held);
         let waiting = shared.queued.load(std::sync::atomic::Ordering::Relaxed);
-        if free == 0 || (waiting > 0 && free < capacity.div_ceil(2)) {
+        let budget = shared.reserve_budget(held.saturating_sub(1));
+        if free == 0 || budget.is_none() || (waiting > 0 && free < capacity.div_ceil(2)) {
             drop(first);
             let finished = shared.finished.notified();
             tokio::select! {
@@ -65,8 +70,13 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
             }
             continue;
         }
+        let budget = budget.expect("checked above");
         let mut permits = vec![first];
-        let want = remaining.map_or(free, |r| (r as usize).min(free));
+        let want = match budget {
+            // One job, the first in line, whatever its size.
+            0 => 1,
+            _ => remaining.map_or(free, |r| (r as usize).min(free)),
+        };
         while permits.len() < want {
             match shared.slots.clone().try_acquire_owned() {
                 Ok(p) => permits.push(p),
@@ -78,7 +88,7 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
         }
         // Every call below gives way to a stop, so a stalled link cannot hold up shutdown or
         // the end of a lost lease; what a cut-off call reserved is still in the in-flight set.
-        let step = reserve(&shared, permits.len(), &mut uncertain);
+        let step = reserve(&shared, permits.len(), budget, &mut uncertain);
         let result = tokio::select! {
             r = step => r,
             _ = shared.stop.cancelled() => break,
@@ -169,6 +179,12 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
                 drop(permits);
                 // The reply to a reservation may have been lost after Redis ran it.
                 uncertain |= err.is_transient();
+                if err.is_slow() {
+                    // Redis answers, but this reservation's reply could not arrive within
+                    // --response-timeout: the same record would time out again. Stop; what
+                    // the call reserved is returned on the way out.
+                    return Err(err);
+                }
                 failed(&shared, err, &mut failures, &mut failing_since).await?;
             }
         }
@@ -214,11 +230,16 @@ async fn failed(
     Ok(())
 }
 
-/// Reserves up to `n` jobs. After a call whose reply may have been lost (`uncertain`), it
-/// first returns to `NAME:active` whatever is in this consumer's in-flight set without being
-/// held here: those ids were reserved by a call whose answer never came, and nobody else
-/// would run them while this consumer lives.
-async fn reserve(shared: &Shared, n: usize, uncertain: &mut bool) -> Result<Vec<Reserved>, Error> {
+/// Reserves up to `n` jobs whose records fit in `budget` bytes (at least one). After a call
+/// whose reply may have been lost (`uncertain`), it first returns to `NAME:active` whatever
+/// is in this consumer's in-flight set without being held here: those ids were reserved by a
+/// call whose answer never came, and nobody else would run them while this consumer lives.
+async fn reserve(
+    shared: &Shared,
+    n: usize,
+    budget: usize,
+    uncertain: &mut bool,
+) -> Result<Vec<Reserved>, Error> {
     let mut redis = shared.redis.clone();
     if *uncertain {
         let stray: Vec<String> = inflight::members(&mut redis, &shared.inflight)
@@ -240,8 +261,17 @@ async fn reserve(shared: &Shared, n: usize, uncertain: &mut bool) -> Result<Vec<
         }
         *uncertain = false;
     }
-    let jobs = inflight::reserve(&mut redis, &shared.keys, &shared.inflight, n).await?;
-    shared.hold(jobs.iter().map(|j| j.id.clone()));
+    let mut reader = shared.reader.clone();
+    let jobs = inflight::reserve(
+        &mut redis,
+        &mut reader,
+        &shared.keys,
+        &shared.inflight,
+        n,
+        budget,
+    )
+    .await?;
+    shared.hold(jobs.iter().map(|j| (j.id.clone(), j.size)));
     Ok(jobs)
 }
 

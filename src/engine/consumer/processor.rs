@@ -20,6 +20,7 @@ use crate::engine::inflight::{self, Reserved};
 use crate::engine::job::Job;
 use crate::engine::jobs::{locate, Location};
 use crate::engine::scripts::{self, Changed};
+use crate::engine::listing::{split, CALL_BYTES};
 
 const NAME: &str = "processor";
 /// The most ids one ack call carries (the ack script's own limit).
@@ -60,6 +61,8 @@ async fn not_reserved(shared: &Shared, id: &str) -> String {
 /// here (None: it could not be acked).
 struct AckRequest {
     id: String,
+    /// The bytes of its record, which the ack deletes.
+    bytes: usize,
     done: oneshot::Sender<Option<bool>>,
 }
 
@@ -68,11 +71,12 @@ struct AckRequest {
 struct Acks(mpsc::UnboundedSender<AckRequest>);
 
 impl Acks {
-    /// Acks one job along with whatever else succeeded meanwhile.
-    async fn ack(&self, id: &str) -> Option<bool> {
+    /// Acks one job (whose record has `bytes`) along with whatever else succeeded meanwhile.
+    async fn ack(&self, id: &str, bytes: usize) -> Option<bool> {
         let (done, answer) = oneshot::channel();
         let request = AckRequest {
             id: id.to_string(),
+            bytes,
             done,
         };
         if self.0.send(request).is_err() {
@@ -83,10 +87,11 @@ impl Acks {
 }
 
 /// Acks what is sent until every sender is gone: each call takes all that waits, up to
-/// [`ACK_BATCH`]. While the jobs waiting here keep the handlers busy, it first waits for
-/// more to finish (up to [`ACK_LINGER`], and half the time that work lasts), until half the
-/// capacity waits to be acked: a consumer of short jobs then sends one ack for many, and
-/// the wait ends well before its handlers would need the slots an ack frees.
+/// [`ACK_BATCH`] jobs and records of [`CALL_BYTES`] (or one larger record), so no ack holds
+/// Redis up deleting big records. While the jobs waiting here keep the handlers busy, it
+/// first waits for more to finish (up to [`ACK_LINGER`], and half the time that work lasts),
+/// until half the capacity waits to be acked: a consumer of short jobs then sends one ack
+/// for many, and the wait ends well before its handlers would need the slots an ack frees.
 async fn acker(shared: Arc<Shared>, mut rx: mpsc::UnboundedReceiver<AckRequest>) {
     let mut batch = Vec::with_capacity(ACK_BATCH);
     while rx.recv_many(&mut batch, ACK_BATCH).await > 0 {
@@ -104,22 +109,31 @@ async fn acker(shared: Arc<Shared>, mut rx: mpsc::UnboundedReceiver<AckRequest>)
                 _ => break,
             }
         }
-        let ids: Vec<&str> = batch.iter().map(|r| r.id.as_str()).collect();
-        let what = match ids.as_slice() {
-            [one] => format!("job {one:?}"),
-            many => format!("{} jobs", many.len()),
-        };
-        let flags = settle(&shared, &what, |mut r| {
-            let ids = &ids;
-            let shared = &shared;
-            async move { inflight::ack(&mut r, &shared.keys, &shared.inflight, ids).await }
-        })
-        .await;
-        drop(ids);
-        for (i, request) in batch.drain(..).enumerate() {
-            let acked = flags.as_ref().map(|f| f.get(i).copied().unwrap_or(false));
-            let _ = request.done.send(acked);
+        let sizes: Vec<usize> = batch.iter().map(|r| r.bytes).collect();
+        let mut requests = batch.drain(..);
+        for range in split(&sizes, ACK_BATCH, CALL_BYTES) {
+            let part: Vec<AckRequest> = requests.by_ref().take(range.len()).collect();
+            ack_part(&shared, part).await;
         }
+    }
+}
+
+/// Acks one call's worth of jobs and tells each whether it was still reserved.
+async fn ack_part(shared: &Shared, part: Vec<AckRequest>) {
+    let ids: Vec<&str> = part.iter().map(|r| r.id.as_str()).collect();
+    let what = match ids.as_slice() {
+        [one] => format!("job {one:?}"),
+        many => format!("{} jobs", many.len()),
+    };
+    let flags = settle(shared, &what, |mut r| {
+        let ids = &ids;
+        async move { inflight::ack(&mut r, &shared.keys, &shared.inflight, ids).await }
+    })
+    .await;
+    drop(ids);
+    for (i, request) in part.into_iter().enumerate() {
+        let acked = flags.as_ref().map(|f| f.get(i).copied().unwrap_or(false));
+        let _ = request.done.send(acked);
     }
 }
 
@@ -197,6 +211,7 @@ pub async fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Work>) -> Result<()
 /// handler is done, so the next job starts while this one is being settled.
 async fn process(shared: &Shared, acks: &Acks, reserved: Reserved, slot: OwnedSemaphorePermit) {
     let id = reserved.id;
+    let size = reserved.size;
     let job = match reserved.job {
         Ok(job) => job,
         Err(damage) => {
@@ -281,7 +296,7 @@ async fn process(shared: &Shared, acks: &Acks, reserved: Reserved, slot: OwnedSe
                 attempt: job.attempt,
                 duration_ms,
             });
-            if acks.ack(&id).await == Some(false) {
+            if acks.ack(&id, size).await == Some(false) {
                 let reason = not_reserved(shared, &id).await;
                 shared.emit(Event::Lost { id, reason });
             }
