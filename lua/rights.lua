@@ -47,6 +47,7 @@ local forms = {
   HGET = function(k) return try('HGET', k, probe) end,
   HMGET = function(k) return try('HMGET', k, probe) end,
   HEXISTS = function(k) return try('HEXISTS', k, probe) end,
+  HSTRLEN = function(k) return try('HSTRLEN', k, probe) end,
   SISMEMBER = function(k) return try('SISMEMBER', k, probe) end,
   SMISMEMBER = function(k) return try('SMISMEMBER', k, probe) end,
   SMEMBERS = function(k) return try('SMEMBERS', k) end,
