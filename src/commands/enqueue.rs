@@ -565,6 +565,23 @@ fn report_invalid(
     Ok(())
 }
 
+/// Hands the batch and its items over to be sent, leaving both empty for the next; false
+/// when the receiver has gone away.
+fn hand_over<'k>(
+    batch: &mut Batch<'k>,
+    items: &mut Vec<Item>,
+    keys: &'k QueueKeys,
+    now: f64,
+    tx: &mpsc::Sender<Chunk>,
+) -> bool {
+    let submission = std::mem::replace(batch, Batch::new(keys, now)).finish();
+    let chunk = Chunk {
+        items: std::mem::take(items),
+        submission,
+    };
+    tx.blocking_send(chunk).is_ok()
+}
+
 /// Reads the input line by line, putting each job into the script calls of a batch (or
 /// noting an invalid line), and hands over a batch when it is full or before a read that may
 /// wait for more input; until the input ends or the receiver goes away.
@@ -599,15 +616,11 @@ fn read_items(
         }
         // A job that would take the batch past a call's byte budget starts the next one: a
         // record larger than the budget goes alone.
-        if !items.is_empty() && batch.bytes() + buf.len() > CALL_BYTES {
-            let submission = std::mem::replace(&mut batch, Batch::new(keys, now)).finish();
-            let chunk = Chunk {
-                items: std::mem::take(&mut items),
-                submission,
-            };
-            if tx.blocking_send(chunk).is_err() {
-                return Ok(());
-            }
+        if !items.is_empty()
+            && batch.bytes() + buf.len() > CALL_BYTES
+            && !hand_over(&mut batch, &mut items, keys, now, &tx)
+        {
+            return Ok(());
         }
         if jsonl {
             if !buf.iter().all(u8::is_ascii_whitespace) {
@@ -632,15 +645,11 @@ fn read_items(
             });
         }
         let full = batch.is_full() || batch.bytes() >= MAX_BATCH_BYTES;
-        if (full || reader.buffer().is_empty()) && !items.is_empty() {
-            let submission = std::mem::replace(&mut batch, Batch::new(keys, now)).finish();
-            let chunk = Chunk {
-                items: std::mem::take(&mut items),
-                submission,
-            };
-            if tx.blocking_send(chunk).is_err() {
-                return Ok(());
-            }
+        if (full || reader.buffer().is_empty())
+            && !items.is_empty()
+            && !hand_over(&mut batch, &mut items, keys, now, &tx)
+        {
+            return Ok(());
         }
     }
 }

@@ -458,30 +458,24 @@ pub async fn bulk(
         unconfirmed,
     };
     // A stop request that came once the last step was out stopped nothing: the work is done.
-    if let Some(cause) = stop.cause().filter(|_| cut_short || failure.is_some()) {
-        let mut text = format!(
-            "{}: {}",
-            stopped_by(cause),
-            tally.describe(&missing, &skipped)
-        );
-        if let Some(err) = &failure {
-            text.push_str(&format!(
-                "; error: {}",
-                crate::engine::error::redact(&format!("{err:#}"))
-            ));
-        }
-        return report(
-            &mut ctx,
-            action,
-            &args.queue,
-            &set,
-            done,
-            &missing,
-            &skipped,
-            Some((cause, text)),
-        );
-    }
-    if let Some(err) = failure {
+    let stopped = stop
+        .cause()
+        .filter(|_| cut_short || failure.is_some())
+        .map(|cause| {
+            let mut text = format!(
+                "{}: {}",
+                stopped_by(cause),
+                tally.describe(&missing, &skipped)
+            );
+            if let Some(err) = &failure {
+                text.push_str(&format!(
+                    "; error: {}",
+                    crate::engine::error::redact(&format!("{err:#}"))
+                ));
+            }
+            (cause, text)
+        });
+    if let (None, Some(err)) = (&stopped, failure) {
         return Err(err.context(tally.describe(&missing, &skipped)));
     }
     report(
@@ -492,7 +486,7 @@ pub async fn bulk(
         done,
         &missing,
         &skipped,
-        None,
+        stopped,
     )
 }
 

@@ -440,9 +440,7 @@ pub async fn read_back(
         fates[i] = match there {
             Some(_) => None,
             // An id given for the active list without a record may never have been there.
-            None if action == Action::DeleteActive && !jobs[i].recorded => {
-                Some(Fate::NotFound)
-            }
+            None if action == Action::DeleteActive && !jobs[i].recorded => Some(Fate::NotFound),
             None => Some(Fate::Done),
         };
     }

@@ -19,8 +19,8 @@ use crate::engine::failure::Failure;
 use crate::engine::inflight::{self, Reserved};
 use crate::engine::job::Job;
 use crate::engine::jobs::{locate, Location};
-use crate::engine::scripts::{self, Changed};
 use crate::engine::listing::{split, CALL_BYTES};
+use crate::engine::scripts::{self, Changed};
 
 const NAME: &str = "processor";
 /// The most ids one ack call carries (the ack script's own limit).
