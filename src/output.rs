@@ -232,22 +232,97 @@ impl Output {
     }
 
     /// Asks before a destructive or bulk change. `--yes` answers for the user; without a
-    /// terminal and without `--yes` the command is refused with the exact line to re-run.
-    pub fn confirm(&self, question: &str, yes: bool) -> Result<bool, crate::engine::Error> {
-        if yes {
-            return Ok(true);
-        }
-        if !io::stdin().is_terminal() || !io::stderr().is_terminal() {
+    /// terminal and without `--yes` the command is refused with the exact line to re-run. A
+    /// stop request (before or during the question) is the answer when it comes first.
+    pub async fn confirm(
+        &self,
+        question: &str,
+        yes: bool,
+        stop: &crate::signals::Stop,
+    ) -> Result<Answer, crate::engine::Error> {
+        if !yes && (!io::stdin().is_terminal() || !io::stderr().is_terminal()) {
             return Err(crate::engine::Error::Usage(format!(
                 "{question} needs confirmation and there is no terminal to ask; to go ahead, run:\n  {}",
                 rerun_with_yes()
             )));
         }
-        dialoguer::Confirm::new()
-            .with_prompt(question)
-            .default(false)
-            .interact()
-            .map_err(|e| crate::engine::Error::Usage(format!("cannot ask for confirmation: {e}")))
+        if let Some(cause) = stop.cause() {
+            return Ok(Answer::Stopped(cause));
+        }
+        if yes {
+            return Ok(Answer::Yes);
+        }
+        // The prompt reads the terminal in a thread of its own, so that a signal that does
+        // not come from the keyboard (SIGTERM, a Ctrl-C elsewhere in a pipeline) ends the
+        // wait too; the terminal then gets back the mode it had before the prompt.
+        let mode = TerminalMode::save();
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let prompt = question.to_string();
+        std::thread::spawn(move || {
+            let _ = tx.send(
+                dialoguer::Confirm::new()
+                    .with_prompt(prompt)
+                    .default(false)
+                    .interact(),
+            );
+        });
+        let stopped = || Answer::Stopped(stop.cause().unwrap_or(crate::signals::Cause::Interrupt));
+        tokio::select! {
+            answer = rx => match answer {
+                Ok(Ok(true)) => Ok(Answer::Yes),
+                Ok(Ok(false)) => Ok(Answer::No),
+                // Ctrl-C at the prompt: the terminal hands it over as a key, which the prompt
+                // turns back into SIGINT.
+                Ok(Err(dialoguer::Error::IO(e))) if e.kind() == io::ErrorKind::Interrupted => {
+                    mode.restore();
+                    Ok(stopped())
+                }
+                Ok(Err(e)) => Err(crate::engine::Error::Usage(format!(
+                    "cannot ask for confirmation: {e}"
+                ))),
+                Err(_) => Err(crate::engine::Error::Usage(
+                    "cannot ask for confirmation: the prompt ended without an answer".into(),
+                )),
+            },
+            _ = stop.requested.cancelled() => {
+                mode.restore();
+                Ok(stopped())
+            }
+        }
+    }
+}
+
+/// The answer to a confirmation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Answer {
+    Yes,
+    No,
+    /// A stop request came first.
+    Stopped(crate::signals::Cause),
+}
+
+/// The mode of the terminal on standard input.
+struct TerminalMode(Option<libc::termios>);
+
+impl TerminalMode {
+    fn save() -> TerminalMode {
+        // SAFETY: tcgetattr writes a termios for fd 0, which is checked to be a terminal.
+        unsafe {
+            let mut mode: libc::termios = std::mem::zeroed();
+            TerminalMode((libc::tcgetattr(libc::STDIN_FILENO, &mut mode) == 0).then_some(mode))
+        }
+    }
+
+    /// Gives the terminal back as it was before the prompt: its mode, the cursor shown (the
+    /// prompt hides it), and a new line after the question.
+    fn restore(&self) {
+        stderr_line("\x1b[?25h");
+        if let Some(mode) = &self.0 {
+            // SAFETY: sets fd 0's mode to one tcgetattr returned for it.
+            unsafe {
+                libc::tcsetattr(libc::STDIN_FILENO, libc::TCSADRAIN, mode);
+            }
+        }
     }
 }
 

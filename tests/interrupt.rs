@@ -604,23 +604,6 @@ fn sigint_in_purge_and_orphans_through_a_slow_link() {
     ));
 }
 
-/// A child process of `parent`, once it has one.
-fn child_of(parent: u32) -> Option<i32> {
-    std::fs::read_dir("/proc").ok()?.find_map(|entry| {
-        let entry = entry.ok()?;
-        let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
-        let stat = std::fs::read_to_string(entry.path().join("stat")).ok()?;
-        let ppid: u32 = stat
-            .rsplit_once(')')?
-            .1
-            .split_whitespace()
-            .nth(1)?
-            .parse()
-            .ok()?;
-        (ppid == parent).then_some(pid)
-    })
-}
-
 /// The numbers a progress bar showed before `marker` (as in `63,500/200,000` with the
 /// marker `/200,000`, or `1,265,192 jobs enqueued`), from a terminal's raw output.
 fn shown(raw: &str, marker: &str) -> Vec<u64> {
@@ -662,7 +645,7 @@ fn on_terminal(
     let mut bg = Background::spawn(cmd);
     let mut pid = None;
     assert!(wait_until(START_LIMIT, || {
-        pid = pid.or_else(|| child_of(bg.pid() as u32));
+        pid = pid.or_else(|| support::children(bg.pid()).first().copied());
         pid.is_some() && started()
     }));
     nix::sys::signal::kill(

@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
+use support::tmux::Tmux;
 use support::{figure, qctl, qctl_process, wait_until, RedisServer, FAST};
 
 /// How a run's output goes.
@@ -773,4 +774,62 @@ fn a_panic_in_a_consumer_returns_its_jobs_and_exits_1() {
         );
     }
     figure("SC5 a panic in the consumer's poller and in its command loop: exit 1 with \"internal error\", every job done or back in q:active, no consumer registered");
+}
+
+/// A bulk change on an 80x24 terminal asks first; Ctrl-C and SIGTERM at the question end it
+/// with 130 and 143, nothing changed and the terminal given back; n leaves the jobs (exit 5);
+/// y moves them.
+#[test]
+fn a_confirmation_answers_ctrl_c_sigterm_n_and_y_on_a_small_terminal() {
+    let server = RedisServer::start();
+    fill(&server);
+    let dead = || server.cmd::<i64>(&[b"ZCARD", b"q:dead"]);
+    let question = "requeue 30 job(s) of q:dead?";
+    let ask = || Tmux::start(&server.url(), "dead requeue q --all", (80, 24), None);
+
+    let Some(tmux) = ask() else {
+        return;
+    };
+    tmux.wait_for(question);
+    tmux.keys(&["C-c"]);
+    assert_eq!(tmux.exit_status(), 130, "{}", tmux.screen());
+    assert!(
+        tmux.screen()
+            .contains("interrupted (SIGINT): nothing changed"),
+        "{}",
+        tmux.screen()
+    );
+    assert_eq!(dead(), 30);
+
+    let Some(tmux) = ask() else {
+        return;
+    };
+    tmux.wait_for(question);
+    nix::sys::signal::kill(Pid::from_raw(tmux.qctl_pid()), Signal::SIGTERM).expect("SIGTERM");
+    assert_eq!(tmux.exit_status(), 143, "{}", tmux.screen());
+    assert!(
+        tmux.screen()
+            .contains("interrupted (SIGTERM): nothing changed"),
+        "{}",
+        tmux.screen()
+    );
+    assert_eq!(dead(), 30);
+
+    let Some(tmux) = ask() else {
+        return;
+    };
+    tmux.wait_for(question);
+    tmux.keys(&["n"]);
+    assert_eq!(tmux.exit_status(), 5, "{}", tmux.screen());
+    assert_eq!(dead(), 30);
+
+    let Some(tmux) = ask() else {
+        return;
+    };
+    tmux.wait_for(question);
+    tmux.keys(&["y"]);
+    assert_eq!(tmux.exit_status(), 0, "{}", tmux.screen());
+    assert_eq!(dead(), 0);
+    assert_eq!(server.cmd::<i64>(&[b"LLEN", b"q:active"]), 60);
+    figure("SC6 a confirmation at 80x24: Ctrl-C exit 130, SIGTERM 143 (nothing changed, terminal mode restored), n 5, y 0 with the 30 jobs moved");
 }

@@ -4,171 +4,33 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, Instant};
+use std::path::Path;
+use std::time::Duration;
 
 use predicates::str::contains;
-use support::{enqueue, qctl, spawn_consumer_at, RedisServer, TLS_ENV};
+use support::tmux::{Tmux, LIMIT};
+use support::{enqueue, qctl, spawn_consumer_at, RedisServer};
 
-/// How long any expected screen may take to appear.
-const LIMIT: Duration = Duration::from_secs(20);
-
-/// A tmux server on a private socket running one session with one command; killed on drop.
-struct Tmux {
-    _dir: tempfile::TempDir,
-    socket: PathBuf,
+/// `qctl top ARGS` in a 160x40 terminal; with `raw`, everything written to it is recorded
+/// there.
+fn top(server: &RedisServer, args: &str, raw: Option<&Path>) -> Option<Tmux> {
+    Tmux::start(&server.url(), &format!("top {args}"), (160, 40), raw)
 }
 
-impl Tmux {
-    /// Runs `qctl -u URL top ARGS` in a 160x40 session; after it ends the shell prints its
-    /// exit status and whether the terminal is back in canonical mode. None (with a note)
-    /// when tmux is missing and QCTL_REQUIRE_TMUX is unset.
-    fn top(server: &RedisServer, args: &str) -> Option<Tmux> {
-        Self::top_recorded(server, args, None)
-    }
-
-    /// As [`Tmux::top`]; with `raw`, everything written to the terminal is recorded there
-    /// (tmux's pipe-pane, started before top runs).
-    fn top_recorded(server: &RedisServer, args: &str, raw: Option<&Path>) -> Option<Tmux> {
-        if Command::new("tmux").arg("-V").output().is_err() {
-            if std::env::var_os("QCTL_REQUIRE_TMUX").is_some() {
-                panic!("tmux is missing and QCTL_REQUIRE_TMUX is set: apt-get install -y tmux");
-            }
-            println!("note: skipped: tmux is missing (apt-get install -y tmux)");
-            return None;
-        }
-        let dir = tempfile::tempdir().expect("temp dir");
-        let tmux = Tmux {
-            socket: dir.path().join("tmux.sock"),
-            _dir: dir,
-        };
-        let bin = assert_cmd::cargo::cargo_bin("qctl");
-        let command = format!(
-            "{}'{}' -u {} top {args}; echo EXIT=$?; stty -a | grep -o -- '-*icanon'; sleep 120",
-            if raw.is_some() { "sleep 1; " } else { "" },
-            bin.display(),
-            server.url()
-        );
-        let out = tmux
-            .cmd()
-            .args(["new-session", "-d", "-x", "160", "-y", "40", "-s", "top"])
-            .arg(command)
-            .output()
-            .expect("run tmux");
-        assert!(
-            out.status.success(),
-            "tmux new-session: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        if let Some(raw) = raw {
-            tmux.run(&[
-                "pipe-pane",
-                "-o",
-                "-t",
-                "top",
-                &format!("cat >> '{}'", raw.display()),
-            ]);
-        }
-        Some(tmux)
-    }
-
-    fn cmd(&self) -> Command {
-        let mut cmd = Command::new("tmux");
-        cmd.arg("-S")
-            .arg(&self.socket)
-            .args(["-f", "/dev/null"])
-            .env("SHELL", "/bin/sh")
-            .env("TERM", "xterm-256color")
-            .env("NO_COLOR", "1")
-            .env_remove("QCTL_REDIS_URL")
-            .env_remove("REDIS_URL")
-            .env_remove("TMUX");
-        for name in TLS_ENV {
-            cmd.env_remove(name);
-        }
-        cmd
-    }
-
-    fn run(&self, args: &[&str]) -> String {
-        let out = self.cmd().args(args).output().expect("run tmux");
-        assert!(
-            out.status.success(),
-            "tmux {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    /// The text on the screen.
-    fn screen(&self) -> String {
-        self.run(&["capture-pane", "-p", "-t", "top"])
-    }
-
-    /// Types keys (tmux key names: Enter, Down, Left, C-c, or plain text).
-    fn keys(&self, keys: &[&str]) {
-        let mut args = vec!["send-keys", "-t", "top"];
-        args.extend(keys);
-        self.run(&args);
-    }
-
-    /// A pane variable such as `alternate_on` or `cursor_flag`.
-    fn pane(&self, var: &str) -> String {
-        self.run(&["display-message", "-p", "-t", "top", &format!("#{{{var}}}")])
-            .trim()
-            .to_string()
-    }
-
-    /// Polls the screen until `cond` holds; the screen then. Fails with `what` and the last
-    /// screen when it does not within [`LIMIT`].
-    fn wait(&self, what: &str, mut cond: impl FnMut(&str) -> bool) -> String {
-        let deadline = Instant::now() + LIMIT;
-        loop {
-            let screen = self.screen();
-            if cond(&screen) {
-                return screen;
-            }
-            if Instant::now() > deadline {
-                panic!("timed out waiting for {what}; the screen:\n{screen}");
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn wait_for(&self, text: &str) -> String {
-        self.wait(&format!("{text:?}"), |s| s.contains(text))
-    }
-
-    /// Types q and checks that top exited 0 and gave the terminal back: the alternate
-    /// screen left, the cursor shown, canonical mode on.
-    fn quit(&self) {
-        self.keys(&["q"]);
-        let screen = self.wait_for("EXIT=");
-        assert!(screen.contains("EXIT=0"), "exit status:\n{screen}");
-        self.assert_restored();
-    }
-
-    fn assert_restored(&self) {
-        let screen = self.wait("the terminal mode", |s| s.contains("icanon"));
-        assert!(
-            !screen.contains("qctl top:"),
-            "the screen of top is still shown:\n{screen}"
-        );
-        let mode: Vec<&str> = screen.lines().filter(|l| l.contains("icanon")).collect();
-        assert_eq!(mode, ["icanon"], "the terminal is left in raw mode");
-        assert_eq!(
-            self.pane("alternate_on"),
-            "0",
-            "still on the alternate screen"
-        );
-        assert_eq!(self.pane("cursor_flag"), "1", "the cursor is hidden");
-    }
+/// Types q and checks that top exited 0 and gave the terminal back.
+fn quit(tmux: &Tmux) {
+    tmux.keys(&["q"]);
+    assert_restored(tmux, 0);
 }
 
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.cmd().arg("kill-server").output();
-    }
+/// Checks that top ended with `code`, its screen gone and the terminal given back.
+fn assert_restored(tmux: &Tmux, code: i32) {
+    assert_eq!(tmux.exit_status(), code, "{}", tmux.screen());
+    let screen = tmux.screen();
+    assert!(
+        !screen.contains("qctl top:"),
+        "the screen of top is still shown:\n{screen}"
+    );
 }
 
 /// The cells of a queue's row in the list (the selection mark dropped): name, active, due,
@@ -203,7 +65,7 @@ fn top_shows_every_queue_and_follows_the_counts_as_jobs_are_consumed() {
     let server = RedisServer::start();
     fill(&server, "mail", 6);
     fill(&server, "sms", 2);
-    let Some(tmux) = Tmux::top(&server, "--interval 300ms") else {
+    let Some(tmux) = top(&server, "--interval 300ms", None) else {
         return;
     };
     let screen = tmux.wait("both queues", |s| {
@@ -239,7 +101,7 @@ fn top_shows_every_queue_and_follows_the_counts_as_jobs_are_consumed() {
             .is_some_and(|max| max > 0.0)
     });
     assert!(screen.contains("backlog of mail: 0 now, max 6"), "{screen}");
-    tmux.quit();
+    quit(&tmux);
 }
 
 #[test]
@@ -248,7 +110,7 @@ fn slash_filters_the_list_and_s_sorts_it() {
     fill(&server, "mail", 1);
     fill(&server, "mail-eu", 3);
     fill(&server, "sms", 2);
-    let Some(tmux) = Tmux::top(&server, "--interval 300ms") else {
+    let Some(tmux) = top(&server, "--interval 300ms", None) else {
         return;
     };
     tmux.wait("three queues", |s| row(s, "sms").is_some());
@@ -269,7 +131,7 @@ fn slash_filters_the_list_and_s_sorts_it() {
         .filter(|w| *w == "mail" || *w == "mail-eu")
         .collect();
     assert_eq!(order, ["mail-eu", "mail"], "{screen}");
-    tmux.quit();
+    quit(&tmux);
 }
 
 #[test]
@@ -295,7 +157,7 @@ fn enter_shows_consumers_and_dead_reasons_and_p_pauses_after_confirmation() {
         "the job did not die: {}",
         consumer.stderr()
     );
-    let Some(tmux) = Tmux::top(&server, "--interval 300ms") else {
+    let Some(tmux) = top(&server, "--interval 300ms", None) else {
         return;
     };
     tmux.wait("mail", |s| row(s, "mail").is_some());
@@ -328,7 +190,7 @@ fn enter_shows_consumers_and_dead_reasons_and_p_pauses_after_confirmation() {
         row(s, "mail").is_some_and(|r| r[10] == "yes")
     });
     consumer.stop(Duration::from_secs(10));
-    tmux.quit();
+    quit(&tmux);
 }
 
 #[test]
@@ -346,13 +208,12 @@ fn a_server_that_wants_a_password_ends_top_with_exit_4_before_the_screen() {
     let server = RedisServer::start_with(&["--requirepass", "sekret"]);
     let dir = tempfile::tempdir().expect("temp dir");
     let raw = dir.path().join("raw");
-    let Some(tmux) = Tmux::top_recorded(&server, "", Some(&raw)) else {
+    let Some(tmux) = top(&server, "", Some(&raw)) else {
         return;
     };
-    let screen = tmux.wait_for("EXIT=");
-    assert!(screen.contains("EXIT=4"), "{screen}");
+    assert_restored(&tmux, 4);
+    let screen = tmux.screen();
     assert!(screen.contains("NOAUTH"), "Redis's words:\n{screen}");
-    tmux.assert_restored();
     let written = std::fs::read(&raw).expect("the recorded terminal output");
     let alternate = b"\x1b[?1049h";
     assert!(
@@ -370,7 +231,7 @@ fn a_server_that_wants_a_password_ends_top_with_exit_4_before_the_screen() {
 fn a_lost_server_is_shown_in_the_status_line_and_top_recovers() {
     let mut server = RedisServer::start();
     fill(&server, "mail", 2);
-    let Some(tmux) = Tmux::top(&server, "--interval 300ms") else {
+    let Some(tmux) = top(&server, "--interval 300ms", None) else {
         return;
     };
     tmux.wait("mail", |s| active(s, "mail").as_deref() == Some("2"));
@@ -389,55 +250,28 @@ fn a_lost_server_is_shown_in_the_status_line_and_top_recovers() {
         !s.contains("error: ") && active(s, "sms").as_deref() == Some("4")
     });
     assert!(screen.contains("updated "), "{screen}");
-    tmux.quit();
+    quit(&tmux);
 }
 
 #[test]
 fn ctrl_c_and_sigterm_end_top_and_restore_the_terminal() {
     let server = RedisServer::start();
     fill(&server, "mail", 1);
-    let Some(tmux) = Tmux::top(&server, "") else {
+    let Some(tmux) = top(&server, "", None) else {
         return;
     };
     tmux.wait("mail", |s| row(s, "mail").is_some());
     tmux.keys(&["C-c"]);
-    let screen = tmux.wait_for("EXIT=");
-    assert!(screen.contains("EXIT=0"), "{screen}");
-    tmux.assert_restored();
+    assert_restored(&tmux, 0);
 
-    let Some(tmux) = Tmux::top(&server, "") else {
+    let Some(tmux) = top(&server, "", None) else {
         return;
     };
     tmux.wait("mail", |s| row(s, "mail").is_some());
-    let shell: i32 = tmux.pane("pane_pid").parse().expect("pane pid");
-    let top = children(shell);
-    assert_eq!(top.len(), 1, "one qctl under the pane's shell");
     nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(top[0]),
+        nix::unistd::Pid::from_raw(tmux.qctl_pid()),
         nix::sys::signal::Signal::SIGTERM,
     )
     .expect("SIGTERM");
-    let screen = tmux.wait_for("EXIT=");
-    assert!(screen.contains("EXIT=0"), "{screen}");
-    tmux.assert_restored();
-}
-
-/// The processes whose parent is `pid`.
-fn children(pid: i32) -> Vec<i32> {
-    std::fs::read_dir("/proc")
-        .expect("/proc")
-        .filter_map(Result::ok)
-        .filter_map(|e| {
-            let child: i32 = e.file_name().to_str()?.parse().ok()?;
-            let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
-            let ppid: i32 = stat
-                .rsplit_once(')')?
-                .1
-                .split_whitespace()
-                .nth(1)?
-                .parse()
-                .ok()?;
-            (ppid == pid).then_some(child)
-        })
-        .collect()
+    assert_restored(&tmux, 0);
 }

@@ -11,7 +11,9 @@ use crate::engine::bulk::{self, Fate, Reading, Selection, Walk};
 use crate::engine::jobs::describe_time;
 use crate::engine::listing::{self, Entry, Filter, Pager};
 use crate::engine::{self, Error, ExitCode, QueueKeys};
-use crate::output::{dead_reason, entry_json, preview, printable, relative, stopped_by, thousands};
+use crate::output::{
+    dead_reason, entry_json, preview, printable, relative, stopped_by, thousands, Answer,
+};
 use crate::signals;
 
 /// Ids reported one by one on stderr before only counting them.
@@ -341,6 +343,10 @@ pub async fn bulk(
         ));
         return Ok(ExitCode::NothingDone);
     }
+    // From the preview on, a stop request ends the command at a clean point: before the
+    // first change nothing changed, and from then on the step in flight answers and the
+    // command says exactly what was done.
+    let stop = signals::install()?;
     if !ctx.out.json {
         ctx.out
             .note(format_args!("will {what}, e.g. {}", sample.join(", ")));
@@ -350,18 +356,20 @@ pub async fn bulk(
             ctx.out.json_line(&json!({"dry_run": true, "action": verb(action), "queue": args.queue, "count": count, "sample": sample}))?;
             ctx.out.flush()?;
         }
-        return Ok(ExitCode::Success);
+        return Ok(super::dry_run_end(&stop));
     }
     let bulky = !matches!(selection, Selection::Ids(_)) || count > 1;
     let destructive = matches!(action, Action::Delete);
-    if (bulky || destructive) && !ctx.out.confirm(&format!("{what}?"), args.confirm.yes)? {
-        ctx.out.note("nothing changed");
-        return Ok(ExitCode::NothingDone);
+    let yes = args.confirm.yes || !(bulky || destructive);
+    match ctx.out.confirm(&format!("{what}?"), yes, &stop).await? {
+        Answer::Yes => {}
+        Answer::No => {
+            ctx.out.note("nothing changed");
+            return Ok(ExitCode::NothingDone);
+        }
+        Answer::Stopped(cause) => return Ok(super::stopped_before_any_change(&mut ctx, cause)),
     }
 
-    // From the first change on, a stop request lets the step in flight answer and says
-    // exactly what was done.
-    let stop = signals::install()?;
     let bar = ctx.out.progress(count, verb(action));
     let action = match (action, place) {
         (Action::Delete, Place::Active) => Action::DeleteActive,

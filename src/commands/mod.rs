@@ -132,3 +132,21 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         }
     })
 }
+
+/// The end of a bulk command that a stop request ended before it changed anything.
+fn stopped_before_any_change(ctx: &mut Context, cause: crate::signals::Cause) -> ExitCode {
+    ctx.out.last_word(&format!(
+        "{}: nothing changed",
+        crate::output::stopped_by(cause)
+    ));
+    cause.exit_code()
+}
+
+/// The exit code of a dry run: a signal that came while it showed its plan still names the
+/// end, as it would have ended the command had it not been handled.
+fn dry_run_end(stop: &crate::signals::Stop) -> ExitCode {
+    match stop.cause() {
+        Some(cause) if cause != crate::signals::Cause::OutputClosed => cause.exit_code(),
+        _ => ExitCode::Success,
+    }
+}

@@ -10,7 +10,7 @@ use super::Context;
 use crate::cli::ConfirmArgs;
 use crate::engine::consumers::{self, ConsumerInfo, Recovery, Step};
 use crate::engine::ExitCode;
-use crate::output::{printable, stopped_by, thousands};
+use crate::output::{printable, stopped_by, thousands, Answer};
 use crate::signals;
 
 /// Below this age a heartbeat looks alive: the default `--orphan-after`, and twice the
@@ -112,6 +112,10 @@ pub async fn run(
         return Ok(ExitCode::Success);
     }
 
+    // From the question on, a stop request ends the command at a clean point: before the
+    // first move nothing changed, and from then on the call in flight answers and the
+    // command says what was moved.
+    let stop = signals::install()?;
     if !recoverable.is_empty() {
         let mut question = format!(
             "return {jobs} job(s) of {} consumer(s) silent for more than {} to {}",
@@ -138,15 +142,16 @@ pub async fn run(
             ));
         }
         question.push('?');
-        if !ctx.out.confirm(&question, confirm.yes)? {
-            ctx.out.note("nothing changed");
-            return Ok(ExitCode::NothingDone);
+        match ctx.out.confirm(&question, confirm.yes, &stop).await? {
+            Answer::Yes => {}
+            Answer::No => {
+                ctx.out.note("nothing changed");
+                return Ok(ExitCode::NothingDone);
+            }
+            Answer::Stopped(cause) => return Ok(super::stopped_before_any_change(&mut ctx, cause)),
         }
     }
 
-    // From the first move on, a stop request lets the call in flight answer and says what
-    // was moved.
-    let stop = signals::install()?;
     let mut report = Recovery::default();
     let mut failure: Option<anyhow::Error> = None;
     // Jobs whose move is not known: a second signal did not wait for the call's answer.

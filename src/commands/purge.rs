@@ -7,7 +7,7 @@ use super::Context;
 use crate::cli::ConfirmArgs;
 use crate::engine::conn::Node;
 use crate::engine::{consumers, ExitCode};
-use crate::output::{printable, stopped_by, thousands};
+use crate::output::{printable, stopped_by, thousands, Answer};
 use crate::signals;
 
 pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow::Result<ExitCode> {
@@ -65,6 +65,9 @@ pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow:
         ctx.out.note(format_args!("queue {queue:?} has no keys"));
         return Ok(ExitCode::NothingDone);
     }
+    // From the preview on, a stop request ends the command at a clean point: before the
+    // UNLINK nothing changed, and with the UNLINK out its answer says whether the keys went.
+    let stop = signals::install()?;
     ctx.out.note(format_args!(
         "will delete {} key(s) of queue {queue:?} holding {jobs} job record(s): {}",
         existing.len(),
@@ -82,19 +85,26 @@ pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow:
             )?;
             ctx.out.flush()?;
         }
-        return Ok(ExitCode::Success);
+        return Ok(super::dry_run_end(&stop));
     }
-    if !ctx.out.confirm(
-        &format!("delete queue {queue:?} with {jobs} job(s)?"),
-        confirm.yes,
-    )? {
-        ctx.out.note("nothing changed");
-        return Ok(ExitCode::NothingDone);
+    match ctx
+        .out
+        .confirm(
+            &format!("delete queue {queue:?} with {jobs} job(s)?"),
+            confirm.yes,
+            &stop,
+        )
+        .await?
+    {
+        Answer::Yes => {}
+        Answer::No => {
+            ctx.out.note("nothing changed");
+            return Ok(ExitCode::NothingDone);
+        }
+        Answer::Stopped(cause) => return Ok(super::stopped_before_any_change(&mut ctx, cause)),
     }
     // One UNLINK: Redis checks the user's right to every key before it deletes any, so a
-    // refusal leaves no ids without their records or records without their ids. A stop
-    // request lets it answer and says whether the keys went.
-    let stop = signals::install()?;
+    // refusal leaves no ids without their records or records without their ids.
     let mut deleted = 0u64;
     let mut unconfirmed = false;
     let mut failure: Option<anyhow::Error> = None;

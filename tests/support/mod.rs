@@ -7,6 +7,7 @@ pub mod handlers;
 pub mod ledger;
 pub mod proxy;
 pub mod tls;
+pub mod tmux;
 
 use std::io::{Read, Write};
 use std::net::TcpListener;
@@ -688,4 +689,24 @@ pub fn invariants(server: &RedisServer, queue: &str) -> Vec<String> {
         ));
     }
     broken
+}
+
+/// The processes whose parent is `pid`.
+pub fn children(pid: i32) -> Vec<i32> {
+    std::fs::read_dir("/proc")
+        .expect("/proc")
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let child: i32 = e.file_name().to_str()?.parse().ok()?;
+            let stat = std::fs::read_to_string(e.path().join("stat")).ok()?;
+            let ppid: i32 = stat
+                .rsplit_once(')')?
+                .1
+                .split_whitespace()
+                .nth(1)?
+                .parse()
+                .ok()?;
+            (ppid == pid).then_some(child)
+        })
+        .collect()
 }
