@@ -431,3 +431,57 @@ fn metrics_serves_up_0_while_redis_is_down_and_recovers() {
     let status = exporter.process.stop(Duration::from_secs(5));
     assert!(status.is_some_and(|s| s.success()), "{status:?}");
 }
+
+/// A queue drained by qctl consumers keeps its DONE and FAILED counters in `stats`,
+/// `--prometheus` and `/metrics` until it is purged; keys that only look like qctl's own
+/// (an application's `page:stats` hash, a `user:failures` string) are no queue.
+#[test]
+fn a_drained_queue_stays_listed_with_its_counters_until_purged() {
+    let server = RedisServer::start();
+    for data in ["ok", "fail", "ok"] {
+        enqueue(&server, &["mail", data]);
+    }
+    qctl(&server)
+        .args(["consume", "mail", "--drain", "--max-retries", "0"])
+        .args(FAST)
+        .args(["--", "grep", "-qv", "fail"])
+        .assert()
+        .code(7);
+    qctl(&server)
+        .args(["dead", "delete", "mail", "--all", "--yes"])
+        .assert()
+        .success();
+    let _: () = server.cmd(&[b"HSET", b"page:stats", b"views", b"12"]);
+    let _: () = server.cmd(&[b"SET", b"user:failures", b"3"]);
+    let keys: Vec<String> = server.cmd(&[b"KEYS", b"mail:*"]);
+    assert_eq!(keys, ["mail:stats"], "the queue drained: only its counters are left");
+
+    let out = qctl(&server).args(["--json", "stats"]).assert().success();
+    let rows: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let names: Vec<&str> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["queue"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["mail"], "{rows}");
+    assert_eq!(rows[0]["completed"], 2);
+    assert_eq!(rows[0]["failed"], 1);
+    assert_eq!(rows[0]["active"], 0);
+    let out = qctl(&server)
+        .args(["stats", "--prometheus"])
+        .assert()
+        .success();
+    let scrape = parse(&String::from_utf8_lossy(&out.get_output().stdout));
+    assert_eq!(queue(&scrape, "qctl_jobs_completed_total", "mail"), Some(2.0));
+    assert_eq!(queue(&scrape, "qctl_jobs_failed_total", "mail"), Some(1.0));
+    assert_eq!(queue(&scrape, "qctl_queue_active", "page"), None);
+    let exporter = Exporter::start(&server, &[]);
+    let scrape = parse(&exporter.scrape());
+    assert_eq!(queue(&scrape, "qctl_jobs_completed_total", "mail"), Some(2.0));
+
+    qctl(&server).args(["purge", "mail", "--yes"]).assert().success();
+    let out = qctl(&server).args(["--json", "stats"]).assert().code(0);
+    let rows: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(rows, serde_json::json!([]), "purged, it is gone");
+}

@@ -4,14 +4,18 @@ use super::conn::Redis;
 use super::error::Error;
 use super::keys::QueueKeys;
 
-/// Suffixes that make a key part of a CurlyQ queue.
-const SUFFIXES: [&str; 6] = [
+/// Suffixes that make a key part of a queue: CurlyQ's, and qctl's own that outlive its jobs,
+/// so that a queue that drained stays listed (with the counters of `NAME:stats`) until it is
+/// purged.
+const SUFFIXES: [&str; 8] = [
     ":active",
     ":data",
     ":scheduled",
     ":dead",
     ":consumers",
     ":paused",
+    ":stats",
+    ":failures",
 ];
 /// Keys asked for per SCAN call.
 const SCAN_COUNT: usize = 10_000;
@@ -182,15 +186,17 @@ pub struct Counted {
     pub unreadable: Vec<String>,
 }
 
-/// Counts for each queue, one round trip per batch of queues. With `skip_unreadable` (queues
-/// found by SCAN, which lists keys the user may not read) a queue whose keys the ACL user may
-/// not access is passed over and named in `unreadable`; otherwise that is an error.
+/// Counts for each queue, one round trip per batch of queues. With `discovered` (queues found
+/// by SCAN, which lists keys the user may not read) a queue whose keys the ACL user may not
+/// access is passed over and named in `unreadable`, otherwise that is an error; and a name
+/// that holds no job, consumer or pause flag and no counter of qctl's (an application's own
+/// `page:stats`, a queue whose last key went) is no queue and is passed over.
 pub async fn stats(
     redis: &mut Redis,
     queues: &[String],
     now: f64,
     orphan_after: f64,
-    skip_unreadable: bool,
+    discovered: bool,
 ) -> Result<Counted, Error> {
     let mut out = Vec::with_capacity(queues.len());
     let mut unreadable = Vec::new();
@@ -278,11 +284,23 @@ pub async fn stats(
                 Err(_) => None,
             };
             if let Some(e) = failed {
-                if skip_unreadable && e.is_key_denied() {
+                if discovered && e.is_key_denied() {
                     unreadable.push(name.clone());
                     continue;
                 }
                 return Err(e);
+            }
+            let counter = |i: usize| matches!(&r[i], Ok(v) if *v != redis::Value::Nil);
+            let holds = |c: Count| c != Some(0);
+            let curlyq_wrong = wrong.iter().any(|w| *w != k.stats && *w != k.failures);
+            if discovered
+                && !paused
+                && !curlyq_wrong
+                && !counter(8)
+                && !counter(9)
+                && ![active, sched, dead, data, consumers].into_iter().any(holds)
+            {
+                continue;
             }
             let in_flight = match (data, active, sched, dead) {
                 (Some(d), Some(a), Some(s), Some(x)) => Some(d.saturating_sub(a + s + x)),
