@@ -187,7 +187,14 @@ pub enum Command {
     #[command(subcommand)]
     Active(ActiveCommand),
 
-    /// List the consumers of a queue with their heartbeat age and jobs in flight.
+    /// List the jobs in flight: reserved by a consumer, running or about to.
+    ///
+    /// Longest running first, with the consumer, its host and pid and how long each job
+    /// has run (qctl consumers record these; for Go CurlyQ consumers they show as -).
+    Inflight(InflightArgs),
+
+    /// List the consumers of a queue: who runs them, where, their heartbeat and jobs in
+    /// flight.
     Consumers {
         /// The queue's name.
         #[arg(value_parser = parse_queue)]
@@ -261,6 +268,7 @@ impl Command {
             | Command::Metrics(_)
             | Command::Top(_)
             | Command::Consumers { .. }
+            | Command::Inflight(_)
             | Command::Completions { .. }
             | Command::Man { .. } => true,
             Command::Orphans { confirm, .. } => confirm.dry_run,
@@ -505,6 +513,22 @@ pub struct ListArgs {
     pub offset: u64,
     #[command(flatten)]
     pub filter: FilterArgs,
+    /// One JSON object per line, with full data.
+    #[arg(long)]
+    pub jsonl: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct InflightArgs {
+    /// The queue's name.
+    #[arg(value_parser = parse_queue)]
+    pub queue: String,
+    /// How many jobs to show.
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub limit: usize,
+    /// Skip this many jobs (the next page's offset is printed).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub offset: u64,
     /// One JSON object per line, with full data.
     #[arg(long)]
     pub jsonl: bool,

@@ -223,6 +223,51 @@ impl Output {
         table
     }
 
+    /// A table whose last column is cut (with `…`) so that each line fits the terminal
+    /// stdout is, when it is one; with less than 8 columns left for it, it is left out and
+    /// a note says so. Off a terminal nothing is cut.
+    pub fn fitted_table(&self, header: &[&str], mut rows: Vec<Vec<String>>) -> comfy_table::Table {
+        let mut header = header.to_vec();
+        let width = io::stdout()
+            .is_terminal()
+            .then(crossterm::terminal::size)
+            .and_then(Result::ok)
+            .map(|(cols, _)| cols as usize);
+        if let (Some(width), Some(last)) = (width, header.len().checked_sub(1)) {
+            let chars = |s: &str| s.chars().count();
+            let others: usize = (0..last)
+                .map(|i| {
+                    rows.iter()
+                        .map(|r| r.get(i).map_or(0, |c| chars(c)))
+                        .chain([chars(header[i])])
+                        .max()
+                        .unwrap_or(0)
+                })
+                .sum();
+            // Each cell has a space on either side.
+            let room = width.saturating_sub(others + 2 * header.len());
+            if room < 8 {
+                self.note(format_args!(
+                    "{} left out to fit {width} columns (--json shows everything)",
+                    header[last]
+                ));
+                header.truncate(last);
+                rows.iter_mut().for_each(|r| r.truncate(last));
+            } else {
+                for cell in rows.iter_mut().filter_map(|r| r.get_mut(last)) {
+                    if chars(cell) > room {
+                        *cell = format!("{}…", cell.chars().take(room - 1).collect::<String>());
+                    }
+                }
+            }
+        }
+        let mut table = self.table(&header);
+        for row in rows {
+            table.add_row(row);
+        }
+        table
+    }
+
     /// Prints a table (trailing spaces trimmed).
     pub fn print_table(&mut self, table: &comfy_table::Table) -> io::Result<()> {
         for line in table.lines() {
@@ -336,7 +381,8 @@ pub fn rerun_with_yes() -> String {
     crate::engine::error::redact(&words.join(" "))
 }
 
-fn shell_quote(word: &str) -> String {
+/// A word quoted for a POSIX shell, when it needs quoting.
+pub fn shell_quote(word: &str) -> String {
     if !word.is_empty()
         && word
             .bytes()

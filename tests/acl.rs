@@ -165,6 +165,8 @@ fn workload(server: &RedisServer, user: &str) {
     let consumers = json(&out);
     assert_eq!(consumers[0]["consumer"], gone, "{out}");
     assert_eq!(consumers[0]["alive"], false, "{out}");
+    let (out, _) = expect(run().args(["inflight", "mail", "--json"]), 0);
+    assert_eq!(json(&out)[0]["consumer"], gone, "{out}");
     let (_, err) = expect(run().args(["enqueue", "mail", "--id", "orph", "again"]), 5);
     assert!(err.contains("in flight"), "{err}");
 

@@ -7,7 +7,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use qctl::engine::consumer::{Config, Consumer, Handler, JobInput, Outcome, RunFuture, RunReport};
+use qctl::engine::consumer::{
+    Config, Consumer, Handler, Identity, JobInput, Outcome, RunFuture, RunReport,
+};
 use qctl::engine::ServerSpec;
 use support::{qctl, RedisServer};
 use tokio_util::sync::CancellationToken;
@@ -74,6 +76,10 @@ fn config(queue: &str) -> Config {
         wait_scheduled: false,
         max_jobs: None,
         routine_events: false,
+        identity: Identity {
+            command: vec!["engine_handler".into()],
+            mode: "rust".into(),
+        },
     }
 }
 

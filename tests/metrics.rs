@@ -454,7 +454,11 @@ fn a_drained_queue_stays_listed_with_its_counters_until_purged() {
     let _: () = server.cmd(&[b"HSET", b"page:stats", b"views", b"12"]);
     let _: () = server.cmd(&[b"SET", b"user:failures", b"3"]);
     let keys: Vec<String> = server.cmd(&[b"KEYS", b"mail:*"]);
-    assert_eq!(keys, ["mail:stats"], "the queue drained: only its counters are left");
+    assert_eq!(
+        keys,
+        ["mail:stats"],
+        "the queue drained: only its counters are left"
+    );
 
     let out = qctl(&server).args(["--json", "stats"]).assert().success();
     let rows: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
@@ -473,14 +477,23 @@ fn a_drained_queue_stays_listed_with_its_counters_until_purged() {
         .assert()
         .success();
     let scrape = parse(&String::from_utf8_lossy(&out.get_output().stdout));
-    assert_eq!(queue(&scrape, "qctl_jobs_completed_total", "mail"), Some(2.0));
+    assert_eq!(
+        queue(&scrape, "qctl_jobs_completed_total", "mail"),
+        Some(2.0)
+    );
     assert_eq!(queue(&scrape, "qctl_jobs_failed_total", "mail"), Some(1.0));
     assert_eq!(queue(&scrape, "qctl_queue_active", "page"), None);
     let exporter = Exporter::start(&server, &[]);
     let scrape = parse(&exporter.scrape());
-    assert_eq!(queue(&scrape, "qctl_jobs_completed_total", "mail"), Some(2.0));
+    assert_eq!(
+        queue(&scrape, "qctl_jobs_completed_total", "mail"),
+        Some(2.0)
+    );
 
-    qctl(&server).args(["purge", "mail", "--yes"]).assert().success();
+    qctl(&server)
+        .args(["purge", "mail", "--yes"])
+        .assert()
+        .success();
     let out = qctl(&server).args(["--json", "stats"]).assert().code(0);
     let rows: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     assert_eq!(rows, serde_json::json!([]), "purged, it is gone");

@@ -501,11 +501,21 @@ fn consumers_and_orphans_judge_heartbeats_and_skip_invalid_members() {
         [
             "alive",
             "clock_ahead_secs",
+            "command",
+            "concurrency",
             "consumer",
+            "failed",
             "heartbeat",
             "heartbeat_age_secs",
+            "host",
             "in_flight",
-            "problem"
+            "mode",
+            "pid",
+            "problem",
+            "ran",
+            "run_by",
+            "started",
+            "version"
         ]
     );
     let by = |k: &str| {

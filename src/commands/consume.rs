@@ -13,7 +13,9 @@ use tokio::sync::mpsc;
 
 use super::Context;
 use crate::cli::ConsumeArgs;
-use crate::engine::consumer::{Config, Consumer, DrainEnd, Event, Handle, Handler, Left, Summary};
+use crate::engine::consumer::{
+    Config, Consumer, DrainEnd, Event, Handle, Handler, Identity, Left, Summary,
+};
 use crate::engine::jobs::describe_time;
 use crate::engine::{Error, ExitCode};
 use crate::handler::{resolve_program, HandlerSpec, LineSink, ProcessHandler};
@@ -342,6 +344,14 @@ fn config(args: &ConsumeArgs) -> anyhow::Result<(Config, HandlerSpec, PathBuf)> 
         wait_scheduled: args.wait_scheduled,
         max_jobs: args.max_jobs,
         routine_events: true,
+        identity: Identity {
+            command: args
+                .command
+                .iter()
+                .map(|a| a.to_string_lossy().into_owned())
+                .collect(),
+            mode: if args.pipe { "pipe" } else { "per-job" }.into(),
+        },
     };
     Ok((cfg, spec, resolved))
 }

@@ -1,4 +1,5 @@
-//! `qctl consumers QUEUE`: each consumer's heartbeat age, jobs in flight, alive or expired.
+//! `qctl consumers QUEUE`: each consumer's heartbeat age, jobs in flight, alive or expired,
+//! and for qctl consumers where they run, what they run and their counters.
 
 use anyhow::Context as _;
 use serde_json::json;
@@ -6,7 +7,7 @@ use serde_json::json;
 use super::Context;
 use crate::engine::jobs::describe_time;
 use crate::engine::{consumers, ExitCode};
-use crate::output::{printable, relative};
+use crate::output::{printable, relative, shell_quote};
 
 pub async fn run(
     mut ctx: Context,
@@ -18,14 +19,31 @@ pub async fn run(
     let list = consumers::list(&mut redis, &keys)
         .await
         .with_context(|| format!("cannot list the consumers of queue {queue:?}"))?;
+    let described = consumers::describe(&mut redis, &keys, &list)
+        .await
+        .with_context(|| {
+            format!("cannot read the descriptions of the consumers of queue {queue:?}")
+        })?;
     let now = redis.server_time().await?;
     let cutoff = now - orphan_after.as_secs_f64();
     if ctx.out.json {
         let rows: Vec<_> = list
             .iter()
-            .map(|c| {
+            .zip(&described)
+            .map(|(c, d)| {
+                let d = d.clone().unwrap_or_default();
                 json!({
                     "consumer": c.key,
+                    "run_by": run_by(&c.key, &keys, d.version.is_some()),
+                    "host": d.host,
+                    "pid": d.pid,
+                    "version": d.version,
+                    "command": d.command,
+                    "mode": d.mode,
+                    "concurrency": d.concurrency,
+                    "started": d.started,
+                    "ran": d.ran,
+                    "failed": d.failed,
                     "heartbeat": c.heartbeat,
                     "heartbeat_age_secs": (now - c.heartbeat).max(0.0),
                     "clock_ahead_secs": ahead(c.heartbeat, now),
@@ -40,28 +58,82 @@ pub async fn run(
         ctx.out
             .note(format_args!("no consumers in {}", keys.consumers));
     } else {
-        let mut table = ctx
-            .out
-            .table(&["CONSUMER", "HEARTBEAT", "IN FLIGHT", "STATE"]);
-        for c in &list {
+        let mut table = ctx.out.table(&[
+            "CONSUMER",
+            "RUN BY",
+            "HOST:PID",
+            "HEARTBEAT",
+            "IN FLIGHT",
+            "RAN",
+            "FAILED",
+            "STATE",
+        ]);
+        let mut commands = Vec::new();
+        for (c, d) in list.iter().zip(&described) {
             let state = match (&c.problem, ahead(c.heartbeat, now), c.heartbeat > cutoff) {
                 (Some(p), _, _) => format!("invalid: {p}"),
                 (None, Some(_), _) => ahead_problem(c.heartbeat, now),
                 (None, None, true) => "alive".into(),
                 (None, None, false) => "expired".into(),
             };
+            let name = short_name(&c.key, &keys);
+            let d = d.clone().unwrap_or_default();
+            let dash = |v: Option<String>| v.unwrap_or_else(|| "-".into());
             table.add_row(vec![
-                printable(&c.key),
-                format!(
-                    "{} ({})",
-                    relative(c.heartbeat, now),
+                name.clone(),
+                match &d.version {
+                    Some(v) => format!("qctl {v}"),
+                    None => run_by(&c.key, &keys, false).into(),
+                },
+                match (&d.host, d.pid) {
+                    (None, None) => "-".into(),
+                    (h, p) => format!(
+                        "{}:{}",
+                        printable(h.as_deref().unwrap_or("-")),
+                        p.map_or("-".into(), |p| p.to_string())
+                    ),
+                },
+                if c.heartbeat.is_finite() {
+                    relative(c.heartbeat, now)
+                } else {
                     describe_time(c.heartbeat)
-                ),
+                },
                 c.in_flight.map_or("?".into(), |n| n.to_string()),
+                dash(d.ran.map(|n| n.to_string())),
+                dash(d.failed.map(|n| n.to_string())),
                 state,
             ]);
+            if let Some(command) = &d.command {
+                let words: Vec<String> =
+                    command.iter().map(|w| printable(&shell_quote(w))).collect();
+                commands.push(format!(
+                    "{name}: {}{}{}: {}",
+                    d.mode.as_deref().unwrap_or("-"),
+                    d.concurrency
+                        .map_or(String::new(), |n| format!(", concurrency {n}")),
+                    d.started.map_or(String::new(), |t| format!(
+                        ", up {}",
+                        relative(t, now).trim_end_matches(" ago")
+                    )),
+                    words.join(" ")
+                ));
+            }
         }
         ctx.out.print_table(&table)?;
+        if !commands.is_empty() {
+            ctx.out.line("")?;
+            for line in commands {
+                ctx.out.line(&line)?;
+            }
+        }
+        if list
+            .iter()
+            .zip(&described)
+            .any(|(c, d)| d.is_none() && keys.consumer_uuid(&c.key).is_some())
+        {
+            ctx.out
+                .note("RUN BY CurlyQ: no description written (Go CurlyQ, or a qctl one's expired)");
+        }
     }
     ctx.out.flush()?;
     Ok(ExitCode::Success)
@@ -77,4 +149,24 @@ fn ahead_problem(heartbeat: f64, now: f64) -> String {
         "{}; a running qctl consumer recovers its jobs once the heartbeat stays unchanged for --orphan-after",
         consumers::ahead_note(heartbeat, now)
     )
+}
+
+/// Who runs a consumer: `qctl` when it described itself, else `CurlyQ` (a Go CurlyQ
+/// consumer, or a qctl consumer whose description expired), `-` for a member that is no
+/// in-flight key.
+fn run_by(key: &str, keys: &crate::engine::QueueKeys, described: bool) -> &'static str {
+    match (described, keys.consumer_uuid(key).is_some()) {
+        (true, _) => "qctl",
+        (false, true) => "CurlyQ",
+        (false, false) => "-",
+    }
+}
+
+/// A consumer as the table names it: the first 8 characters of its UUID (the JSON has the
+/// whole key), or the whole member when it is no in-flight key.
+pub fn short_name(key: &str, keys: &crate::engine::QueueKeys) -> String {
+    match keys.consumer_uuid(key) {
+        Some(uuid) => uuid[..8].to_string(),
+        None => printable(key),
+    }
 }

@@ -6,6 +6,7 @@ mod consume;
 mod consumers;
 mod dead;
 mod enqueue;
+mod inflight;
 mod listing;
 mod man;
 mod metrics;
@@ -115,6 +116,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Command::Top(args) => top::run(ctx, args).await,
             Command::Scheduled(cmd) => scheduled::run(ctx, cmd).await,
             Command::Active(cmd) => active::run(ctx, cmd).await,
+            Command::Inflight(args) => inflight::run(ctx, args).await,
             Command::Consumers {
                 queue,
                 orphan_after,

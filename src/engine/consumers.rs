@@ -9,7 +9,10 @@ use super::scripts::{self, Rights};
 /// Every command a consumer sends, each with its key, to be checked at its start before it
 /// writes anything. `inflight`, its own in-flight key, also stands for those of the consumers
 /// whose jobs it recovers.
-pub fn rights(keys: &QueueKeys, inflight: &str) -> Rights {
+pub fn rights(keys: &QueueKeys, uuid: &str) -> Rights {
+    let inflight = &keys.inflight(uuid);
+    let info = keys.consumer_info(uuid);
+    let running = keys.consumer_running(uuid);
     let mut rights = Rights::new(format!("consuming queue {:?}", keys.name));
     rights
         .script(
@@ -56,7 +59,15 @@ pub fn rights(keys: &QueueKeys, inflight: &str) -> Rights {
             &scripts::RECOVER,
             &[&keys.consumers, &keys.active, &keys.signal, inflight],
         )
-        .script(&scripts::DEREGISTER, &[&keys.consumers, inflight])
+        .script(
+            &scripts::DEREGISTER,
+            &[&keys.consumers, inflight, &info, &running],
+        )
+        .command("HSET", Some(&info))
+        .command("PEXPIRE", Some(&info))
+        .command("HSET", Some(&running))
+        .command("HDEL", Some(&running))
+        .command("PEXPIRE", Some(&running))
         .command("ZADD", Some(&keys.consumers))
         .command("ZSCORE", Some(&keys.consumers))
         .command("ZRANGEBYSCORE", Some(&keys.consumers))
@@ -92,36 +103,49 @@ pub async fn heartbeat(
     Ok(())
 }
 
-/// Renews the heartbeat of a registered consumer without registering it again; false when
-/// its entry is gone.
+/// Renews the heartbeat of a registered consumer without registering it again, and the
+/// lease of its description (`lease`); false when its entry is gone.
 pub async fn renew(
     redis: &mut Redis,
     keys: &QueueKeys,
-    inflight: &str,
+    uuid: &str,
     now: f64,
+    lease: std::time::Duration,
 ) -> Result<bool, Error> {
+    let inflight = keys.inflight(uuid);
+    let lease_ms = lease.as_millis().max(1) as u64;
     let mut pipe = redis::pipe();
     pipe.cmd("ZADD")
         .arg(&keys.consumers)
         .arg("XX")
         .arg(now)
-        .arg(inflight)
+        .arg(&inflight)
         .ignore()
-        .zscore(&keys.consumers, inflight);
+        .cmd("PEXPIRE")
+        .arg(keys.consumer_info(uuid))
+        .arg(lease_ms)
+        .ignore()
+        .cmd("PEXPIRE")
+        .arg(keys.consumer_running(uuid))
+        .arg(lease_ms)
+        .ignore()
+        .zscore(&keys.consumers, &inflight);
     let (score,): (Option<f64>,) = redis
         .pipeline(&pipe, format!("heartbeat in {}", keys.consumers))
         .await?;
     Ok(score.is_some())
 }
 
-/// Leaves `NAME:consumers` if no reservations remain; true if it left.
-pub async fn deregister(
-    redis: &mut Redis,
-    keys: &QueueKeys,
-    inflight: &str,
-) -> Result<bool, Error> {
+/// Leaves `NAME:consumers` if no reservations remain, taking the consumer's description
+/// with it; true if it left.
+pub async fn deregister(redis: &mut Redis, keys: &QueueKeys, uuid: &str) -> Result<bool, Error> {
     let done: i64 = scripts::DEREGISTER
-        .call(&[&keys.consumers, inflight])
+        .call(&[
+            &keys.consumers,
+            &keys.inflight(uuid),
+            &keys.consumer_info(uuid),
+            &keys.consumer_running(uuid),
+        ])
         .invoke(redis)
         .await?;
     Ok(done == 1)
@@ -377,4 +401,184 @@ pub async fn list(redis: &mut Redis, keys: &QueueKeys) -> Result<Vec<ConsumerInf
             }
         })
         .collect())
+}
+
+/// What a qctl consumer wrote about itself in `NAME:consumer:<uuid>`; Go CurlyQ consumers
+/// write nothing there.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct Description {
+    pub host: Option<String>,
+    pub pid: Option<u32>,
+    pub version: Option<String>,
+    /// The handler's program and arguments.
+    pub command: Option<Vec<String>>,
+    /// `per-job` or `pipe`.
+    pub mode: Option<String>,
+    pub concurrency: Option<u64>,
+    /// When it registered (unix seconds).
+    pub started: Option<f64>,
+    /// Jobs it ran, and runs that failed, up to its last update (once a second).
+    pub ran: Option<u64>,
+    pub failed: Option<u64>,
+}
+
+/// The fields of [`Description`], in its order.
+const DESCRIPTION: [&str; 9] = [
+    "host",
+    "pid",
+    "version",
+    "command",
+    "mode",
+    "concurrency",
+    "started",
+    "ran",
+    "failed",
+];
+
+/// The description of each consumer that has one (None: a Go CurlyQ consumer, a member that
+/// is no in-flight key, or a qctl consumer whose description expired); one round trip.
+pub async fn describe(
+    redis: &mut Redis,
+    keys: &QueueKeys,
+    consumers: &[ConsumerInfo],
+) -> Result<Vec<Option<Description>>, Error> {
+    let uuids: Vec<Option<&str>> = consumers
+        .iter()
+        .map(|c| keys.consumer_uuid(&c.key))
+        .collect();
+    let asked: Vec<String> = uuids
+        .iter()
+        .flatten()
+        .map(|u| keys.consumer_info(u))
+        .collect();
+    if asked.is_empty() {
+        return Ok(vec![None; consumers.len()]);
+    }
+    let mut pipe = redis::pipe();
+    pipe.ignore_errors();
+    for key in &asked {
+        pipe.cmd("HMGET").arg(key).arg(&DESCRIPTION[..]);
+    }
+    let replies = redis
+        .pipeline_each(&pipe, |i| format!("HMGET {}", asked[i]))
+        .await?;
+    let mut replies = replies.into_iter();
+    let mut out = Vec::with_capacity(consumers.len());
+    for uuid in uuids {
+        if uuid.is_none() {
+            out.push(None);
+            continue;
+        }
+        let fields: Vec<Option<String>> = match replies.next() {
+            Some(Ok(v)) => redis::from_redis_value(v).unwrap_or_default(),
+            // A key of another type describes nothing; any other refusal is an error.
+            Some(Err(e)) if e.code() == Some("WRONGTYPE") => Vec::new(),
+            Some(Err(e)) => return Err(e),
+            None => Vec::new(),
+        };
+        let get = |i: usize| fields.get(i).cloned().flatten();
+        let d = Description {
+            host: get(0),
+            pid: get(1).and_then(|v| v.parse().ok()),
+            version: get(2),
+            command: get(3).and_then(|v| serde_json::from_str(&v).ok()),
+            mode: get(4),
+            concurrency: get(5).and_then(|v| v.parse().ok()),
+            started: get(6).and_then(|v| v.parse().ok()),
+            ran: get(7).and_then(|v| v.parse().ok()),
+            failed: get(8).and_then(|v| v.parse().ok()),
+        };
+        out.push((d != Description::default()).then_some(d));
+    }
+    Ok(out)
+}
+
+/// A job reserved by a consumer: in its in-flight set, maybe running.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InFlight {
+    pub id: String,
+    /// The consumer's in-flight key.
+    pub consumer: String,
+    /// When its run started (unix seconds), as a qctl consumer records it; None for jobs of
+    /// Go CurlyQ consumers, jobs a qctl consumer holds but has not started yet, and jobs
+    /// started within the last second.
+    pub started: Option<f64>,
+}
+
+/// Every job in flight at the consumers of `list`, those running longest first (then those
+/// whose start is not known, by consumer and id); two round trips. An in-flight key of
+/// another type is passed over (`qctl consumers` shows it as invalid).
+pub async fn in_flight(
+    redis: &mut Redis,
+    keys: &QueueKeys,
+    list: &[ConsumerInfo],
+) -> Result<Vec<InFlight>, Error> {
+    let valid: Vec<&ConsumerInfo> = list.iter().filter(|c| c.in_flight.is_some()).collect();
+    if valid.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut pipe = redis::pipe();
+    pipe.ignore_errors();
+    for c in &valid {
+        pipe.cmd("SMEMBERS").arg(&c.key);
+    }
+    let replies = redis
+        .pipeline_each(&pipe, |i| format!("SMEMBERS {}", valid[i].key))
+        .await?;
+    let mut held: Vec<(&ConsumerInfo, Vec<String>)> = Vec::with_capacity(valid.len());
+    for (c, reply) in valid.iter().zip(replies) {
+        match reply {
+            Ok(v) => held.push((c, redis::from_redis_value(v).unwrap_or_default())),
+            Err(e) if e.code() == Some("WRONGTYPE") => {}
+            Err(e) => return Err(e),
+        }
+    }
+    // The starts qctl consumers recorded, for the ids they hold.
+    let asking: Vec<(usize, String)> = held
+        .iter()
+        .enumerate()
+        .filter(|(_, (_, ids))| !ids.is_empty())
+        .filter_map(|(i, (c, _))| Some((i, keys.consumer_running(keys.consumer_uuid(&c.key)?))))
+        .collect();
+    let mut starts: Vec<Vec<Option<f64>>> = vec![Vec::new(); held.len()];
+    if !asking.is_empty() {
+        let mut pipe = redis::pipe();
+        pipe.ignore_errors();
+        for (i, key) in &asking {
+            pipe.cmd("HMGET").arg(key).arg(&held[*i].1);
+        }
+        let replies = redis
+            .pipeline_each(&pipe, |i| format!("HMGET {}", asking[i].1))
+            .await?;
+        for ((i, _), reply) in asking.iter().zip(replies) {
+            starts[*i] = match reply {
+                Ok(v) => redis::from_redis_value::<Vec<Option<String>>>(v)
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|s| s.and_then(|s| s.parse().ok()))
+                    .collect(),
+                Err(e) if e.code() == Some("WRONGTYPE") => Vec::new(),
+                Err(e) => return Err(e),
+            };
+        }
+    }
+    let mut jobs: Vec<InFlight> = held
+        .into_iter()
+        .zip(starts)
+        .flat_map(|((c, ids), starts)| {
+            ids.into_iter().enumerate().map(move |(j, id)| InFlight {
+                id,
+                consumer: c.key.clone(),
+                started: starts.get(j).copied().flatten(),
+            })
+        })
+        .collect();
+    jobs.sort_by(|a, b| {
+        let start = |j: &InFlight| j.started.unwrap_or(f64::INFINITY);
+        start(a)
+            .total_cmp(&start(b))
+            .then_with(|| a.consumer.cmp(&b.consumer))
+            .then_with(|| a.id.cmp(&b.id))
+    });
+    Ok(jobs)
 }

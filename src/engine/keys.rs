@@ -35,6 +35,8 @@ pub fn hash_tag(name: &str) -> Option<&str> {
 
 /// The prefix of every consumer's in-flight set key.
 const INFLIGHT: &str = ":inflight:";
+/// The prefix of the keys that describe a qctl consumer.
+const CONSUMER: &str = ":consumer:";
 
 impl QueueKeys {
     pub fn new(name: &str) -> Self {
@@ -69,6 +71,35 @@ impl QueueKeys {
     /// The in-flight set key of the consumer with this UUID.
     pub fn inflight(&self, uuid: &str) -> String {
         format!("{}{INFLIGHT}{uuid}", self.name)
+    }
+
+    /// The hash (qctl's own) that describes the consumer with this UUID: where it runs,
+    /// what it runs and its counters. It expires with the consumer's lease.
+    pub fn consumer_info(&self, uuid: &str) -> String {
+        format!("{}{CONSUMER}{uuid}", self.name)
+    }
+
+    /// The hash (qctl's own) of the jobs the consumer with this UUID runs: id -> start
+    /// (unix seconds). It expires with the consumer's lease.
+    pub fn consumer_running(&self, uuid: &str) -> String {
+        format!("{}{CONSUMER}{uuid}:running", self.name)
+    }
+
+    /// The UUID of a well-formed in-flight key of this queue.
+    pub fn consumer_uuid<'a>(&self, inflight_key: &'a str) -> Option<&'a str> {
+        inflight_key
+            .strip_prefix(self.name.as_str())
+            .and_then(|rest| rest.strip_prefix(INFLIGHT))
+            .filter(|uuid| is_canonical_uuid(uuid))
+    }
+
+    /// Whether `key` is the description of a qctl consumer of this queue, or its list of
+    /// running jobs.
+    pub fn is_consumer_key(&self, key: &str) -> bool {
+        key.strip_prefix(self.name.as_str())
+            .and_then(|rest| rest.strip_prefix(CONSUMER))
+            .map(|rest| rest.strip_suffix(":running").unwrap_or(rest))
+            .is_some_and(is_canonical_uuid)
     }
 
     /// Whether `key` is a well-formed in-flight key of this queue: `NAME:inflight:<uuid>`,

@@ -298,7 +298,9 @@ pub async fn stats(
                 && !curlyq_wrong
                 && !counter(8)
                 && !counter(9)
-                && ![active, sched, dead, data, consumers].into_iter().any(holds)
+                && ![active, sched, dead, data, consumers]
+                    .into_iter()
+                    .any(holds)
             {
                 continue;
             }

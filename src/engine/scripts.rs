@@ -1079,7 +1079,7 @@ mod tests {
             .flat_map(|l| l.uses.iter().map(|(c, _)| c.clone()))
             .collect();
         let keys = crate::engine::keys::QueueKeys::new("q");
-        let consumer = crate::engine::consumers::rights(&keys, &keys.inflight("x"));
+        let consumer = crate::engine::consumers::rights(&keys, "x");
         commands.extend(consumer.uses.iter().map(|(c, _)| c.clone()));
         // The plain commands sent before push_new.
         commands.extend(["HSET".to_string(), "RPUSH".to_string()]);
@@ -1094,7 +1094,7 @@ mod tests {
     #[test]
     fn a_consumer_checks_the_scripts_it_calls() {
         let keys = crate::engine::keys::QueueKeys::new("q");
-        let rights = crate::engine::consumers::rights(&keys, "q:inflight:x");
+        let rights = crate::engine::consumers::rights(&keys, "x");
         let reserve = RESERVE.call(&[
             &keys.consumers,
             &keys.active,

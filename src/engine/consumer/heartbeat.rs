@@ -22,13 +22,14 @@ fn beat_timeout(shared: &Shared) -> Duration {
         .min(shared.server.response_timeout)
 }
 
-/// Registers the consumer (its first heartbeat).
+/// Registers the consumer (its first heartbeat) and describes it.
 pub async fn register(shared: &Shared) -> Result<(), Error> {
     let sent = Instant::now();
     let score = shared.now();
     let mut redis = shared.redis.clone();
     consumers::heartbeat(&mut redis, &shared.keys, &shared.inflight, score).await?;
-    renewed(shared, sent, score)
+    renewed(shared, sent, score)?;
+    super::identity::describe(shared).await
 }
 
 /// One heartbeat on the heartbeat's own connection. It only renews an existing entry: when
@@ -49,7 +50,14 @@ pub async fn beat(shared: &Shared) -> Result<(), Error> {
             *conn = Some(spec.connect().await?);
         }
         let redis = conn.as_mut().expect("connected above");
-        consumers::renew(redis, &shared.keys, &shared.inflight, score).await
+        consumers::renew(
+            redis,
+            &shared.keys,
+            &shared.id,
+            score,
+            shared.cfg.orphan_after,
+        )
+        .await
     })
     .await;
     let present = match result {

@@ -6,6 +6,7 @@ mod custodian;
 mod drain;
 mod handler;
 mod heartbeat;
+mod identity;
 mod poller;
 mod processor;
 mod scheduler;
@@ -21,6 +22,7 @@ use tokio::sync::{mpsc, Notify, Semaphore};
 use tokio_util::sync::CancellationToken;
 
 pub use handler::{Handler, JobInput, Outcome, RunFuture, RunReport};
+pub use identity::Identity;
 pub use status::{LoopState, Status};
 
 use super::conn::{Redis, ServerSpec};
@@ -79,6 +81,8 @@ pub struct Config {
     /// Emit the events every job has when all goes well (reserved, started, succeeded);
     /// off, a busy consumer does not pay for events nobody shows.
     pub routine_events: bool,
+    /// What runs the jobs, for `NAME:consumer:<uuid>`.
+    pub identity: Identity,
 }
 
 /// Something that happened to a job or the consumer, for the caller to show.
@@ -267,6 +271,10 @@ pub(crate) struct Shared {
     pub drain_end: std::sync::Mutex<Option<DrainEnd>>,
     /// The panic of the poller or the processor, passed on once the consumer has cleaned up.
     pub panic: std::sync::Mutex<Option<Box<dyn std::any::Any + Send>>>,
+    /// When it first registered (server time).
+    pub started: std::sync::OnceLock<f64>,
+    /// What `NAME:consumer:<uuid>` and its running list last got.
+    pub written: std::sync::Mutex<identity::Written>,
 }
 
 /// The jobs held here: their ids with the sizes of their records, and those sizes' sum.
@@ -635,7 +643,7 @@ impl Consumer {
         let id = uuid::Uuid::new_v4().hyphenated().to_string();
         let inflight = keys.inflight(&id);
         // Every right the consumer needs, before it writes anything.
-        super::consumers::rights(&keys, &inflight)
+        super::consumers::rights(&keys, &id)
             .check(&mut redis)
             .await?;
         let capacity = max_capacity(&cfg);
@@ -673,6 +681,8 @@ impl Consumer {
             retries: Default::default(),
             drain_end: Default::default(),
             panic: Default::default(),
+            started: Default::default(),
+            written: Default::default(),
             cfg,
         });
         heartbeat::register(&shared).await?;
@@ -705,6 +715,12 @@ impl Consumer {
             "heartbeat",
             background.clone(),
             heartbeat::run,
+        ));
+        loops.spawn(supervisor::supervise(
+            shared.clone(),
+            "identity",
+            background.clone(),
+            identity::run,
         ));
         let mut failure = work(&shared, &background, &mut loops).await;
         background.cancel();
@@ -862,7 +878,7 @@ async fn give_back_and_leave(shared: &Shared) {
             ),
         }),
     }
-    if let Err(e) = super::consumers::deregister(&mut redis, &shared.keys, &shared.inflight).await {
+    if let Err(e) = super::consumers::deregister(&mut redis, &shared.keys, &shared.id).await {
         shared.emit(Event::Warning {
             message: format!("could not leave {}: {e}", shared.keys.consumers),
         });

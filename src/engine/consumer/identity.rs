@@ -1,0 +1,173 @@
+//! What a qctl consumer says about itself, for `qctl consumers` and `qctl inflight`:
+//! `NAME:consumer:<uuid>` (where it runs, what it runs, its counters) and
+//! `NAME:consumer:<uuid>:running` (each running job's start). Both expire with the lease
+//! (the heartbeat renews them) and go when the consumer leaves. Go CurlyQ consumers write
+//! neither.
+
+use std::collections::HashMap;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::Shared;
+use crate::engine::error::Error;
+
+/// How often the list of running jobs and the counters are brought up to date (only when
+/// they changed): a job shows its start within this of starting.
+pub const EVERY: Duration = Duration::from_secs(1);
+
+/// What runs the jobs, as the caller describes it.
+#[derive(Clone, Debug, Default)]
+pub struct Identity {
+    /// The handler's program and arguments (never its environment).
+    pub command: Vec<String>,
+    /// `per-job`, `pipe`, or what an embedding program calls its handler.
+    pub mode: String,
+}
+
+/// What was last written: the running jobs (id -> start) and the counters.
+#[derive(Default)]
+pub(crate) struct Written {
+    running: HashMap<String, f64>,
+    ran: u64,
+    failed: u64,
+}
+
+/// The machine's host name, or `-`.
+fn host() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: gethostname writes at most buf.len() bytes into buf.
+    let ok = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } == 0;
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    if ok && end > 0 {
+        String::from_utf8_lossy(&buf[..end]).into_owned()
+    } else {
+        "-".into()
+    }
+}
+
+fn lease_ms(shared: &Shared) -> u64 {
+    shared.cfg.orphan_after.as_millis().max(1) as u64
+}
+
+/// Writes the description when the consumer registers (and registers again).
+pub async fn describe(shared: &Shared) -> Result<(), Error> {
+    let info = shared.keys.consumer_info(&shared.id);
+    let id = &shared.cfg.identity;
+    let command = serde_json::to_string(&id.command).expect("strings serialize");
+    let started = *shared.started.get_or_init(|| shared.now());
+    let (ran, failed) = counts(shared);
+    let mut pipe = redis::pipe();
+    pipe.cmd("HSET")
+        .arg(&info)
+        .arg("host")
+        .arg(host())
+        .arg("pid")
+        .arg(std::process::id())
+        .arg("version")
+        .arg(env!("CARGO_PKG_VERSION"))
+        .arg("command")
+        .arg(command)
+        .arg("mode")
+        .arg(&id.mode)
+        .arg("concurrency")
+        .arg(shared.cfg.concurrency)
+        .arg("started")
+        .arg(started)
+        .arg("ran")
+        .arg(ran)
+        .arg("failed")
+        .arg(failed)
+        .ignore()
+        .cmd("PEXPIRE")
+        .arg(&info)
+        .arg(lease_ms(shared))
+        .ignore();
+    let mut redis = shared.redis.clone();
+    redis.pipeline::<()>(&pipe, format!("HSET {info}")).await?;
+    let mut written = shared.written.lock().expect("written lock");
+    written.ran = ran;
+    written.failed = failed;
+    Ok(())
+}
+
+fn counts(shared: &Shared) -> (u64, u64) {
+    let c = &shared.counters;
+    let load = |a: &std::sync::atomic::AtomicU64| a.load(Ordering::Relaxed);
+    (
+        load(&c.ran),
+        load(&c.retried) + load(&c.killed) + load(&c.damaged),
+    )
+}
+
+/// A step of the loop that keeps the running jobs and the counters up to date: one round
+/// trip when something changed, none otherwise.
+pub async fn run(shared: Arc<Shared>) -> Result<Duration, Error> {
+    let now = shared.now();
+    let running: HashMap<String, f64> = shared
+        .status
+        .snapshot()
+        .running
+        .into_iter()
+        .map(|(id, _, secs)| (id, ((now - secs) * 1000.0).round() / 1000.0))
+        .collect();
+    let (ran, failed) = counts(&shared);
+    let (gone, new): (Vec<String>, Vec<(String, f64)>) = {
+        let written = shared.written.lock().expect("written lock");
+        if written.ran == ran
+            && written.failed == failed
+            && written.running.len() == running.len()
+            && running.keys().all(|id| written.running.contains_key(id))
+        {
+            return Ok(EVERY);
+        }
+        (
+            written
+                .running
+                .keys()
+                .filter(|id| !running.contains_key(*id))
+                .cloned()
+                .collect(),
+            running
+                .iter()
+                .filter(|(id, _)| !written.running.contains_key(*id))
+                .map(|(id, t)| (id.clone(), *t))
+                .collect(),
+        )
+    };
+    let info = shared.keys.consumer_info(&shared.id);
+    let key = shared.keys.consumer_running(&shared.id);
+    let mut pipe = redis::pipe();
+    if !gone.is_empty() {
+        pipe.cmd("HDEL").arg(&key).arg(&gone).ignore();
+    }
+    if !new.is_empty() {
+        pipe.cmd("HSET").arg(&key);
+        for (id, start) in &new {
+            pipe.arg(id).arg(start);
+        }
+        pipe.ignore()
+            .cmd("PEXPIRE")
+            .arg(&key)
+            .arg(lease_ms(&shared))
+            .ignore();
+    }
+    pipe.cmd("HSET")
+        .arg(&info)
+        .arg("ran")
+        .arg(ran)
+        .arg("failed")
+        .arg(failed)
+        .ignore()
+        .cmd("PEXPIRE")
+        .arg(&info)
+        .arg(lease_ms(&shared))
+        .ignore();
+    let mut redis = shared.redis.clone();
+    redis.pipeline::<()>(&pipe, format!("HSET {key}")).await?;
+    let mut written = shared.written.lock().expect("written lock");
+    written.running = running;
+    written.ran = ran;
+    written.failed = failed;
+    Ok(EVERY)
+}

@@ -1,0 +1,287 @@
+//! What is running and who runs it: `qctl inflight` and `qctl consumers` against real
+//! redis-servers, with qctl consumers (which describe themselves) and a queue state written
+//! byte for byte as Go CurlyQ consumers leave it (which they do not).
+
+mod support;
+
+use std::time::Duration;
+
+use nix::sys::signal::Signal;
+use qctl::engine::Job;
+use serde_json::Value;
+use support::{qctl, spawn_consumer_at, wait_until, RedisServer, FAST};
+
+const LIMIT: Duration = Duration::from_secs(20);
+
+/// The handler of these tests: the job's data (on stdin) says what it does.
+const HANDLER: &[&str] = &[
+    "--",
+    "sh",
+    "-c",
+    "d=$(cat); case $d in fail) exit 3;; hold*) sleep 60;; esac",
+];
+
+fn json(server: &RedisServer, args: &[&str]) -> Value {
+    let out = qctl(server).arg("--json").args(args).assert().success();
+    serde_json::from_slice(&out.get_output().stdout).expect("JSON")
+}
+
+fn enqueue(server: &RedisServer, data: &str) -> String {
+    let out = qctl(server).args(["enqueue", "q", data]).assert().success();
+    String::from_utf8_lossy(&out.get_output().stdout)
+        .trim()
+        .to_string()
+}
+
+fn host() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .expect("host name")
+        .trim()
+        .to_string()
+}
+
+/// A consumer in flight as a Go CurlyQ consumer leaves it: its member in `q:consumers` with
+/// a fresh heartbeat, its in-flight set, the jobs' records; nothing of qctl's.
+const GO: &str = "q:inflight:0b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff";
+
+fn plant_go_consumer(server: &RedisServer, ids: &[&str]) {
+    for id in ids {
+        let record = Job::new(*id, Some(format!("go {id}").into_bytes())).encode();
+        let _: () = server.cmd(&[b"HSET", b"q:data", id.as_bytes(), &record]);
+        let _: () = server.cmd(&[b"SADD", GO.as_bytes(), id.as_bytes()]);
+    }
+    let now = qctl::engine::now().to_string();
+    let _: () = server.cmd(&[b"ZADD", b"q:consumers", now.as_bytes(), GO.as_bytes()]);
+}
+
+#[test]
+fn inflight_and_consumers_show_what_runs_where_for_qctl_and_go_consumers() {
+    let server = RedisServer::start();
+    let held: Vec<String> = (0..2)
+        .map(|i| enqueue(&server, &format!("hold {i}")))
+        .collect();
+    enqueue(&server, "ok");
+    enqueue(&server, "fail");
+    plant_go_consumer(&server, &["g1", "g2"]);
+    let mut args = vec![
+        "q",
+        "-c",
+        "3",
+        "--max-retries",
+        "0",
+        "--shutdown-grace",
+        "1s",
+    ];
+    args.extend(FAST);
+    args.extend(HANDLER);
+    let mut consumer = spawn_consumer_at(&server.url(), &args);
+
+    // Both held jobs run with a recorded start, and the counters caught up.
+    let mut rows = Value::Null;
+    let ready = wait_until(LIMIT, || {
+        rows = json(&server, &["inflight", "q"]);
+        let started = rows
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|r| r["started"].is_number())
+            .count();
+        let c = json(&server, &["consumers", "q"]);
+        started == 2 && c.as_array().unwrap().iter().any(|c| c["ran"] == 2)
+    });
+    assert!(ready, "{rows}\n{}", consumer.stderr());
+    let rows = rows.as_array().unwrap();
+    assert_eq!(rows.len(), 4, "two of qctl's, two of Go's: {rows:?}");
+    // Longest running first: qctl's two, then Go's, whose start nobody recorded.
+    let mut ids: Vec<&str> = rows[..2]
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    ids.sort();
+    let mut want: Vec<&str> = held.iter().map(String::as_str).collect();
+    want.sort();
+    assert_eq!(ids, want);
+    for r in &rows[..2] {
+        assert_eq!(r["run_by"], "qctl");
+        assert_eq!(r["pid"], consumer.pid());
+        assert_eq!(r["host"], host().as_str());
+        assert_eq!(r["attempt"], 0);
+        assert!(r["data"].as_str().unwrap().starts_with("hold "));
+        let secs = r["running_secs"].as_f64().unwrap();
+        assert!((0.0..30.0).contains(&secs), "{r}");
+        assert!(r["consumer"].as_str().unwrap().starts_with("q:inflight:"));
+    }
+    for r in &rows[2..] {
+        assert_eq!(r["run_by"], "CurlyQ");
+        assert_eq!(r["consumer"], GO);
+        assert!(r["started"].is_null() && r["host"].is_null() && r["pid"].is_null());
+        assert!(r["data"].as_str().unwrap().starts_with("go g"));
+    }
+
+    let consumers = json(&server, &["consumers", "q"]);
+    let by = |kind: &str| -> Value {
+        consumers
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["run_by"] == kind)
+            .cloned()
+            .unwrap_or_else(|| panic!("no {kind} consumer: {consumers}"))
+    };
+    let ours = by("qctl");
+    assert_eq!(ours["pid"], consumer.pid());
+    assert_eq!(ours["host"], host().as_str());
+    assert_eq!(ours["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(ours["command"], serde_json::json!(HANDLER[1..]));
+    assert_eq!(ours["mode"], "per-job");
+    assert_eq!(ours["concurrency"], 3);
+    assert_eq!(ours["ran"], 2, "ok and fail ran: {ours}");
+    assert_eq!(ours["failed"], 1);
+    assert_eq!(ours["in_flight"], 2);
+    let age = qctl::engine::now() - ours["started"].as_f64().unwrap();
+    assert!((0.0..30.0).contains(&age), "{ours}");
+    let go = by("CurlyQ");
+    assert_eq!(go["consumer"], GO);
+    assert_eq!(go["in_flight"], 2);
+    assert!(go["host"].is_null() && go["command"].is_null() && go["ran"].is_null());
+
+    // The table says the same at a glance; its notes say what cannot be known.
+    let out = qctl(&server).args(["consumers", "q"]).assert().success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        text.contains(&format!("qctl {}", env!("CARGO_PKG_VERSION"))),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("{}:{}", host(), consumer.pid())),
+        "{text}"
+    );
+    assert!(text.contains("0b7d3e2a  CurlyQ"), "{text}");
+    assert!(
+        text.contains("per-job, concurrency 3") && text.contains("sh -c 'd=$(cat);"),
+        "{text}"
+    );
+    assert!(err.contains("RUN BY CurlyQ"), "{err}");
+    let out = qctl(&server).args(["inflight", "q"]).assert().success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert_eq!(text.lines().count(), 5, "a header and 4 jobs:\n{text}");
+    assert!(text.lines().nth(3).unwrap().contains(" g1 "), "{text}");
+    assert!(err.contains("4 shown of 4 in flight"), "{err}");
+    assert!(err.contains("RUNNING -: no start recorded"), "{err}");
+
+    // Pages: the third job alone, and where the next page starts.
+    let out = qctl(&server)
+        .args(["inflight", "q", "--limit", "1", "--offset", "2"])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
+    assert!(text.contains(" g1 ") && !text.contains(" g2 "), "{text}");
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        err.contains("1 shown of 4 in flight; next page: --offset 3"),
+        "{err}"
+    );
+    let lines = qctl(&server)
+        .args(["inflight", "q", "--jsonl"])
+        .assert()
+        .success();
+    assert_eq!(
+        String::from_utf8_lossy(&lines.get_output().stdout)
+            .lines()
+            .count(),
+        4
+    );
+
+    // Its description lives as long as its lease, and goes when it leaves.
+    let uuid = ours["consumer"]
+        .as_str()
+        .unwrap()
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .to_string();
+    let info = format!("q:consumer:{uuid}");
+    let running = format!("{info}:running");
+    for key in [&info, &running] {
+        let ttl: i64 = server.cmd(&[b"PTTL", key.as_bytes()]);
+        assert!(
+            (1..=3000).contains(&ttl),
+            "{key} expires with the 3 s lease: {ttl}"
+        );
+    }
+    consumer.signal(Signal::SIGTERM);
+    assert!(consumer.wait_timeout(LIMIT).is_some(), "it stopped");
+    let left: Vec<String> = server.cmd(&[b"KEYS", b"q:consumer:*"]);
+    assert!(left.is_empty(), "{left:?}");
+}
+
+#[test]
+fn a_killed_consumers_description_expires_with_its_lease() {
+    let server = RedisServer::start();
+    enqueue(&server, "hold");
+    let mut args = vec!["q"];
+    args.extend(FAST);
+    args.extend(HANDLER);
+    let mut consumer = spawn_consumer_at(&server.url(), &args);
+    assert!(
+        wait_until(LIMIT, || {
+            let keys: Vec<String> = server.cmd(&[b"KEYS", b"q:consumer:*:running"]);
+            !keys.is_empty()
+        }),
+        "{}",
+        consumer.stderr()
+    );
+    consumer.signal(Signal::SIGKILL);
+    consumer.wait_timeout(LIMIT);
+    let before: Vec<String> = server.cmd(&[b"KEYS", b"q:consumer:*"]);
+    assert_eq!(before.len(), 2, "{before:?}");
+    // --orphan-after 3s: gone within the lease, while the consumer entry stays for recovery.
+    assert!(wait_until(Duration::from_secs(6), || {
+        let keys: Vec<String> = server.cmd(&[b"KEYS", b"q:consumer:*"]);
+        keys.is_empty()
+    }));
+    let rows = json(&server, &["consumers", "q", "--orphan-after", "3s"]);
+    assert_eq!(rows[0]["run_by"], "CurlyQ", "{rows}");
+    assert_eq!(rows[0]["alive"], false, "{rows}");
+}
+
+#[test]
+fn nothing_in_flight_is_said_and_is_exit_0() {
+    let server = RedisServer::start();
+    qctl(&server)
+        .args(["inflight", "q"])
+        .assert()
+        .success()
+        .stdout("")
+        .stderr(predicates::str::contains(
+            "no jobs in flight in queue \"q\"",
+        ));
+    assert_eq!(json(&server, &["inflight", "q"]), serde_json::json!([]));
+}
+
+#[test]
+fn purge_takes_the_descriptions_of_consumers_with_the_queue() {
+    let server = RedisServer::start();
+    enqueue(&server, "hold");
+    let mut args = vec!["q"];
+    args.extend(HANDLER);
+    let mut consumer = spawn_consumer_at(&server.url(), &args);
+    assert!(
+        wait_until(LIMIT, || {
+            let keys: Vec<String> = server.cmd(&[b"KEYS", b"q:consumer:*:running"]);
+            !keys.is_empty()
+        }),
+        "{}",
+        consumer.stderr()
+    );
+    consumer.signal(Signal::SIGKILL);
+    consumer.wait_timeout(LIMIT);
+    qctl(&server)
+        .args(["purge", "q", "--yes"])
+        .assert()
+        .success();
+    let left: Vec<String> = server.cmd(&[b"KEYS", b"*"]);
+    assert!(left.is_empty(), "{left:?}");
+}
