@@ -50,6 +50,7 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             [CompletionResult]::new('dead', 'dead', [CompletionResultType]::ParameterValue, 'Look at and repair dead jobs (jobs that ran out of retries)')
             [CompletionResult]::new('scheduled', 'scheduled', [CompletionResultType]::ParameterValue, 'Look at and change scheduled jobs (delayed jobs and retries)')
             [CompletionResult]::new('active', 'active', [CompletionResultType]::ParameterValue, 'Look at and delete jobs that are ready to run')
+            [CompletionResult]::new('tail', 'tail', [CompletionResultType]::ParameterValue, 'Follow what happens to queues until stopped (Ctrl-C): jobs killed and retried with their reasons, consumers joining, leaving, expiring and recovered, pause and resume, and a line per interval with the counts')
             [CompletionResult]::new('inflight', 'inflight', [CompletionResultType]::ParameterValue, 'List the jobs in flight: reserved by a consumer, running or about to')
             [CompletionResult]::new('consumers', 'consumers', [CompletionResultType]::ParameterValue, 'List the consumers of a queue: who runs them, where, their heartbeat and jobs in flight')
             [CompletionResult]::new('orphans', 'orphans', [CompletionResultType]::ParameterValue, 'Return the in-flight jobs of expired consumers to the queue')
@@ -696,6 +697,36 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
         'qctl;active;help;help' {
             break
         }
+        'qctl;tail' {
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Start from the recent past: what happened since TIME (RFC 3339, unix seconds, or an age such as 10m) to dead jobs and retries is shown first')
+            [CompletionResult]::new('--interval', '--interval', [CompletionResultType]::ParameterName, 'Print a line with each queue''s counts every DUR')
+            [CompletionResult]::new('--poll', '--poll', [CompletionResultType]::ParameterName, 'Look for changes every DUR')
+            [CompletionResult]::new('--orphan-after', '--orphan-after', [CompletionResultType]::ParameterName, 'A consumer whose heartbeat is older than this counts as expired')
+            [CompletionResult]::new('-u', '-u', [CompletionResultType]::ParameterName, 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line')
+            [CompletionResult]::new('--password-file', '--password-file', [CompletionResultType]::ParameterName, 'Read the Redis password from FILE (its first line)')
+            [CompletionResult]::new('--tls-ca-cert', '--tls-ca-cert', [CompletionResultType]::ParameterName, 'Verify the server with this CA certificate (PEM) instead of the system''s trust store')
+            [CompletionResult]::new('--tls-cert', '--tls-cert', [CompletionResultType]::ParameterName, 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key')
+            [CompletionResult]::new('--tls-key', '--tls-key', [CompletionResultType]::ParameterName, 'The client certificate''s private key (PEM); needs --tls-cert')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to Redis')
+            [CompletionResult]::new('--response-timeout', '--response-timeout', [CompletionResultType]::ParameterName, 'How long to wait for Redis to answer a command')
+            [CompletionResult]::new('--failures', '--failures', [CompletionResultType]::ParameterName, 'Only failures: jobs killed and retries scheduled')
+            [CompletionResult]::new('--no-follow', '--no-follow', [CompletionResultType]::ParameterName, 'Print what happened (since --since) and exit instead of following')
+            [CompletionResult]::new('--tls-insecure', '--tls-insecure', [CompletionResultType]::ParameterName, 'Do not verify the server''s TLS certificate (a warning says so)')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The URL names a node of a Redis Cluster: commands go to the node owning each queue''s slot. Queue names need a hash tag, as in {mail}')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only results: no progress, no summaries, no warnings')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only results: no progress, no summaries, no warnings')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more detail about what is being done (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more detail about what is being done (repeat for more)')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Never use colour (also: the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'qctl;inflight' {
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'How many jobs to show')
             [CompletionResult]::new('--offset', '--offset', [CompletionResultType]::ParameterName, 'Skip this many jobs (the next page''s offset is printed)')
@@ -909,6 +940,7 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             [CompletionResult]::new('dead', 'dead', [CompletionResultType]::ParameterValue, 'Look at and repair dead jobs (jobs that ran out of retries)')
             [CompletionResult]::new('scheduled', 'scheduled', [CompletionResultType]::ParameterValue, 'Look at and change scheduled jobs (delayed jobs and retries)')
             [CompletionResult]::new('active', 'active', [CompletionResultType]::ParameterValue, 'Look at and delete jobs that are ready to run')
+            [CompletionResult]::new('tail', 'tail', [CompletionResultType]::ParameterValue, 'Follow what happens to queues until stopped (Ctrl-C): jobs killed and retried with their reasons, consumers joining, leaving, expiring and recovered, pause and resume, and a line per interval with the counts')
             [CompletionResult]::new('inflight', 'inflight', [CompletionResultType]::ParameterValue, 'List the jobs in flight: reserved by a consumer, running or about to')
             [CompletionResult]::new('consumers', 'consumers', [CompletionResultType]::ParameterValue, 'List the consumers of a queue: who runs them, where, their heartbeat and jobs in flight')
             [CompletionResult]::new('orphans', 'orphans', [CompletionResultType]::ParameterValue, 'Return the in-flight jobs of expired consumers to the queue')
@@ -986,6 +1018,9 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             break
         }
         'qctl;help;active;delete' {
+            break
+        }
+        'qctl;help;tail' {
             break
         }
         'qctl;help;inflight' {

@@ -47,6 +47,7 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand dead 'Look at and repair dead jobs (jobs that ran out of retries)'
             cand scheduled 'Look at and change scheduled jobs (delayed jobs and retries)'
             cand active 'Look at and delete jobs that are ready to run'
+            cand tail 'Follow what happens to queues until stopped (Ctrl-C): jobs killed and retried with their reasons, consumers joining, leaving, expiring and recovered, pause and resume, and a line per interval with the counts'
             cand inflight 'List the jobs in flight: reserved by a consumer, running or about to'
             cand consumers 'List the consumers of a queue: who runs them, where, their heartbeat and jobs in flight'
             cand orphans 'Return the in-flight jobs of expired consumers to the queue'
@@ -656,6 +657,35 @@ set edit:completion:arg-completer[qctl] = {|@words|
         }
         &'qctl;active;help;help'= {
         }
+        &'qctl;tail'= {
+            cand --since 'Start from the recent past: what happened since TIME (RFC 3339, unix seconds, or an age such as 10m) to dead jobs and retries is shown first'
+            cand --interval 'Print a line with each queue''s counts every DUR'
+            cand --poll 'Look for changes every DUR'
+            cand --orphan-after 'A consumer whose heartbeat is older than this counts as expired'
+            cand -u 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
+            cand --redis 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
+            cand --user 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line'
+            cand --password-file 'Read the Redis password from FILE (its first line)'
+            cand --tls-ca-cert 'Verify the server with this CA certificate (PEM) instead of the system''s trust store'
+            cand --tls-cert 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key'
+            cand --tls-key 'The client certificate''s private key (PEM); needs --tls-cert'
+            cand --connect-timeout 'How long to wait for a connection to Redis'
+            cand --response-timeout 'How long to wait for Redis to answer a command'
+            cand --failures 'Only failures: jobs killed and retries scheduled'
+            cand --no-follow 'Print what happened (since --since) and exit instead of following'
+            cand --tls-insecure 'Do not verify the server''s TLS certificate (a warning says so)'
+            cand --cluster 'The URL names a node of a Redis Cluster: commands go to the node owning each queue''s slot. Queue names need a hash tag, as in {mail}'
+            cand --json 'Print results as JSON'
+            cand -q 'Print only results: no progress, no summaries, no warnings'
+            cand --quiet 'Print only results: no progress, no summaries, no warnings'
+            cand -v 'Print more detail about what is being done (repeat for more)'
+            cand --verbose 'Print more detail about what is being done (repeat for more)'
+            cand --no-color 'Never use colour (also: the NO_COLOR environment variable)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'qctl;inflight'= {
             cand --limit 'How many jobs to show'
             cand --offset 'Skip this many jobs (the next page''s offset is printed)'
@@ -861,6 +891,7 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand dead 'Look at and repair dead jobs (jobs that ran out of retries)'
             cand scheduled 'Look at and change scheduled jobs (delayed jobs and retries)'
             cand active 'Look at and delete jobs that are ready to run'
+            cand tail 'Follow what happens to queues until stopped (Ctrl-C): jobs killed and retried with their reasons, consumers joining, leaving, expiring and recovered, pause and resume, and a line per interval with the counts'
             cand inflight 'List the jobs in flight: reserved by a consumer, running or about to'
             cand consumers 'List the consumers of a queue: who runs them, where, their heartbeat and jobs in flight'
             cand orphans 'Return the in-flight jobs of expired consumers to the queue'
@@ -919,6 +950,8 @@ set edit:completion:arg-completer[qctl] = {|@words|
         &'qctl;help;active;list'= {
         }
         &'qctl;help;active;delete'= {
+        }
+        &'qctl;help;tail'= {
         }
         &'qctl;help;inflight'= {
         }

@@ -187,6 +187,14 @@ pub enum Command {
     #[command(subcommand)]
     Active(ActiveCommand),
 
+    /// Follow what happens to queues until stopped (Ctrl-C): jobs killed and retried with
+    /// their reasons, consumers joining, leaving, expiring and recovered, pause and resume,
+    /// and a line per interval with the counts.
+    ///
+    /// It reads Redis state, so it works whatever runs the jobs; retries and reasons are
+    /// known for jobs qctl consumers ran.
+    Tail(TailArgs),
+
     /// List the jobs in flight: reserved by a consumer, running or about to.
     ///
     /// Longest running first, with the consumer, its host and pid and how long each job
@@ -269,6 +277,7 @@ impl Command {
             | Command::Top(_)
             | Command::Consumers { .. }
             | Command::Inflight(_)
+            | Command::Tail(_)
             | Command::Completions { .. }
             | Command::Man { .. } => true,
             Command::Orphans { confirm, .. } => confirm.dry_run,
@@ -516,6 +525,32 @@ pub struct ListArgs {
     /// One JSON object per line, with full data.
     #[arg(long)]
     pub jsonl: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct TailArgs {
+    /// The queues' names.
+    #[arg(required = true, value_parser = parse_queue)]
+    pub queues: Vec<String>,
+    /// Start from the recent past: what happened since TIME (RFC 3339, unix seconds, or an
+    /// age such as 10m) to dead jobs and retries is shown first.
+    #[arg(long, value_name = "TIME", value_parser = parse_time_or_age)]
+    pub since: Option<f64>,
+    /// Only failures: jobs killed and retries scheduled.
+    #[arg(long)]
+    pub failures: bool,
+    /// Print what happened (since --since) and exit instead of following.
+    #[arg(long)]
+    pub no_follow: bool,
+    /// Print a line with each queue's counts every DUR.
+    #[arg(long, value_name = "DUR", default_value = "10s", value_parser = parse_positive_duration)]
+    pub interval: Duration,
+    /// Look for changes every DUR.
+    #[arg(long, value_name = "DUR", default_value = "1s", value_parser = parse_positive_duration)]
+    pub poll: Duration,
+    /// A consumer whose heartbeat is older than this counts as expired.
+    #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_positive_duration)]
+    pub orphan_after: Duration,
 }
 
 #[derive(Debug, Args)]

@@ -302,6 +302,12 @@ fn workload(server: &RedisServer, user: &str) {
     assert_eq!(out, "fail");
     let (out, _) = expect(run().args(["dead", "export", "mail"]), 0);
     assert_eq!(out.lines().count(), 2, "{out}");
+    let (out, _) = expect(
+        run().args(["tail", "mail", "--since", "1h", "--no-follow", "--failures"]),
+        0,
+    );
+    assert!(out.contains(&format!("retry {fail_id}")), "{out}");
+    assert!(out.contains(&format!("killed {fail_id}")), "{out}");
     expect(
         run().args(["dead", "requeue", "mail", &fail_id, "--yes"]),
         0,

@@ -287,6 +287,12 @@ fn commands() -> Vec<Case> {
         case("consumers", &["consumers", "q"], None, 0),
         case("inflight", &["inflight", "q"], None, 0),
         case("inflight --jsonl", &["inflight", "q", "--jsonl"], None, 0),
+        case(
+            "tail --no-follow",
+            &["tail", "q", "--since", "1d", "--no-follow"],
+            None,
+            0,
+        ),
         case("orphans --dry-run", &["orphans", "q", "--dry-run"], None, 0),
         case("completions", &["completions", "bash"], None, 0),
         case("man", &["man"], None, 0),

@@ -15,6 +15,7 @@ mod pause;
 mod purge;
 mod scheduled;
 mod stats;
+mod tail;
 mod top;
 
 use crate::cli::{Cli, Command, GlobalArgs};
@@ -117,6 +118,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Command::Scheduled(cmd) => scheduled::run(ctx, cmd).await,
             Command::Active(cmd) => active::run(ctx, cmd).await,
             Command::Inflight(args) => inflight::run(ctx, args).await,
+            Command::Tail(args) => tail::run(ctx, args).await,
             Command::Consumers {
                 queue,
                 orphan_after,

@@ -38,6 +38,7 @@ pub fn rights(keys: &QueueKeys, uuid: &str) -> Rights {
                 &keys.data,
                 &keys.failures,
                 &keys.stats,
+                &keys.events,
             ],
         )
         .script(

@@ -153,11 +153,13 @@ pub async fn retry(
             &keys.data,
             &keys.failures,
             &keys.stats,
+            &keys.events,
         ])
         .arg(&job.id)
         .arg(at)
         .arg(next.encode())
         .arg(failure.to_json())
+        .arg(super::keys::EVENTS_KEPT)
         .invoke(redis)
         .await;
     // The call carries the whole record: a very large one may not travel in time.

@@ -23,7 +23,13 @@ pub struct QueueKeys {
     pub paused: String,
     /// hash (qctl's own): counters `completed` and `failed` kept by qctl consumers.
     pub stats: String,
+    /// stream (qctl's own): what qctl consumers did that no other key keeps in order of
+    /// time (retries scheduled), for `qctl tail`; trimmed to about [`EVENTS_KEPT`] entries.
+    pub events: String,
 }
+
+/// About how many entries `NAME:events` keeps (trimmed with `MAXLEN ~`).
+pub const EVENTS_KEPT: u64 = 10_000;
 
 /// The part of `name` that Redis Cluster hashes for every key starting with it: the text
 /// between the first `{` and the next `}`, when that is not empty.
@@ -51,6 +57,7 @@ impl QueueKeys {
             failures: format!("{name}:failures"),
             paused: format!("{name}:paused"),
             stats: format!("{name}:stats"),
+            events: format!("{name}:events"),
         }
     }
 
@@ -111,7 +118,7 @@ impl QueueKeys {
     }
 
     /// Every fixed key, for commands that read or remove the whole queue.
-    pub fn fixed(&self) -> [&str; 9] {
+    pub fn fixed(&self) -> [&str; 10] {
         [
             &self.active,
             &self.data,
@@ -122,6 +129,7 @@ impl QueueKeys {
             &self.failures,
             &self.paused,
             &self.stats,
+            &self.events,
         ]
     }
 }
@@ -140,6 +148,7 @@ pub async fn check_types(
         (&keys.consumers, "zset"),
         (&keys.failures, "hash"),
         (&keys.stats, "hash"),
+        (&keys.events, "stream"),
     ];
     let mut pipe = redis::pipe();
     for (key, _) in &expected {

@@ -16,6 +16,7 @@ pub mod listing;
 pub mod queues;
 pub mod scheduled;
 pub mod scripts;
+pub mod tail;
 
 pub use conn::{Redis, ServerSpec};
 pub use error::{Error, ExitCode};

@@ -1,0 +1,344 @@
+//! `qctl tail QUEUE...`: what happens to queues, as it happens, until stopped.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use super::consumers::short_name;
+use super::Context;
+use crate::cli::TailArgs;
+use crate::engine::consumers::Description;
+use crate::engine::failure::Failure;
+use crate::engine::tail::{Counts, Follower, Happening};
+use crate::engine::{Error, ExitCode};
+use crate::output::{printable, relative, shell_quote, thousands};
+use crate::signals;
+
+/// The longest wait between tries while Redis cannot be reached.
+const MOST_BACKOFF: Duration = Duration::from_secs(10);
+
+pub async fn run(mut ctx: Context, args: TailArgs) -> anyhow::Result<ExitCode> {
+    let mut keys = Vec::new();
+    for queue in &args.queues {
+        keys.push(ctx.keys(queue)?);
+    }
+    let stop = signals::install()?;
+    let mut redis = ctx.server()?.connect().await?;
+    let start = redis.server_time().await?;
+    let since = args.since.unwrap_or(start);
+    let mut followers: Vec<Follower> = keys
+        .into_iter()
+        .map(|k| Follower::new(k, since, args.orphan_after.as_secs_f64()))
+        .collect();
+    // The counts of the last interval line, per queue, and when it was printed.
+    let mut last: Vec<Option<Counts>> = vec![None; followers.len()];
+    let mut interval_start = Instant::now();
+    let mut first = true;
+    let mut failing: u32 = 0;
+    loop {
+        let now = match redis.server_time().await {
+            Ok(now) => now,
+            Err(e) => {
+                wait_after(&mut ctx, e, &mut failing, &stop).await?;
+                if stop.requested.is_cancelled() {
+                    break;
+                }
+                continue;
+            }
+        };
+        let mut ticks = Vec::with_capacity(followers.len());
+        let mut error = None;
+        for f in &mut followers {
+            match f.tick(&mut redis, now).await {
+                Ok(t) => ticks.push(t),
+                Err(e) => {
+                    error = Some(e);
+                    break;
+                }
+            }
+        }
+        if let Some(e) = error {
+            wait_after(&mut ctx, e, &mut failing, &stop).await?;
+            if stop.requested.is_cancelled() {
+                break;
+            }
+            continue;
+        }
+        if failing > 0 {
+            failing = 0;
+            ctx.out.note("reconnected");
+        }
+        let mut behind = false;
+        for (f, tick) in followers.iter().zip(&ticks) {
+            behind |= tick.behind;
+            if first {
+                started(&mut ctx, &f.keys.name, since, start, &tick.counts, &args)?;
+            }
+            for (time, happening) in &tick.happened {
+                if args.failures
+                    && !matches!(
+                        happening,
+                        Happening::Killed { .. } | Happening::Retry { .. }
+                    )
+                {
+                    continue;
+                }
+                show(&mut ctx, &f.keys, *time, happening, now)?;
+            }
+        }
+        let interval_over = interval_start.elapsed() >= args.interval;
+        if first || interval_over {
+            for (i, (f, tick)) in followers.iter().zip(&ticks).enumerate() {
+                if !first && !args.failures {
+                    summary(
+                        &mut ctx,
+                        &f.keys.name,
+                        now,
+                        &tick.counts,
+                        last[i].as_ref(),
+                        interval_start.elapsed(),
+                    )?;
+                }
+                last[i] = Some(tick.counts.clone());
+            }
+            interval_start = Instant::now();
+        }
+        ctx.out.flush()?;
+        first = false;
+        if stop.requested.is_cancelled() || (args.no_follow && !behind) {
+            break;
+        }
+        // Catching up: read the next changes at once.
+        if !behind {
+            tokio::select! {
+                _ = tokio::time::sleep(args.poll) => {}
+                _ = stop.requested.cancelled() => break,
+            }
+        }
+    }
+    // Ctrl-C or SIGTERM is how a follower ends: that is success. A closed output ends a
+    // read command quietly.
+    Ok(ExitCode::Success)
+}
+
+/// After a failed tick: a permanent error ends the command; a transient one is said once
+/// and retried with a growing pause.
+async fn wait_after(
+    ctx: &mut Context,
+    e: Error,
+    failing: &mut u32,
+    stop: &signals::Stop,
+) -> anyhow::Result<()> {
+    if !e.is_transient() {
+        return Err(e.into());
+    }
+    *failing += 1;
+    let pause = Duration::from_millis(500)
+        .saturating_mul(1 << (*failing - 1).min(5))
+        .min(MOST_BACKOFF);
+    if *failing == 1 {
+        ctx.out.warn(format!(
+            "{e}; retrying every {}s at most until it answers",
+            MOST_BACKOFF.as_secs()
+        ));
+    }
+    tokio::select! {
+        _ = tokio::time::sleep(pause) => {}
+        _ = stop.requested.cancelled() => {}
+    }
+    Ok(())
+}
+
+/// The first line for a queue: what it holds as the following starts.
+fn started(
+    ctx: &mut Context,
+    queue: &str,
+    since: f64,
+    now: f64,
+    counts: &Counts,
+    args: &TailArgs,
+) -> std::io::Result<()> {
+    if ctx.out.json {
+        return ctx.out.json_line(&json!({
+            "time": now,
+            "queue": queue,
+            "event": "following",
+            "since": since,
+            "counts": counts,
+        }));
+    }
+    let from = if since < now - 1.0 {
+        format!(" since {} ({})", clock(since), relative(since, now))
+    } else {
+        String::new()
+    };
+    ctx.out.line(format!(
+        "{} {} {}{}{from}: {}{}",
+        clock(now),
+        printable(queue),
+        if args.no_follow { "" } else { "following " },
+        if args.failures { "failures" } else { "events" },
+        holds(counts),
+        if args.no_follow { "" } else { "; Ctrl-C stops" }
+    ))
+}
+
+fn holds(c: &Counts) -> String {
+    format!(
+        "{} ready, {} scheduled, {} dead, {} consumer(s){}",
+        thousands(c.ready),
+        thousands(c.scheduled),
+        thousands(c.dead),
+        c.consumers,
+        if c.paused { ", paused" } else { "" }
+    )
+}
+
+/// The line printed every interval.
+fn summary(
+    ctx: &mut Context,
+    queue: &str,
+    now: f64,
+    c: &Counts,
+    before: Option<&Counts>,
+    elapsed: Duration,
+) -> std::io::Result<()> {
+    let delta = |now: Option<u64>, before: Option<u64>| -> Option<u64> {
+        Some(now?.saturating_sub(before.unwrap_or(0)))
+    };
+    let done = delta(c.completed, before.and_then(|b| b.completed));
+    let failed = delta(c.failed, before.and_then(|b| b.failed));
+    let secs = elapsed.as_secs_f64();
+    if ctx.out.json {
+        return ctx.out.json_line(&json!({
+            "time": now,
+            "queue": queue,
+            "event": "interval",
+            "secs": secs,
+            "completed": done,
+            "failed": failed,
+            "counts": c,
+        }));
+    }
+    let count = |n: Option<u64>| n.map_or("-".to_string(), thousands);
+    ctx.out.line(format!(
+        "{} {} in {:.0}s: {} done, {} failed; {}",
+        clock(now),
+        printable(queue),
+        secs,
+        count(done),
+        count(failed),
+        holds(c)
+    ))
+}
+
+/// One happening as a line (or a JSON object).
+fn show(
+    ctx: &mut Context,
+    keys: &crate::engine::QueueKeys,
+    time: f64,
+    happening: &Happening,
+    now: f64,
+) -> std::io::Result<()> {
+    if ctx.out.json {
+        let mut v = serde_json::to_value(happening).map_err(std::io::Error::from)?;
+        v["time"] = time.into();
+        v["queue"] = keys.name.clone().into();
+        return ctx.out.json_line(&v);
+    }
+    let text = match happening {
+        Happening::Killed { id, failure } => format!(
+            "killed {}{}",
+            printable(id),
+            match failure {
+                Some(f) => format!(" after attempt {}: {}", f.attempt + 1, why(f)),
+                None =>
+                    ": no failure recorded (a Go CurlyQ consumer or another tool moved it)".into(),
+            }
+        ),
+        Happening::Retry { id, due, failure } => format!(
+            "retry {} {}{}",
+            printable(id),
+            if !due.is_finite() {
+                "due at an unknown time".to_string()
+            } else if *due > now {
+                format!("due {}", relative(*due, now))
+            } else {
+                "due now".to_string()
+            },
+            failure
+                .as_ref()
+                .map(|f| format!(" after attempt {}: {}", f.attempt + 1, why(f)))
+                .unwrap_or_default()
+        ),
+        Happening::Joined {
+            consumer,
+            described,
+        } => format!(
+            "consumer {} joined{}",
+            short_name(consumer, keys),
+            described
+                .as_ref()
+                .map_or(" (writes no description: Go CurlyQ?)".to_string(), who)
+        ),
+        Happening::Left { consumer } => format!("consumer {} left", short_name(consumer, keys)),
+        Happening::Expired {
+            consumer,
+            heartbeat,
+            in_flight,
+        } => format!(
+            "consumer {} expired: heartbeat {}, {} job(s) in flight",
+            short_name(consumer, keys),
+            relative(*heartbeat, now),
+            in_flight.map_or("?".into(), |n| n.to_string())
+        ),
+        Happening::Recovered { consumer } => format!(
+            "consumer {} recovered: its jobs went back to {}",
+            short_name(consumer, keys),
+            keys.active
+        ),
+        Happening::Paused => "paused".into(),
+        Happening::Resumed => "resumed".into(),
+    };
+    ctx.out
+        .line(format!("{} {} {text}", clock(time), printable(&keys.name)))
+}
+
+/// A failure in a line: the reason and the first line of stderr, without control
+/// characters.
+fn why(f: &Failure) -> String {
+    let first = f
+        .stderr
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(|l| format!(": {}", printable(l)))
+        .unwrap_or_default();
+    format!("{}{first}", printable(&f.reason))
+}
+
+fn who(d: &Description) -> String {
+    format!(
+        " (qctl {} on {}:{}, {}: {})",
+        d.version.as_deref().unwrap_or("-"),
+        printable(d.host.as_deref().unwrap_or("-")),
+        d.pid.map_or("-".into(), |p| p.to_string()),
+        d.mode.as_deref().unwrap_or("-"),
+        d.command
+            .as_ref()
+            .map(|c| {
+                c.iter()
+                    .map(|w| printable(&shell_quote(w)))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            })
+            .unwrap_or_default()
+    )
+}
+
+/// A time of day, UTC, as the lines start with it.
+fn clock(t: f64) -> String {
+    chrono::DateTime::from_timestamp(t.floor() as i64, 0)
+        .map(|d| d.format("%H:%M:%S").to_string())
+        .unwrap_or_else(|| format!("{t}"))
+}
