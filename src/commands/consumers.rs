@@ -76,7 +76,11 @@ pub async fn run(
                 (None, None, true) => "alive".into(),
                 (None, None, false) => "expired".into(),
             };
-            let name = short_name(&c.key, &keys);
+            // A member with a problem is named in full, for whoever sets it right.
+            let name = match &c.problem {
+                Some(_) => printable(&c.key),
+                None => short_name(&c.key, &keys),
+            };
             let d = d.clone().unwrap_or_default();
             let dash = |v: Option<String>| v.unwrap_or_else(|| "-".into());
             table.add_row(vec![
