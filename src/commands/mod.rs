@@ -6,6 +6,7 @@ mod consume;
 mod consumers;
 mod dead;
 mod enqueue;
+mod groups;
 mod listing;
 mod man;
 mod metrics;
