@@ -290,17 +290,19 @@ pub struct Group {
     pub pattern: String,
     /// Jobs in the group.
     pub count: u64,
-    /// The lowest and highest score of its jobs: time of death (dead set) or due time
-    /// (scheduled set), unix seconds.
+    /// The lowest score of its jobs: time of death (dead set) or due time (scheduled set),
+    /// unix seconds.
     pub first: f64,
+    /// The highest score of its jobs.
     pub last: f64,
     /// The lowest and highest Attempt of its jobs as the failure records tell it (the
     /// record's `attempt` is the Attempt when the failed run started; the job's is one
     /// more); None when no record tells it (no failure recorded, damaged records).
     pub attempts: Option<(i64, i64)>,
-    /// The job with the highest score, and its failure as recorded (reason and first stderr
-    /// line, not normalised, at most [`PATTERN_CHARS`] characters).
+    /// The job with the highest score.
     pub sample: String,
+    /// The sample's failure as recorded (reason and first stderr line, not normalised, at
+    /// most [`PATTERN_CHARS`] characters); empty without a failure record.
     pub example: String,
 }
 
