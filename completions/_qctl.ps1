@@ -245,13 +245,16 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             [CompletionResult]::new('requeue', 'requeue', [CompletionResultType]::ParameterValue, 'Move dead jobs back to the queue (Attempt reset to 0, failure cleared)')
             [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete dead jobs with their records')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write dead jobs as JSON lines that `qctl enqueue --jsonl` reads back')
+            [CompletionResult]::new('groups', 'groups', [CompletionResultType]::ParameterValue, 'Group dead jobs by the cause of their failure, largest group first')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'qctl;dead;list' {
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'How many jobs to show')
             [CompletionResult]::new('--offset', '--offset', [CompletionResultType]::ParameterName, 'Skip this many jobs (the next page''s offset is printed)')
-            [CompletionResult]::new('--grep', '--grep', [CompletionResultType]::ParameterName, 'Only jobs whose data contains TEXT')
+            [CompletionResult]::new('--grep', '--grep', [CompletionResultType]::ParameterName, 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason')
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)')
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)')
             [CompletionResult]::new('--min-attempts', '--min-attempts', [CompletionResultType]::ParameterName, 'Only jobs that failed at least N times')
@@ -305,7 +308,9 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             break
         }
         'qctl;dead;requeue' {
-            [CompletionResult]::new('--grep', '--grep', [CompletionResultType]::ParameterName, 'Only jobs whose data contains TEXT')
+            [CompletionResult]::new('--grep', '--grep', [CompletionResultType]::ParameterName, 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason')
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)')
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)')
             [CompletionResult]::new('--min-attempts', '--min-attempts', [CompletionResultType]::ParameterName, 'Only jobs that failed at least N times')
@@ -338,7 +343,9 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             break
         }
         'qctl;dead;delete' {
-            [CompletionResult]::new('--grep', '--grep', [CompletionResultType]::ParameterName, 'Only jobs whose data contains TEXT')
+            [CompletionResult]::new('--grep', '--grep', [CompletionResultType]::ParameterName, 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason')
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)')
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)')
             [CompletionResult]::new('--min-attempts', '--min-attempts', [CompletionResultType]::ParameterName, 'Only jobs that failed at least N times')
@@ -371,7 +378,9 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             break
         }
         'qctl;dead;export' {
-            [CompletionResult]::new('--grep', '--grep', [CompletionResultType]::ParameterName, 'Only jobs whose data contains TEXT')
+            [CompletionResult]::new('--grep', '--grep', [CompletionResultType]::ParameterName, 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason')
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)')
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)')
             [CompletionResult]::new('--min-attempts', '--min-attempts', [CompletionResultType]::ParameterName, 'Only jobs that failed at least N times')
@@ -398,12 +407,40 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'qctl;dead;groups' {
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'How many groups to show, largest first (0: every group)')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)')
+            [CompletionResult]::new('-u', '-u', [CompletionResultType]::ParameterName, 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line')
+            [CompletionResult]::new('--password-file', '--password-file', [CompletionResultType]::ParameterName, 'Read the Redis password from FILE (its first line)')
+            [CompletionResult]::new('--tls-ca-cert', '--tls-ca-cert', [CompletionResultType]::ParameterName, 'Verify the server with this CA certificate (PEM) instead of the system''s trust store')
+            [CompletionResult]::new('--tls-cert', '--tls-cert', [CompletionResultType]::ParameterName, 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key')
+            [CompletionResult]::new('--tls-key', '--tls-key', [CompletionResultType]::ParameterName, 'The client certificate''s private key (PEM); needs --tls-cert')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to Redis')
+            [CompletionResult]::new('--response-timeout', '--response-timeout', [CompletionResultType]::ParameterName, 'How long to wait for Redis to answer a command')
+            [CompletionResult]::new('--tls-insecure', '--tls-insecure', [CompletionResultType]::ParameterName, 'Do not verify the server''s TLS certificate (a warning says so)')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The URL names a node of a Redis Cluster: commands go to the node owning each queue''s slot. Queue names need a hash tag, as in {mail}')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only results: no progress, no summaries, no warnings')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only results: no progress, no summaries, no warnings')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more detail about what is being done (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more detail about what is being done (repeat for more)')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Never use colour (also: the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'qctl;dead;help' {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List dead jobs, newest first')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one dead job: its record and why it failed')
             [CompletionResult]::new('requeue', 'requeue', [CompletionResultType]::ParameterValue, 'Move dead jobs back to the queue (Attempt reset to 0, failure cleared)')
             [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete dead jobs with their records')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write dead jobs as JSON lines that `qctl enqueue --jsonl` reads back')
+            [CompletionResult]::new('groups', 'groups', [CompletionResultType]::ParameterValue, 'Group dead jobs by the cause of their failure, largest group first')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -420,6 +457,9 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             break
         }
         'qctl;dead;help;export' {
+            break
+        }
+        'qctl;dead;help;groups' {
             break
         }
         'qctl;dead;help;help' {
@@ -451,13 +491,16 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one scheduled job')
             [CompletionResult]::new('run-now', 'run-now', [CompletionResultType]::ParameterValue, 'Make scheduled jobs ready now')
             [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete scheduled jobs with their records')
+            [CompletionResult]::new('groups', 'groups', [CompletionResultType]::ParameterValue, 'Group retries by the cause of their last failure, largest group first')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
         'qctl;scheduled;list' {
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'How many jobs to show')
             [CompletionResult]::new('--offset', '--offset', [CompletionResultType]::ParameterName, 'Skip this many jobs (the next page''s offset is printed)')
-            [CompletionResult]::new('--grep', '--grep', [CompletionResultType]::ParameterName, 'Only jobs whose data contains TEXT')
+            [CompletionResult]::new('--grep', '--grep', [CompletionResultType]::ParameterName, 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason')
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)')
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)')
             [CompletionResult]::new('--min-attempts', '--min-attempts', [CompletionResultType]::ParameterName, 'Only jobs that failed at least N times')
@@ -511,7 +554,9 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             break
         }
         'qctl;scheduled;run-now' {
-            [CompletionResult]::new('--grep', '--grep', [CompletionResultType]::ParameterName, 'Only jobs whose data contains TEXT')
+            [CompletionResult]::new('--grep', '--grep', [CompletionResultType]::ParameterName, 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason')
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)')
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)')
             [CompletionResult]::new('--min-attempts', '--min-attempts', [CompletionResultType]::ParameterName, 'Only jobs that failed at least N times')
@@ -543,7 +588,9 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             break
         }
         'qctl;scheduled;delete' {
-            [CompletionResult]::new('--grep', '--grep', [CompletionResultType]::ParameterName, 'Only jobs whose data contains TEXT')
+            [CompletionResult]::new('--grep', '--grep', [CompletionResultType]::ParameterName, 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason')
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)')
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)')
             [CompletionResult]::new('--min-attempts', '--min-attempts', [CompletionResultType]::ParameterName, 'Only jobs that failed at least N times')
@@ -574,11 +621,39 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'qctl;scheduled;groups' {
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'How many groups to show, largest first (0: every group)')
+            [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)')
+            [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)')
+            [CompletionResult]::new('-u', '-u', [CompletionResultType]::ParameterName, 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line')
+            [CompletionResult]::new('--password-file', '--password-file', [CompletionResultType]::ParameterName, 'Read the Redis password from FILE (its first line)')
+            [CompletionResult]::new('--tls-ca-cert', '--tls-ca-cert', [CompletionResultType]::ParameterName, 'Verify the server with this CA certificate (PEM) instead of the system''s trust store')
+            [CompletionResult]::new('--tls-cert', '--tls-cert', [CompletionResultType]::ParameterName, 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key')
+            [CompletionResult]::new('--tls-key', '--tls-key', [CompletionResultType]::ParameterName, 'The client certificate''s private key (PEM); needs --tls-cert')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to Redis')
+            [CompletionResult]::new('--response-timeout', '--response-timeout', [CompletionResultType]::ParameterName, 'How long to wait for Redis to answer a command')
+            [CompletionResult]::new('--tls-insecure', '--tls-insecure', [CompletionResultType]::ParameterName, 'Do not verify the server''s TLS certificate (a warning says so)')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The URL names a node of a Redis Cluster: commands go to the node owning each queue''s slot. Queue names need a hash tag, as in {mail}')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only results: no progress, no summaries, no warnings')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only results: no progress, no summaries, no warnings')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more detail about what is being done (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more detail about what is being done (repeat for more)')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Never use colour (also: the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'qctl;scheduled;help' {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List scheduled jobs, soonest first')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one scheduled job')
             [CompletionResult]::new('run-now', 'run-now', [CompletionResultType]::ParameterValue, 'Make scheduled jobs ready now')
             [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete scheduled jobs with their records')
+            [CompletionResult]::new('groups', 'groups', [CompletionResultType]::ParameterValue, 'Group retries by the cause of their last failure, largest group first')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
             break
         }
@@ -592,6 +667,9 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             break
         }
         'qctl;scheduled;help;delete' {
+            break
+        }
+        'qctl;scheduled;help;groups' {
             break
         }
         'qctl;scheduled;help;help' {
@@ -627,7 +705,9 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
         'qctl;active;list' {
             [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'How many jobs to show')
             [CompletionResult]::new('--offset', '--offset', [CompletionResultType]::ParameterName, 'Skip this many jobs (the next page''s offset is printed)')
-            [CompletionResult]::new('--grep', '--grep', [CompletionResultType]::ParameterName, 'Only jobs whose data contains TEXT')
+            [CompletionResult]::new('--grep', '--grep', [CompletionResultType]::ParameterName, 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason')
+            [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none')
+            [CompletionResult]::new('--group', '--group', [CompletionResultType]::ParameterName, 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record')
             [CompletionResult]::new('--since', '--since', [CompletionResultType]::ParameterName, 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)')
             [CompletionResult]::new('--until', '--until', [CompletionResultType]::ParameterName, 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)')
             [CompletionResult]::new('--min-attempts', '--min-attempts', [CompletionResultType]::ParameterName, 'Only jobs that failed at least N times')
@@ -973,6 +1053,7 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             [CompletionResult]::new('requeue', 'requeue', [CompletionResultType]::ParameterValue, 'Move dead jobs back to the queue (Attempt reset to 0, failure cleared)')
             [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete dead jobs with their records')
             [CompletionResult]::new('export', 'export', [CompletionResultType]::ParameterValue, 'Write dead jobs as JSON lines that `qctl enqueue --jsonl` reads back')
+            [CompletionResult]::new('groups', 'groups', [CompletionResultType]::ParameterValue, 'Group dead jobs by the cause of their failure, largest group first')
             break
         }
         'qctl;help;dead;list' {
@@ -990,11 +1071,15 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
         'qctl;help;dead;export' {
             break
         }
+        'qctl;help;dead;groups' {
+            break
+        }
         'qctl;help;scheduled' {
             [CompletionResult]::new('list', 'list', [CompletionResultType]::ParameterValue, 'List scheduled jobs, soonest first')
             [CompletionResult]::new('show', 'show', [CompletionResultType]::ParameterValue, 'Show one scheduled job')
             [CompletionResult]::new('run-now', 'run-now', [CompletionResultType]::ParameterValue, 'Make scheduled jobs ready now')
             [CompletionResult]::new('delete', 'delete', [CompletionResultType]::ParameterValue, 'Delete scheduled jobs with their records')
+            [CompletionResult]::new('groups', 'groups', [CompletionResultType]::ParameterValue, 'Group retries by the cause of their last failure, largest group first')
             break
         }
         'qctl;help;scheduled;list' {
@@ -1007,6 +1092,9 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             break
         }
         'qctl;help;scheduled;delete' {
+            break
+        }
+        'qctl;help;scheduled;groups' {
             break
         }
         'qctl;help;active' {

@@ -94,6 +94,9 @@ _qctl() {
             qctl__subcmd__dead,export)
                 cmd="qctl__subcmd__dead__subcmd__export"
                 ;;
+            qctl__subcmd__dead,groups)
+                cmd="qctl__subcmd__dead__subcmd__groups"
+                ;;
             qctl__subcmd__dead,help)
                 cmd="qctl__subcmd__dead__subcmd__help"
                 ;;
@@ -111,6 +114,9 @@ _qctl() {
                 ;;
             qctl__subcmd__dead__subcmd__help,export)
                 cmd="qctl__subcmd__dead__subcmd__help__subcmd__export"
+                ;;
+            qctl__subcmd__dead__subcmd__help,groups)
+                cmd="qctl__subcmd__dead__subcmd__help__subcmd__groups"
                 ;;
             qctl__subcmd__dead__subcmd__help,help)
                 cmd="qctl__subcmd__dead__subcmd__help__subcmd__help"
@@ -190,6 +196,9 @@ _qctl() {
             qctl__subcmd__help__subcmd__dead,export)
                 cmd="qctl__subcmd__help__subcmd__dead__subcmd__export"
                 ;;
+            qctl__subcmd__help__subcmd__dead,groups)
+                cmd="qctl__subcmd__help__subcmd__dead__subcmd__groups"
+                ;;
             qctl__subcmd__help__subcmd__dead,list)
                 cmd="qctl__subcmd__help__subcmd__dead__subcmd__list"
                 ;;
@@ -202,6 +211,9 @@ _qctl() {
             qctl__subcmd__help__subcmd__scheduled,delete)
                 cmd="qctl__subcmd__help__subcmd__scheduled__subcmd__delete"
                 ;;
+            qctl__subcmd__help__subcmd__scheduled,groups)
+                cmd="qctl__subcmd__help__subcmd__scheduled__subcmd__groups"
+                ;;
             qctl__subcmd__help__subcmd__scheduled,list)
                 cmd="qctl__subcmd__help__subcmd__scheduled__subcmd__list"
                 ;;
@@ -213,6 +225,9 @@ _qctl() {
                 ;;
             qctl__subcmd__scheduled,delete)
                 cmd="qctl__subcmd__scheduled__subcmd__delete"
+                ;;
+            qctl__subcmd__scheduled,groups)
+                cmd="qctl__subcmd__scheduled__subcmd__groups"
                 ;;
             qctl__subcmd__scheduled,help)
                 cmd="qctl__subcmd__scheduled__subcmd__help"
@@ -228,6 +243,9 @@ _qctl() {
                 ;;
             qctl__subcmd__scheduled__subcmd__help,delete)
                 cmd="qctl__subcmd__scheduled__subcmd__help__subcmd__delete"
+                ;;
+            qctl__subcmd__scheduled__subcmd__help,groups)
+                cmd="qctl__subcmd__scheduled__subcmd__help__subcmd__groups"
                 ;;
             qctl__subcmd__scheduled__subcmd__help,help)
                 cmd="qctl__subcmd__scheduled__subcmd__help__subcmd__help"
@@ -454,7 +472,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__active__subcmd__list)
-            opts="-u -q -v -h -V --limit --offset --grep --since --until --min-attempts --jsonl --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-u -q -v -h -V --limit --offset --grep --reason --group --since --until --min-attempts --jsonl --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -469,6 +487,14 @@ _qctl() {
                     return 0
                     ;;
                 --grep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -742,7 +768,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__dead)
-            opts="-u -q -v -h -V --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version list show requeue delete export help"
+            opts="-u -q -v -h -V --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version list show requeue delete export groups help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -792,13 +818,21 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__dead__subcmd__delete)
-            opts="-y -u -q -v -h -V --all --grep --since --until --min-attempts --yes --dry-run --older-than --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-y -u -q -v -h -V --all --grep --reason --group --since --until --min-attempts --yes --dry-run --older-than --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --grep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -862,13 +896,21 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__dead__subcmd__export)
-            opts="-u -q -v -h -V --grep --since --until --min-attempts --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-u -q -v -h -V --grep --reason --group --since --until --min-attempts --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --grep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -927,8 +969,70 @@ _qctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        qctl__subcmd__dead__subcmd__groups)
+            opts="-u -q -v -h -V --limit --since --until --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --response-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         qctl__subcmd__dead__subcmd__help)
-            opts="list show requeue delete export help"
+            opts="list show requeue delete export groups help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -956,6 +1060,20 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__dead__subcmd__help__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        qctl__subcmd__dead__subcmd__help__subcmd__groups)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1026,7 +1144,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__dead__subcmd__list)
-            opts="-u -q -v -h -V --limit --offset --grep --since --until --min-attempts --jsonl --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-u -q -v -h -V --limit --offset --grep --reason --group --since --until --min-attempts --jsonl --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1041,6 +1159,14 @@ _qctl() {
                     return 0
                     ;;
                 --grep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1100,13 +1226,21 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__dead__subcmd__requeue)
-            opts="-y -u -q -v -h -V --all --grep --since --until --min-attempts --yes --dry-run --keep-attempts --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-y -u -q -v -h -V --all --grep --reason --group --since --until --min-attempts --yes --dry-run --keep-attempts --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --grep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1380,7 +1514,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__help__subcmd__dead)
-            opts="list show requeue delete export"
+            opts="list show requeue delete export groups"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1408,6 +1542,20 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__help__subcmd__dead__subcmd__export)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        qctl__subcmd__help__subcmd__dead__subcmd__groups)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -1590,7 +1738,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__help__subcmd__scheduled)
-            opts="list show run-now delete"
+            opts="list show run-now delete groups"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1604,6 +1752,20 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__help__subcmd__scheduled__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        qctl__subcmd__help__subcmd__scheduled__subcmd__groups)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2084,7 +2246,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__scheduled)
-            opts="-u -q -v -h -V --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version list show run-now delete help"
+            opts="-u -q -v -h -V --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version list show run-now delete groups help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2134,13 +2296,21 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__scheduled__subcmd__delete)
-            opts="-y -u -q -v -h -V --all --grep --since --until --min-attempts --yes --dry-run --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-y -u -q -v -h -V --all --grep --reason --group --since --until --min-attempts --yes --dry-run --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --grep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2199,8 +2369,70 @@ _qctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        qctl__subcmd__scheduled__subcmd__groups)
+            opts="-u -q -v -h -V --limit --since --until --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --response-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         qctl__subcmd__scheduled__subcmd__help)
-            opts="list show run-now delete help"
+            opts="list show run-now delete groups help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2214,6 +2446,20 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__scheduled__subcmd__help__subcmd__delete)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        qctl__subcmd__scheduled__subcmd__help__subcmd__groups)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
@@ -2284,7 +2530,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__scheduled__subcmd__list)
-            opts="-u -q -v -h -V --limit --offset --grep --since --until --min-attempts --jsonl --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-u -q -v -h -V --limit --offset --grep --reason --group --since --until --min-attempts --jsonl --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2299,6 +2545,14 @@ _qctl() {
                     return 0
                     ;;
                 --grep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -2358,13 +2612,21 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__scheduled__subcmd__run__subcmd__now)
-            opts="-y -u -q -v -h -V --all --grep --since --until --min-attempts --yes --dry-run --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-y -u -q -v -h -V --all --grep --reason --group --since --until --min-attempts --yes --dry-run --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --grep)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --reason)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --group)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

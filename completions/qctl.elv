@@ -236,12 +236,15 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand requeue 'Move dead jobs back to the queue (Attempt reset to 0, failure cleared)'
             cand delete 'Delete dead jobs with their records'
             cand export 'Write dead jobs as JSON lines that `qctl enqueue --jsonl` reads back'
+            cand groups 'Group dead jobs by the cause of their failure, largest group first'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'qctl;dead;list'= {
             cand --limit 'How many jobs to show'
             cand --offset 'Skip this many jobs (the next page''s offset is printed)'
-            cand --grep 'Only jobs whose data contains TEXT'
+            cand --grep 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason'
+            cand --reason 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none'
+            cand --group 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record'
             cand --since 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)'
             cand --until 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)'
             cand --min-attempts 'Only jobs that failed at least N times'
@@ -293,7 +296,9 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand --version 'Print version'
         }
         &'qctl;dead;requeue'= {
-            cand --grep 'Only jobs whose data contains TEXT'
+            cand --grep 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason'
+            cand --reason 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none'
+            cand --group 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record'
             cand --since 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)'
             cand --until 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)'
             cand --min-attempts 'Only jobs that failed at least N times'
@@ -325,7 +330,9 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand --version 'Print version'
         }
         &'qctl;dead;delete'= {
-            cand --grep 'Only jobs whose data contains TEXT'
+            cand --grep 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason'
+            cand --reason 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none'
+            cand --group 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record'
             cand --since 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)'
             cand --until 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)'
             cand --min-attempts 'Only jobs that failed at least N times'
@@ -357,7 +364,9 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand --version 'Print version'
         }
         &'qctl;dead;export'= {
-            cand --grep 'Only jobs whose data contains TEXT'
+            cand --grep 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason'
+            cand --reason 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none'
+            cand --group 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record'
             cand --since 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)'
             cand --until 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)'
             cand --min-attempts 'Only jobs that failed at least N times'
@@ -383,12 +392,39 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'qctl;dead;groups'= {
+            cand --limit 'How many groups to show, largest first (0: every group)'
+            cand --since 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)'
+            cand --until 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)'
+            cand -u 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
+            cand --redis 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
+            cand --user 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line'
+            cand --password-file 'Read the Redis password from FILE (its first line)'
+            cand --tls-ca-cert 'Verify the server with this CA certificate (PEM) instead of the system''s trust store'
+            cand --tls-cert 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key'
+            cand --tls-key 'The client certificate''s private key (PEM); needs --tls-cert'
+            cand --connect-timeout 'How long to wait for a connection to Redis'
+            cand --response-timeout 'How long to wait for Redis to answer a command'
+            cand --tls-insecure 'Do not verify the server''s TLS certificate (a warning says so)'
+            cand --cluster 'The URL names a node of a Redis Cluster: commands go to the node owning each queue''s slot. Queue names need a hash tag, as in {mail}'
+            cand --json 'Print results as JSON'
+            cand -q 'Print only results: no progress, no summaries, no warnings'
+            cand --quiet 'Print only results: no progress, no summaries, no warnings'
+            cand -v 'Print more detail about what is being done (repeat for more)'
+            cand --verbose 'Print more detail about what is being done (repeat for more)'
+            cand --no-color 'Never use colour (also: the NO_COLOR environment variable)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'qctl;dead;help'= {
             cand list 'List dead jobs, newest first'
             cand show 'Show one dead job: its record and why it failed'
             cand requeue 'Move dead jobs back to the queue (Attempt reset to 0, failure cleared)'
             cand delete 'Delete dead jobs with their records'
             cand export 'Write dead jobs as JSON lines that `qctl enqueue --jsonl` reads back'
+            cand groups 'Group dead jobs by the cause of their failure, largest group first'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'qctl;dead;help;list'= {
@@ -400,6 +436,8 @@ set edit:completion:arg-completer[qctl] = {|@words|
         &'qctl;dead;help;delete'= {
         }
         &'qctl;dead;help;export'= {
+        }
+        &'qctl;dead;help;groups'= {
         }
         &'qctl;dead;help;help'= {
         }
@@ -429,12 +467,15 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand show 'Show one scheduled job'
             cand run-now 'Make scheduled jobs ready now'
             cand delete 'Delete scheduled jobs with their records'
+            cand groups 'Group retries by the cause of their last failure, largest group first'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'qctl;scheduled;list'= {
             cand --limit 'How many jobs to show'
             cand --offset 'Skip this many jobs (the next page''s offset is printed)'
-            cand --grep 'Only jobs whose data contains TEXT'
+            cand --grep 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason'
+            cand --reason 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none'
+            cand --group 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record'
             cand --since 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)'
             cand --until 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)'
             cand --min-attempts 'Only jobs that failed at least N times'
@@ -486,7 +527,9 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand --version 'Print version'
         }
         &'qctl;scheduled;run-now'= {
-            cand --grep 'Only jobs whose data contains TEXT'
+            cand --grep 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason'
+            cand --reason 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none'
+            cand --group 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record'
             cand --since 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)'
             cand --until 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)'
             cand --min-attempts 'Only jobs that failed at least N times'
@@ -517,7 +560,9 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand --version 'Print version'
         }
         &'qctl;scheduled;delete'= {
-            cand --grep 'Only jobs whose data contains TEXT'
+            cand --grep 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason'
+            cand --reason 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none'
+            cand --group 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record'
             cand --since 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)'
             cand --until 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)'
             cand --min-attempts 'Only jobs that failed at least N times'
@@ -547,11 +592,38 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'qctl;scheduled;groups'= {
+            cand --limit 'How many groups to show, largest first (0: every group)'
+            cand --since 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)'
+            cand --until 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)'
+            cand -u 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
+            cand --redis 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
+            cand --user 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line'
+            cand --password-file 'Read the Redis password from FILE (its first line)'
+            cand --tls-ca-cert 'Verify the server with this CA certificate (PEM) instead of the system''s trust store'
+            cand --tls-cert 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key'
+            cand --tls-key 'The client certificate''s private key (PEM); needs --tls-cert'
+            cand --connect-timeout 'How long to wait for a connection to Redis'
+            cand --response-timeout 'How long to wait for Redis to answer a command'
+            cand --tls-insecure 'Do not verify the server''s TLS certificate (a warning says so)'
+            cand --cluster 'The URL names a node of a Redis Cluster: commands go to the node owning each queue''s slot. Queue names need a hash tag, as in {mail}'
+            cand --json 'Print results as JSON'
+            cand -q 'Print only results: no progress, no summaries, no warnings'
+            cand --quiet 'Print only results: no progress, no summaries, no warnings'
+            cand -v 'Print more detail about what is being done (repeat for more)'
+            cand --verbose 'Print more detail about what is being done (repeat for more)'
+            cand --no-color 'Never use colour (also: the NO_COLOR environment variable)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'qctl;scheduled;help'= {
             cand list 'List scheduled jobs, soonest first'
             cand show 'Show one scheduled job'
             cand run-now 'Make scheduled jobs ready now'
             cand delete 'Delete scheduled jobs with their records'
+            cand groups 'Group retries by the cause of their last failure, largest group first'
             cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'qctl;scheduled;help;list'= {
@@ -561,6 +633,8 @@ set edit:completion:arg-completer[qctl] = {|@words|
         &'qctl;scheduled;help;run-now'= {
         }
         &'qctl;scheduled;help;delete'= {
+        }
+        &'qctl;scheduled;help;groups'= {
         }
         &'qctl;scheduled;help;help'= {
         }
@@ -593,7 +667,9 @@ set edit:completion:arg-completer[qctl] = {|@words|
         &'qctl;active;list'= {
             cand --limit 'How many jobs to show'
             cand --offset 'Skip this many jobs (the next page''s offset is printed)'
-            cand --grep 'Only jobs whose data contains TEXT'
+            cand --grep 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason'
+            cand --reason 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none'
+            cand --group 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record'
             cand --since 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)'
             cand --until 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)'
             cand --min-attempts 'Only jobs that failed at least N times'
@@ -918,6 +994,7 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand requeue 'Move dead jobs back to the queue (Attempt reset to 0, failure cleared)'
             cand delete 'Delete dead jobs with their records'
             cand export 'Write dead jobs as JSON lines that `qctl enqueue --jsonl` reads back'
+            cand groups 'Group dead jobs by the cause of their failure, largest group first'
         }
         &'qctl;help;dead;list'= {
         }
@@ -929,11 +1006,14 @@ set edit:completion:arg-completer[qctl] = {|@words|
         }
         &'qctl;help;dead;export'= {
         }
+        &'qctl;help;dead;groups'= {
+        }
         &'qctl;help;scheduled'= {
             cand list 'List scheduled jobs, soonest first'
             cand show 'Show one scheduled job'
             cand run-now 'Make scheduled jobs ready now'
             cand delete 'Delete scheduled jobs with their records'
+            cand groups 'Group retries by the cause of their last failure, largest group first'
         }
         &'qctl;help;scheduled;list'= {
         }
@@ -942,6 +1022,8 @@ set edit:completion:arg-completer[qctl] = {|@words|
         &'qctl;help;scheduled;run-now'= {
         }
         &'qctl;help;scheduled;delete'= {
+        }
+        &'qctl;help;scheduled;groups'= {
         }
         &'qctl;help;active'= {
             cand list 'Show the jobs at the head of the queue (next to run first); reserves nothing'

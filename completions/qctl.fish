@@ -173,31 +173,34 @@ complete -c qctl -n "__fish_qctl_using_subcommand top" -s v -l verbose -d 'Print
 complete -c qctl -n "__fish_qctl_using_subcommand top" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand top" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand top" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -l json -d 'Print results as JSON'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -s h -l help -d 'Print help'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -f -a "list" -d 'List dead jobs, newest first'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -f -a "show" -d 'Show one dead job: its record and why it failed'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -f -a "requeue" -d 'Move dead jobs back to the queue (Attempt reset to 0, failure cleared)'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -f -a "delete" -d 'Delete dead jobs with their records'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -f -a "export" -d 'Write dead jobs as JSON lines that `qctl enqueue --jsonl` reads back'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -f -a "list" -d 'List dead jobs, newest first'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -f -a "show" -d 'Show one dead job: its record and why it failed'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -f -a "requeue" -d 'Move dead jobs back to the queue (Attempt reset to 0, failure cleared)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -f -a "delete" -d 'Delete dead jobs with their records'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -f -a "export" -d 'Write dead jobs as JSON lines that `qctl enqueue --jsonl` reads back'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -f -a "groups" -d 'Group dead jobs by the cause of their failure, largest group first'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l limit -d 'How many jobs to show' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l offset -d 'Skip this many jobs (the next page\'s offset is printed)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l grep -d 'Only jobs whose data contains TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l grep -d 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l reason -d 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l group -d 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l since -d 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l until -d 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l min-attempts -d 'Only jobs that failed at least N times' -r
@@ -235,7 +238,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcomma
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l grep -d 'Only jobs whose data contains TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l grep -d 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l reason -d 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l group -d 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l since -d 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l until -d 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l min-attempts -d 'Only jobs that failed at least N times' -r
@@ -259,7 +264,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcomma
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -s h -l help -d 'Print help'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l grep -d 'Only jobs whose data contains TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l grep -d 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l reason -d 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l group -d 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l since -d 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l until -d 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l min-attempts -d 'Only jobs that failed at least N times' -r
@@ -283,7 +290,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcomma
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l grep -d 'Only jobs whose data contains TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l grep -d 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l reason -d 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l group -d 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l since -d 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l until -d 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l min-attempts -d 'Only jobs that failed at least N times' -r
@@ -303,36 +312,59 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcomma
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l limit -d 'How many groups to show, largest first (0: every group)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l since -d 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l until -d 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from help" -f -a "list" -d 'List dead jobs, newest first'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show one dead job: its record and why it failed'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from help" -f -a "requeue" -d 'Move dead jobs back to the queue (Attempt reset to 0, failure cleared)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete dead jobs with their records'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from help" -f -a "export" -d 'Write dead jobs as JSON lines that `qctl enqueue --jsonl` reads back'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from help" -f -a "groups" -d 'Group dead jobs by the cause of their failure, largest group first'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -l json -d 'Print results as JSON'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -s h -l help -d 'Print help'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -f -a "list" -d 'List scheduled jobs, soonest first'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -f -a "show" -d 'Show one scheduled job'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -f -a "run-now" -d 'Make scheduled jobs ready now'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -f -a "delete" -d 'Delete scheduled jobs with their records'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -f -a "list" -d 'List scheduled jobs, soonest first'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -f -a "show" -d 'Show one scheduled job'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -f -a "run-now" -d 'Make scheduled jobs ready now'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -f -a "delete" -d 'Delete scheduled jobs with their records'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -f -a "groups" -d 'Group retries by the cause of their last failure, largest group first'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l limit -d 'How many jobs to show' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l offset -d 'Skip this many jobs (the next page\'s offset is printed)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l grep -d 'Only jobs whose data contains TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l grep -d 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l reason -d 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l group -d 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l since -d 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l until -d 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l min-attempts -d 'Only jobs that failed at least N times' -r
@@ -370,7 +402,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_sub
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l grep -d 'Only jobs whose data contains TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l grep -d 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l reason -d 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l group -d 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l since -d 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l until -d 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l min-attempts -d 'Only jobs that failed at least N times' -r
@@ -393,7 +427,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_sub
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -s h -l help -d 'Print help'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l grep -d 'Only jobs whose data contains TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l grep -d 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l reason -d 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l group -d 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l since -d 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l until -d 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l min-attempts -d 'Only jobs that failed at least N times' -r
@@ -416,10 +452,30 @@ complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_sub
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l limit -d 'How many groups to show, largest first (0: every group)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l since -d 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l until -d 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from help" -f -a "list" -d 'List scheduled jobs, soonest first'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show one scheduled job'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from help" -f -a "run-now" -d 'Make scheduled jobs ready now'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete scheduled jobs with their records'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from help" -f -a "groups" -d 'Group retries by the cause of their last failure, largest group first'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
@@ -442,7 +498,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_su
 complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l limit -d 'How many jobs to show' -r
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l offset -d 'Skip this many jobs (the next page\'s offset is printed)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l grep -d 'Only jobs whose data contains TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l grep -d 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l reason -d 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l group -d 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record' -r
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l since -d 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l until -d 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l min-attempts -d 'Only jobs that failed at least N times' -r
@@ -667,9 +725,11 @@ complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcomma
 complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from dead" -f -a "requeue" -d 'Move dead jobs back to the queue (Attempt reset to 0, failure cleared)'
 complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from dead" -f -a "delete" -d 'Delete dead jobs with their records'
 complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from dead" -f -a "export" -d 'Write dead jobs as JSON lines that `qctl enqueue --jsonl` reads back'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from dead" -f -a "groups" -d 'Group dead jobs by the cause of their failure, largest group first'
 complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from scheduled" -f -a "list" -d 'List scheduled jobs, soonest first'
 complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from scheduled" -f -a "show" -d 'Show one scheduled job'
 complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from scheduled" -f -a "run-now" -d 'Make scheduled jobs ready now'
 complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from scheduled" -f -a "delete" -d 'Delete scheduled jobs with their records'
+complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from scheduled" -f -a "groups" -d 'Group retries by the cause of their last failure, largest group first'
 complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from active" -f -a "list" -d 'Show the jobs at the head of the queue (next to run first); reserves nothing'
 complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from active" -f -a "delete" -d 'Delete ready jobs with their records'

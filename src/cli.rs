@@ -282,13 +282,18 @@ impl Command {
             | Command::Man { .. } => true,
             Command::Orphans { confirm, .. } => confirm.dry_run,
             Command::Dead(cmd) => match cmd {
-                DeadCommand::List(_) | DeadCommand::Show(_) | DeadCommand::Export { .. } => true,
+                DeadCommand::List(_)
+                | DeadCommand::Show(_)
+                | DeadCommand::Export { .. }
+                | DeadCommand::Groups(_) => true,
                 DeadCommand::Requeue { bulk, .. } | DeadCommand::Delete { bulk, .. } => {
                     bulk.confirm.dry_run
                 }
             },
             Command::Scheduled(cmd) => match cmd {
-                ScheduledCommand::List(_) | ScheduledCommand::Show(_) => true,
+                ScheduledCommand::List(_)
+                | ScheduledCommand::Show(_)
+                | ScheduledCommand::Groups(_) => true,
                 ScheduledCommand::RunNow(bulk) | ScheduledCommand::Delete(bulk) => {
                     bulk.confirm.dry_run
                 }
@@ -495,9 +500,19 @@ pub struct TopArgs {
 /// Which jobs of a listing to show or touch.
 #[derive(Debug, Args, Clone, Default)]
 pub struct FilterArgs {
-    /// Only jobs whose data contains TEXT.
+    /// Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched
+    /// with --reason.
     #[arg(long, value_name = "TEXT")]
     pub grep: Option<String>,
+    /// Only jobs whose recorded failure contains TEXT in its reason or in the tail of its
+    /// stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer
+    /// moved) never matches: select those with --group none.
+    #[arg(long, value_name = "TEXT")]
+    pub reason: Option<String>,
+    /// Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups`
+    /// prints, or `none` for jobs without a failure record.
+    #[arg(long, value_name = "FP", value_parser = parse_group)]
+    pub group: Option<String>,
     /// Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h).
     #[arg(long, value_name = "TIME", value_parser = parse_time_or_age)]
     pub since: Option<f64>,
@@ -569,6 +584,22 @@ pub struct InflightArgs {
     pub jsonl: bool,
 }
 
+#[derive(Debug, Args)]
+pub struct GroupsArgs {
+    /// The queue's name.
+    #[arg(value_parser = parse_queue)]
+    pub queue: String,
+    /// How many groups to show, largest first (0: every group).
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub limit: usize,
+    /// Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h).
+    #[arg(long, value_name = "TIME", value_parser = parse_time_or_age)]
+    pub since: Option<f64>,
+    /// Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h).
+    #[arg(long, value_name = "TIME", value_parser = parse_time_or_age)]
+    pub until: Option<f64>,
+}
+
 #[derive(Debug, Args, Clone)]
 pub struct ConfirmArgs {
     /// Do it without asking.
@@ -638,6 +669,13 @@ pub enum DeadCommand {
         #[command(flatten)]
         filter: FilterArgs,
     },
+    /// Group dead jobs by the cause of their failure, largest group first.
+    ///
+    /// A group is the recorded reason and first stderr line with numbers, ids, addresses,
+    /// paths and quoted text replaced by placeholders (exit codes, signals and status codes
+    /// are kept). Its fingerprint selects its jobs in list, requeue, delete and export
+    /// (--group FP). Jobs without a failure record form the group `none`.
+    Groups(GroupsArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -650,6 +688,12 @@ pub enum ScheduledCommand {
     RunNow(BulkArgs),
     /// Delete scheduled jobs with their records.
     Delete(BulkArgs),
+    /// Group retries by the cause of their last failure, largest group first.
+    ///
+    /// Groups are formed as in `dead groups`; their fingerprints select their jobs in list,
+    /// run-now and delete (--group FP). Jobs without a failure record (delayed jobs, and
+    /// retries of Go CurlyQ consumers) form the group `none`.
+    Groups(GroupsArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -684,6 +728,19 @@ pub fn parse_queue(s: &str) -> Result<String, String> {
         Err("the queue name is empty".into())
     } else {
         Ok(s.to_string())
+    }
+}
+
+/// A failure group's fingerprint: 12 hex digits (as `dead groups` prints them, any case), or
+/// `none`.
+pub fn parse_group(s: &str) -> Result<String, String> {
+    let fp = s.trim().to_ascii_lowercase();
+    if fp == crate::engine::groups::NONE
+        || (fp.len() == 12 && fp.bytes().all(|b| b.is_ascii_hexdigit()))
+    {
+        Ok(fp)
+    } else {
+        Err("expected a fingerprint of 12 hex digits as `dead groups` prints it, or none".into())
     }
 }
 

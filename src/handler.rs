@@ -20,8 +20,7 @@ use tokio_util::sync::CancellationToken;
 use crate::engine::consumer::{Handler, RunFuture};
 pub use crate::engine::consumer::{JobInput, Outcome, RunReport};
 
-/// How much of a handler's stderr is kept for the failure record.
-pub const STDERR_TAIL: usize = 4096;
+pub use crate::engine::failure::STDERR_TAIL;
 /// How long output is still read after the process group was killed.
 pub(crate) const DRAIN_LIMIT: Duration = Duration::from_secs(1);
 /// The longest piece of output passed on at once: a longer line, or output without any

@@ -182,6 +182,8 @@ fn workload(server: &RedisServer, user: &str) {
     assert_eq!(json(&out).as_array().map(Vec::len), Some(2), "{out}");
     let (out, _) = expect(run().args(["scheduled", "show", "mail", "soon"]), 0);
     assert!(out.contains("soon"), "{out}");
+    let (out, _) = expect(run().args(["scheduled", "groups", "mail", "--json"]), 0);
+    assert_eq!(json(&out)["jobs"], 2, "{out}");
     expect(
         run().args(["scheduled", "run-now", "mail", "soon", "--yes"]),
         0,
@@ -308,6 +310,26 @@ fn workload(server: &RedisServer, user: &str) {
     );
     assert!(out.contains(&format!("retry {fail_id}")), "{out}");
     assert!(out.contains(&format!("killed {fail_id}")), "{out}");
+    let (out, _) = expect(run().args(["dead", "groups", "mail", "--json"]), 0);
+    let groups = json(&out);
+    assert_eq!(groups["jobs"], 2, "{out}");
+    assert_eq!(groups["groups_found"], 2, "{out}");
+    let (out, _) = expect(
+        run().args(["dead", "list", "mail", "--reason", "EXIT 1", "--json"]),
+        0,
+    );
+    assert_eq!(json(&out).as_array().map(Vec::len), Some(1), "{out}");
+    let damaged = groups["groups"]
+        .as_array()
+        .and_then(|g| g.iter().find(|g| g["sample"] == "dmg"))
+        .and_then(|g| g["fingerprint"].as_str())
+        .unwrap_or_else(|| panic!("no group of the damaged job: {out}"))
+        .to_string();
+    let (out, _) = expect(
+        run().args(["dead", "export", "mail", "--group", &damaged]),
+        0,
+    );
+    assert_eq!(out.lines().count(), 1, "{out}");
     expect(
         run().args(["dead", "requeue", "mail", &fail_id, "--yes"]),
         0,

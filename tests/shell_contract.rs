@@ -276,8 +276,16 @@ fn commands() -> Vec<Case> {
             0,
         ),
         case("dead export", &["dead", "export", "q"], None, 0),
+        case("dead groups", &["dead", "groups", "q"], None, 0),
+        case(
+            "dead groups --json",
+            &["dead", "groups", "q", "--json"],
+            None,
+            0,
+        ),
         case("scheduled list", &["scheduled", "list", "q"], None, 0),
         case("scheduled show", &["scheduled", "show", "q", "s1"], None, 0),
+        case("scheduled groups", &["scheduled", "groups", "q"], None, 0),
         case(
             "active list",
             &["active", "list", "q", "--limit", "30"],

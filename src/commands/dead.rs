@@ -1,7 +1,8 @@
-//! `qctl dead list|show|requeue|delete|export`: jobs that ran out of retries.
+//! `qctl dead list|show|requeue|delete|export|groups`: jobs that ran out of retries.
 
 use anyhow::Context as _;
 
+use super::groups;
 use super::listing::{self, Action, Place};
 use super::Context;
 use crate::cli::DeadCommand;
@@ -35,6 +36,7 @@ pub async fn run(ctx: Context, cmd: DeadCommand) -> anyhow::Result<ExitCode> {
         DeadCommand::Export { queue, filter } => {
             export(ctx, &queue, listing::filter(&filter)).await
         }
+        DeadCommand::Groups(args) => groups::run(ctx, args, Place::Dead).await,
     }
 }
 

@@ -28,7 +28,7 @@ pub enum Place {
 }
 
 impl Place {
-    fn key(self, keys: &QueueKeys) -> &str {
+    pub(super) fn key(self, keys: &QueueKeys) -> &str {
         match self {
             Place::Dead => &keys.dead,
             Place::Scheduled => &keys.scheduled,
@@ -58,6 +58,8 @@ pub fn filter(args: &FilterArgs) -> Filter {
         since: args.since,
         until: args.until,
         min_attempts: args.min_attempts,
+        reason: args.reason.clone(),
+        group: args.group.clone(),
     }
 }
 

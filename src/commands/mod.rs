@@ -6,6 +6,7 @@ mod consume;
 mod consumers;
 mod dead;
 mod enqueue;
+mod groups;
 mod inflight;
 mod listing;
 mod man;

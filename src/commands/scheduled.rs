@@ -1,5 +1,6 @@
-//! `qctl scheduled list|show|run-now|delete`: delayed jobs and retries.
+//! `qctl scheduled list|show|run-now|delete|groups`: delayed jobs and retries.
 
+use super::groups;
 use super::listing::{self, Action, Place};
 use super::Context;
 use crate::cli::ScheduledCommand;
@@ -15,5 +16,6 @@ pub async fn run(ctx: Context, cmd: ScheduledCommand) -> anyhow::Result<ExitCode
         ScheduledCommand::Delete(args) => {
             listing::bulk(ctx, args, Place::Scheduled, Action::Delete, None).await
         }
+        ScheduledCommand::Groups(args) => groups::run(ctx, args, Place::Scheduled).await,
     }
 }

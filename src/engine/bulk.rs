@@ -85,9 +85,11 @@ impl Walk {
         self
     }
 
-    /// Reads less of each job: `reading`, or the records when the filter needs them.
+    /// Reads less of each job: `reading`, or the records (and failures) when the filter needs
+    /// them.
     pub fn reading(mut self, reading: Reading) -> Walk {
         self.reading = match reading {
+            _ if self.filter.needs_failures() => Reading::Everything,
             Reading::Sizes | Reading::Ids if self.filter.needs_records() => Reading::Records,
             other => other,
         };

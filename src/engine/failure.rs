@@ -3,6 +3,10 @@
 
 use serde::{Deserialize, Serialize};
 
+/// How much of a handler's stderr is kept for the failure record: its last bytes, so the
+/// record's stderr may begin inside a line when the handler wrote more.
+pub const STDERR_TAIL: usize = 4096;
+
 /// Why and how one run of a job failed.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Failure {

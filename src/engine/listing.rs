@@ -61,14 +61,24 @@ pub async fn sizes(
     ids: &[&str],
     failures: bool,
 ) -> Result<Vec<usize>, Error> {
-    if ids.is_empty() {
-        return Ok(Vec::new());
-    }
     let hashes: &[&str] = if failures {
         &[&keys.data, &keys.failures]
     } else {
         &[&keys.data]
     };
+    lengths(redis, hashes, ids).await
+}
+
+/// The stored bytes of each id's fields in `hashes` together, with HSTRLEN (O(1) each) in
+/// one round trip.
+pub async fn lengths(
+    redis: &mut Redis,
+    hashes: &[&str],
+    ids: &[&str],
+) -> Result<Vec<usize>, Error> {
+    if ids.is_empty() || hashes.is_empty() {
+        return Ok(vec![0; ids.len()]);
+    }
     let mut pipe = redis::pipe();
     for id in ids {
         for hash in hashes {
@@ -140,12 +150,23 @@ pub struct Filter {
     /// Score at or before.
     pub until: Option<f64>,
     pub min_attempts: Option<i64>,
+    /// The recorded failure's reason or stderr contains this text, ignoring case. A job
+    /// without a failure record never matches.
+    pub reason: Option<String>,
+    /// The recorded failure is of this group: a fingerprint of [`super::groups`], or
+    /// [`super::groups::NONE`] for jobs without a failure record.
+    pub group: Option<String>,
 }
 
 impl Filter {
-    /// Whether it needs the records (not only the scores).
+    /// Whether it needs to read each job (its record or its failure), not only the scores.
     pub fn needs_records(&self) -> bool {
-        self.grep.is_some() || self.min_attempts.is_some()
+        self.grep.is_some() || self.min_attempts.is_some() || self.needs_failures()
+    }
+
+    /// Whether it needs the recorded failures.
+    pub fn needs_failures(&self) -> bool {
+        self.reason.is_some() || self.group.is_some()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -161,6 +182,19 @@ impl Filter {
         if let Some(text) = &self.grep {
             let hay = e.data().unwrap_or_default();
             if !memfind(hay, text.as_bytes()) {
+                return false;
+            }
+        }
+        if let Some(text) = &self.reason {
+            let Some(f) = &e.failure else { return false };
+            let text = text.to_lowercase();
+            if !f.reason.to_lowercase().contains(&text) && !f.stderr.to_lowercase().contains(&text)
+            {
+                return false;
+            }
+        }
+        if let Some(group) = &self.group {
+            if !group.eq_ignore_ascii_case(&super::groups::fingerprint(e.failure.as_ref())) {
                 return false;
             }
         }

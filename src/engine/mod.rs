@@ -8,6 +8,7 @@ pub mod consumers;
 pub mod enqueue;
 pub mod error;
 pub mod failure;
+pub mod groups;
 pub mod inflight;
 pub mod job;
 pub mod jobs;
