@@ -261,10 +261,14 @@ fn show(
             printable(id),
             if !due.is_finite() {
                 "due at an unknown time".to_string()
-            } else if *due > now {
-                format!("due {}", relative(*due, now))
+            } else if *due > time {
+                format!(
+                    "due {} ({} later)",
+                    clock(*due),
+                    relative(*due, time).trim_start_matches("in ")
+                )
             } else {
-                "due now".to_string()
+                "due at once".to_string()
             },
             failure
                 .as_ref()
