@@ -217,12 +217,12 @@ fn inflight_and_consumers_show_what_runs_where_for_qctl_and_go_consumers() {
     assert!(left.is_empty(), "{left:?}");
 }
 
-#[test]
-fn a_killed_consumers_description_expires_with_its_lease() {
-    let server = RedisServer::start();
-    enqueue(&server, "hold");
+/// A consumer (with `settings`) that runs a held job and is killed with SIGKILL, leaving
+/// its description and its list of running jobs behind.
+fn killed_while_running(server: &RedisServer, settings: &[&str]) {
+    enqueue(server, "hold");
     let mut args = vec!["q"];
-    args.extend(FAST);
+    args.extend(settings);
     args.extend(HANDLER);
     let mut consumer = spawn_consumer_at(&server.url(), &args);
     assert!(
@@ -235,6 +235,12 @@ fn a_killed_consumers_description_expires_with_its_lease() {
     );
     consumer.signal(Signal::SIGKILL);
     consumer.wait_timeout(LIMIT);
+}
+
+#[test]
+fn a_killed_consumers_description_expires_with_its_lease() {
+    let server = RedisServer::start();
+    killed_while_running(&server, FAST);
     let before: Vec<String> = server.cmd(&[b"KEYS", b"q:consumer:*"]);
     assert_eq!(before.len(), 2, "{before:?}");
     // --orphan-after 3s: gone within the lease, while the consumer entry stays for recovery.
@@ -264,20 +270,7 @@ fn nothing_in_flight_is_said_and_is_exit_0() {
 #[test]
 fn purge_takes_the_descriptions_of_consumers_with_the_queue() {
     let server = RedisServer::start();
-    enqueue(&server, "hold");
-    let mut args = vec!["q"];
-    args.extend(HANDLER);
-    let mut consumer = spawn_consumer_at(&server.url(), &args);
-    assert!(
-        wait_until(LIMIT, || {
-            let keys: Vec<String> = server.cmd(&[b"KEYS", b"q:consumer:*:running"]);
-            !keys.is_empty()
-        }),
-        "{}",
-        consumer.stderr()
-    );
-    consumer.signal(Signal::SIGKILL);
-    consumer.wait_timeout(LIMIT);
+    killed_while_running(&server, &[]);
     qctl(&server)
         .args(["purge", "q", "--yes"])
         .assert()

@@ -74,21 +74,29 @@ pub async fn describe(shared: &Shared) -> Result<(), Error> {
         .arg(shared.cfg.concurrency)
         .arg("started")
         .arg(started)
-        .arg("ran")
-        .arg(ran)
-        .arg("failed")
-        .arg(failed)
-        .ignore()
-        .cmd("PEXPIRE")
-        .arg(&info)
-        .arg(lease_ms(shared))
         .ignore();
+    counted(&mut pipe, shared, &info, ran, failed);
     let mut redis = shared.redis.clone();
     redis.pipeline::<()>(&pipe, format!("HSET {info}")).await?;
     let mut written = shared.written.lock().expect("written lock");
     written.ran = ran;
     written.failed = failed;
     Ok(())
+}
+
+/// Adds to `pipe` the counters of the description `info` and the renewal of its lease.
+fn counted(pipe: &mut redis::Pipeline, shared: &Shared, info: &str, ran: u64, failed: u64) {
+    pipe.cmd("HSET")
+        .arg(info)
+        .arg("ran")
+        .arg(ran)
+        .arg("failed")
+        .arg(failed)
+        .ignore()
+        .cmd("PEXPIRE")
+        .arg(info)
+        .arg(lease_ms(shared))
+        .ignore();
 }
 
 fn counts(shared: &Shared) -> (u64, u64) {
@@ -152,17 +160,7 @@ pub async fn run(shared: Arc<Shared>) -> Result<Duration, Error> {
             .arg(lease_ms(&shared))
             .ignore();
     }
-    pipe.cmd("HSET")
-        .arg(&info)
-        .arg("ran")
-        .arg(ran)
-        .arg("failed")
-        .arg(failed)
-        .ignore()
-        .cmd("PEXPIRE")
-        .arg(&info)
-        .arg(lease_ms(&shared))
-        .ignore();
+    counted(&mut pipe, &shared, &info, ran, failed);
     let mut redis = shared.redis.clone();
     redis.pipeline::<()>(&pipe, format!("HSET {key}")).await?;
     let mut written = shared.written.lock().expect("written lock");
