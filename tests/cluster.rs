@@ -100,6 +100,52 @@ fn the_workload_runs_through_a_node_that_does_not_own_the_queue() {
         .args(["dead", "show", q, "bad"])
         .assert()
         .success();
+    // Why it failed, what happened, what runs: qctl's own keys share the queue's slot.
+    let out = qctl_at(&url)
+        .args(["dead", "groups", q, "--json"])
+        .output()
+        .unwrap();
+    let groups: serde_json::Value = serde_json::from_slice(&out.stdout).expect("groups JSON");
+    assert_eq!(groups["jobs"], 1, "{groups}");
+    let out = qctl_at(&url)
+        .args(["tail", q, "--since", "1h", "--no-follow", "--failures"])
+        .output()
+        .unwrap();
+    let text = stdout(&out);
+    assert!(
+        text.contains("retry bad") && text.contains("killed bad"),
+        "{text}{}",
+        stderr(&out)
+    );
+    qctl_at(&url)
+        .args(["enqueue", "{sms}", "--id", "slow", "x"])
+        .assert()
+        .success();
+    let mut consumer = support::spawn_consumer_at(
+        &url,
+        &[
+            "{sms}",
+            "--cluster",
+            "--shutdown-grace",
+            "1s",
+            "--",
+            "sleep",
+            "30",
+        ],
+    );
+    let mut rows = serde_json::Value::Null;
+    let running = support::wait_until(Duration::from_secs(20), || {
+        let out = qctl_at(&url)
+            .args(["--json", "inflight", "{sms}"])
+            .output()
+            .unwrap();
+        rows = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        rows[0]["started"].is_number()
+    });
+    assert!(running, "{rows}\n{}", consumer.stderr());
+    assert_eq!(rows[0]["id"], "slow");
+    assert_eq!(rows[0]["pid"], consumer.pid());
+    consumer.stop(Duration::from_secs(20));
     let out = qctl_at(&url)
         .args(["scheduled", "list", q])
         .output()
