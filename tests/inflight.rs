@@ -171,6 +171,15 @@ fn inflight_and_consumers_show_what_runs_where_for_qctl_and_go_consumers() {
     assert!(err.contains("4 shown of 4 in flight"), "{err}");
     assert!(err.contains("RUNNING -: no start recorded"), "{err}");
 
+    // The ready list, empty while they run, says where running jobs are listed.
+    qctl(&server)
+        .args(["active", "list", "q"])
+        .assert()
+        .success()
+        .stderr(predicates::str::contains(
+            "no jobs in q:active (it holds jobs ready to run; running ones: qctl inflight q)",
+        ));
+
     // Pages: the third job alone, and where the next page starts.
     let out = qctl(&server)
         .args(["inflight", "q", "--limit", "1", "--offset", "2"])

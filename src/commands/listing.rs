@@ -119,8 +119,16 @@ pub async fn list(mut ctx: Context, args: ListArgs, place: Place) -> anyhow::Res
         ctx.out.raw(b"]\n")?;
     } else if !args.jsonl {
         if shown == 0 {
+            // The ready list holds no running job: say where those are.
+            let hint = match place {
+                Place::Active => format!(
+                    " (it holds jobs ready to run; running ones: qctl inflight {})",
+                    crate::output::shell_quote(&args.queue)
+                ),
+                _ => String::new(),
+            };
             ctx.out
-                .note(format_args!("no jobs in {}", place.key(&keys)));
+                .note(format_args!("no jobs in {}{hint}", place.key(&keys)));
         } else {
             ctx.out.print_table(&table)?;
         }
