@@ -451,6 +451,14 @@ fn a_drained_queue_stays_listed_with_its_counters_until_purged() {
         .args(["dead", "delete", "mail", "--all", "--yes"])
         .assert()
         .success();
+    // A queue Go CurlyQ consumers drained: its last job acked, nothing of it is left.
+    let record = Job::new("g1", Some(b"x".to_vec())).encode();
+    let _: () = server.cmd(&[b"HSET", b"go:data", b"g1", &record]);
+    let _: () = server.cmd(&[b"RPUSH", b"go:active", b"g1"]);
+    let out = qctl(&server).args(["--json", "stats"]).assert().success();
+    let rows: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert_eq!(rows.as_array().map(Vec::len), Some(2), "{rows}");
+    let _: () = server.cmd(&[b"DEL", b"go:active", b"go:data"]);
     let _: () = server.cmd(&[b"HSET", b"page:stats", b"views", b"12"]);
     let _: () = server.cmd(&[b"SET", b"user:failures", b"3"]);
     let keys: Vec<String> = server.cmd(&[b"KEYS", b"mail:*"]);
