@@ -801,50 +801,43 @@ fn a_confirmation_answers_ctrl_c_sigterm_n_and_y_on_a_small_terminal() {
     fill(&server);
     let dead = || server.cmd::<i64>(&[b"ZCARD", b"q:dead"]);
     let question = "requeue 30 job(s) of q:dead?";
-    let ask = || Tmux::start(&server.url(), "dead requeue q --all", (80, 24), None);
+    // Asks, answers with `answer` once the question shows, and gives the exit status and
+    // the screen (None when tmux is missing).
+    let ask = |answer: &dyn Fn(&Tmux)| -> Option<(i32, String)> {
+        let tmux = Tmux::start(&server.url(), "dead requeue q --all", (80, 24), None)?;
+        tmux.wait_for(question);
+        answer(&tmux);
+        let code = tmux.exit_status();
+        Some((code, tmux.screen()))
+    };
 
-    let Some(tmux) = ask() else {
+    let Some((code, screen)) = ask(&|t| t.keys(&["C-c"])) else {
         return;
     };
-    tmux.wait_for(question);
-    tmux.keys(&["C-c"]);
-    assert_eq!(tmux.exit_status(), 130, "{}", tmux.screen());
+    assert_eq!(code, 130, "{screen}");
     assert!(
-        tmux.screen()
-            .contains("interrupted (SIGINT): nothing changed"),
-        "{}",
-        tmux.screen()
+        screen.contains("interrupted (SIGINT): nothing changed"),
+        "{screen}"
     );
     assert_eq!(dead(), 30);
 
-    let Some(tmux) = ask() else {
-        return;
+    let sigterm = |t: &Tmux| {
+        nix::sys::signal::kill(Pid::from_raw(t.qctl_pid()), Signal::SIGTERM).expect("SIGTERM")
     };
-    tmux.wait_for(question);
-    nix::sys::signal::kill(Pid::from_raw(tmux.qctl_pid()), Signal::SIGTERM).expect("SIGTERM");
-    assert_eq!(tmux.exit_status(), 143, "{}", tmux.screen());
+    let (code, screen) = ask(&sigterm).expect("tmux");
+    assert_eq!(code, 143, "{screen}");
     assert!(
-        tmux.screen()
-            .contains("interrupted (SIGTERM): nothing changed"),
-        "{}",
-        tmux.screen()
+        screen.contains("interrupted (SIGTERM): nothing changed"),
+        "{screen}"
     );
     assert_eq!(dead(), 30);
 
-    let Some(tmux) = ask() else {
-        return;
-    };
-    tmux.wait_for(question);
-    tmux.keys(&["n"]);
-    assert_eq!(tmux.exit_status(), 5, "{}", tmux.screen());
+    let (code, screen) = ask(&|t| t.keys(&["n"])).expect("tmux");
+    assert_eq!(code, 5, "{screen}");
     assert_eq!(dead(), 30);
 
-    let Some(tmux) = ask() else {
-        return;
-    };
-    tmux.wait_for(question);
-    tmux.keys(&["y"]);
-    assert_eq!(tmux.exit_status(), 0, "{}", tmux.screen());
+    let (code, screen) = ask(&|t| t.keys(&["y"])).expect("tmux");
+    assert_eq!(code, 0, "{screen}");
     assert_eq!(dead(), 0);
     assert_eq!(server.cmd::<i64>(&[b"LLEN", b"q:active"]), 60);
     figure("SC6 a confirmation at 80x24: Ctrl-C exit 130, SIGTERM 143 (nothing changed, terminal mode restored), n 5, y 0 with the 30 jobs moved");

@@ -5,8 +5,9 @@ use anyhow::Context as _;
 use serde_json::json;
 
 use super::Context;
+use crate::engine::consumers::{self, Description};
 use crate::engine::jobs::describe_time;
-use crate::engine::{consumers, ExitCode};
+use crate::engine::ExitCode;
 use crate::output::{printable, relative, shell_quote};
 
 pub async fn run(
@@ -89,14 +90,7 @@ pub async fn run(
                     Some(v) => format!("qctl {v}"),
                     None => run_by(&c.key, &keys, false).into(),
                 },
-                match (&d.host, d.pid) {
-                    (None, None) => "-".into(),
-                    (h, p) => format!(
-                        "{}:{}",
-                        printable(h.as_deref().unwrap_or("-")),
-                        p.map_or("-".into(), |p| p.to_string())
-                    ),
-                },
+                host_pid(Some(&d)),
                 if c.heartbeat.is_finite() {
                     relative(c.heartbeat, now)
                 } else {
@@ -108,8 +102,6 @@ pub async fn run(
                 state,
             ]);
             if let Some(command) = &d.command {
-                let words: Vec<String> =
-                    command.iter().map(|w| printable(&shell_quote(w))).collect();
                 commands.push(format!(
                     "{name}: {}{}{}: {}",
                     d.mode.as_deref().unwrap_or("-"),
@@ -119,7 +111,7 @@ pub async fn run(
                         ", up {}",
                         relative(t, now).trim_end_matches(" ago")
                     )),
-                    words.join(" ")
+                    command_line(command)
                 ));
             }
         }
@@ -173,4 +165,26 @@ pub fn short_name(key: &str, keys: &crate::engine::QueueKeys) -> String {
         Some(uuid) => uuid[..8].to_string(),
         None => printable(key),
     }
+}
+
+/// Where a consumer runs, as the tables show it: `HOST:PID`, or `-` when it wrote nothing.
+pub fn host_pid(d: Option<&Description>) -> String {
+    match d.map(|d| (&d.host, d.pid)) {
+        None | Some((None, None)) => "-".into(),
+        Some((h, p)) => format!(
+            "{}:{}",
+            printable(h.as_deref().unwrap_or("-")),
+            p.map_or("-".into(), |p| p.to_string())
+        ),
+    }
+}
+
+/// A handler's program and arguments as one line, each word quoted for a POSIX shell where
+/// it needs it.
+pub fn command_line(words: &[String]) -> String {
+    words
+        .iter()
+        .map(|w| printable(&shell_quote(w)))
+        .collect::<Vec<_>>()
+        .join(" ")
 }

@@ -3,7 +3,9 @@
 
 use anyhow::Context as _;
 
-use super::consumers::short_name;
+use std::collections::HashMap;
+
+use super::consumers::{host_pid, short_name};
 use super::Context;
 use crate::cli::InflightArgs;
 use crate::engine::consumers::{self, Description};
@@ -33,11 +35,11 @@ pub async fn run(mut ctx: Context, args: InflightArgs) -> anyhow::Result<ExitCod
         .skip(args.offset.min(total) as usize)
         .take(args.limit)
         .collect();
-    let description = |consumer: &str| -> Option<&Description> {
-        list.iter()
-            .position(|c| c.key == consumer)
-            .and_then(|i| described[i].as_ref())
-    };
+    let descriptions: HashMap<&str, &Description> = list
+        .iter()
+        .zip(&described)
+        .filter_map(|(c, d)| Some((c.key.as_str(), d.as_ref()?)))
+        .collect();
     let mut rows = Vec::new();
     let mut unknown = false;
     if ctx.out.json && !args.jsonl {
@@ -50,7 +52,7 @@ pub async fn run(mut ctx: Context, args: InflightArgs) -> anyhow::Result<ExitCod
             .await
             .with_context(what)?;
         for (job, e) in chunk.iter().zip(&entries) {
-            let d = description(&job.consumer);
+            let d = descriptions.get(job.consumer.as_str()).copied();
             let running = job.started.map(|t| (now - t).max(0.0));
             if args.jsonl || ctx.out.json {
                 let mut v = entry_json(e, "score");
@@ -70,18 +72,10 @@ pub async fn run(mut ctx: Context, args: InflightArgs) -> anyhow::Result<ExitCod
                 }
             } else {
                 unknown |= running.is_none();
-                let host = match d.map(|d| (&d.host, d.pid)) {
-                    Some((h, p)) => format!(
-                        "{}:{}",
-                        printable(h.as_deref().unwrap_or("-")),
-                        p.map_or("-".into(), |p| p.to_string())
-                    ),
-                    None => "-".into(),
-                };
                 rows.push(vec![
                     printable(&job.id),
                     short_name(&job.consumer, &keys),
-                    host,
+                    host_pid(d),
                     running.map_or("-".into(), duration),
                     e.attempt().map_or("-".into(), |a| a.to_string()),
                     match e.damage() {

@@ -4,14 +4,14 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::consumers::short_name;
+use super::consumers::{command_line, host_pid, short_name};
 use super::Context;
 use crate::cli::TailArgs;
 use crate::engine::consumers::Description;
 use crate::engine::failure::Failure;
 use crate::engine::tail::{Counts, Follower, Happening};
 use crate::engine::{Error, ExitCode};
-use crate::output::{printable, relative, shell_quote, thousands};
+use crate::output::{printable, relative, thousands};
 use crate::signals;
 
 /// The longest wait between tries while Redis cannot be reached.
@@ -323,20 +323,11 @@ fn why(f: &Failure) -> String {
 
 fn who(d: &Description) -> String {
     format!(
-        " (qctl {} on {}:{}, {}: {})",
+        " (qctl {} on {}, {}: {})",
         d.version.as_deref().unwrap_or("-"),
-        printable(d.host.as_deref().unwrap_or("-")),
-        d.pid.map_or("-".into(), |p| p.to_string()),
+        host_pid(Some(d)),
         d.mode.as_deref().unwrap_or("-"),
-        d.command
-            .as_ref()
-            .map(|c| {
-                c.iter()
-                    .map(|w| printable(&shell_quote(w)))
-                    .collect::<Vec<_>>()
-                    .join(" ")
-            })
-            .unwrap_or_default()
+        d.command.as_deref().map(command_line).unwrap_or_default()
     )
 }
 
