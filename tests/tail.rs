@@ -182,7 +182,7 @@ fn tail_shows_what_go_consumers_leave_and_says_what_is_not_known() {
         ),
         "{text}"
     );
-    assert!(text.contains("q following events since"), "{text}");
+    assert!(text.contains("q following since"), "{text}");
 }
 
 #[test]
@@ -221,7 +221,7 @@ fn since_starts_in_the_past_and_failures_shows_only_failures() {
     let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 3, "{text}");
-    assert!(lines[0].contains("q events since"), "{text}");
+    assert!(lines[0].contains("q since"), "{text}");
     assert!(
         lines[1].ends_with(
             "q killed old: no failure recorded (a Go CurlyQ consumer or another tool moved it)"

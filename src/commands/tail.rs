@@ -172,12 +172,17 @@ fn started(
     } else {
         String::new()
     };
+    let what: String = [
+        (!args.no_follow).then_some(" following"),
+        args.failures.then_some(" failures"),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
     ctx.out.line(format!(
-        "{} {} {}{}{from}: {}{}",
+        "{} {}{what}{from}: {}{}",
         clock(now),
         printable(queue),
-        if args.no_follow { "" } else { "following " },
-        if args.failures { "failures" } else { "events" },
         holds(counts),
         if args.no_follow { "" } else { "; Ctrl-C stops" }
     ))
