@@ -9,6 +9,7 @@ pub mod enqueue;
 pub mod error;
 pub mod failure;
 pub mod groups;
+pub mod health;
 pub mod inflight;
 pub mod job;
 pub mod jobs;
