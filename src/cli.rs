@@ -463,6 +463,14 @@ pub struct StatsArgs {
     /// Print the counts in the Prometheus text format (as `qctl metrics` serves them).
     #[arg(long, conflicts_with = "watch")]
     pub prometheus: bool,
+    /// Show what qctl consumers did over the last DUR, step by step: jobs done, failed,
+    /// retried and killed, and run-time percentiles (kept for 7 days).
+    #[arg(long, value_name = "DUR", value_parser = parse_positive_duration, conflicts_with_all = ["watch", "prometheus"])]
+    pub history: Option<Duration>,
+    /// The length of one step of --history, in whole minutes [default: the step that shows
+    /// DUR in at most 24 rows].
+    #[arg(long, value_name = "DUR", requires = "history", value_parser = parse_minutes)]
+    pub step: Option<Duration>,
 }
 
 #[derive(Debug, Args)]
@@ -758,6 +766,17 @@ pub fn parse_positive_duration(s: &str) -> Result<Duration, String> {
     let d = parse_duration(s)?;
     if d.is_zero() {
         Err("must be more than 0".into())
+    } else {
+        Ok(d)
+    }
+}
+
+/// Parses a duration of whole minutes, at least one: a step of the history, which is kept
+/// per minute.
+pub fn parse_minutes(s: &str) -> Result<Duration, String> {
+    let d = parse_duration(s)?;
+    if d.as_secs() < 60 || d.as_secs() % 60 != 0 || d.subsec_nanos() != 0 {
+        Err("must be whole minutes, such as 1m, 5m or 1h (the history is kept per minute)".into())
     } else {
         Ok(d)
     }

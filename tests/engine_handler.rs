@@ -195,7 +195,10 @@ async fn one_ack_call_settles_what_is_still_reserved_and_leaves_the_rest() {
     )
     .unwrap();
     let mut redis = spec.connect().await.unwrap();
-    let flags = qctl::engine::inflight::ack(&mut redis, &keys, &inflight, &["a", "x", "b"])
+    // Run times of 15 ms, 3 ms and 700 ms; acked in the minute starting at 1,795,000,020.
+    let now = 1_795_000_030.5;
+    let jobs = [("a", 15), ("x", 3), ("b", 700)];
+    let flags = qctl::engine::inflight::ack(&mut redis, &keys, &inflight, &jobs, now)
         .await
         .unwrap();
     assert_eq!(flags, [true, false, true]);
@@ -210,4 +213,31 @@ async fn one_ack_call_settles_what_is_still_reserved_and_leaves_the_rest() {
     assert_eq!(completed, "2");
     let left: Vec<String> = server.cmd(&[b"SMEMBERS", inflight.as_bytes()]);
     assert!(left.is_empty(), "{left:?}");
+    // The history of the minute and the totals count the two acked runs, not "x".
+    let minute = "q:history:1795000020";
+    for key in [minute, "q:stats"] {
+        let mut fields: Vec<(String, String)> = server.cmd(&[b"HGETALL", key.as_bytes()]);
+        fields.sort();
+        let want = [
+            ("completed", "2"),
+            ("ms:1000", "1"),
+            ("ms:20", "1"),
+            ("run_ms", "715"),
+        ];
+        assert_eq!(
+            fields,
+            want.map(|(f, v)| (f.to_string(), v.to_string())),
+            "{key}"
+        );
+    }
+    let ttl: i64 = server.cmd(&[b"PTTL", minute.as_bytes()]);
+    let week = 7 * 24 * 3600 * 1000;
+    assert!(ttl > week - 60_000 && ttl <= week, "{ttl}");
+    let total = qctl::engine::history::total(&mut redis, &keys)
+        .await
+        .unwrap();
+    assert_eq!(
+        (total.completed, total.run_ms, total.timed_runs()),
+        (2, 715, 2)
+    );
 }

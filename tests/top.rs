@@ -34,14 +34,15 @@ fn assert_restored(tmux: &Tmux, code: i32) {
 }
 
 /// The cells of a queue's row in the list (the selection mark dropped): name, active, due,
-/// later, in flight, dead, N, "alive,", N, "expired", paused, done/s, failed/s.
+/// later, in flight, dead, consumers, paused, done/s, failed/s, done per minute over the
+/// last 10 minutes, the 95th percentile of run time over them.
 fn row(screen: &str, queue: &str) -> Option<Vec<String>> {
     screen.lines().find_map(|line| {
         let mut cells: Vec<&str> = line.split_whitespace().collect();
         if cells.first() == Some(&">") {
             cells.remove(0);
         }
-        (cells.first() == Some(&queue) && cells.len() == 13)
+        (cells.first() == Some(&queue) && cells.len() == 12)
             .then(|| cells.iter().map(|c| c.to_string()).collect())
     })
 }
@@ -73,8 +74,8 @@ fn top_shows_every_queue_and_follows_the_counts_as_jobs_are_consumed() {
     });
     assert!(screen.contains("2 queue(s)"), "{screen}");
     let mail = row(&screen, "mail").unwrap();
-    assert_eq!(mail[6..10], ["0", "alive,", "0", "expired"], "{screen}");
-    assert_eq!(mail[10], "no", "{screen}");
+    assert_eq!(mail[6..8], ["0", "no"], "{screen}");
+    assert_eq!(mail[10..12], ["··········", "-"], "{screen}");
 
     qctl(&server)
         .args(["consume", "mail", "--drain", "--", "true"])
@@ -101,6 +102,60 @@ fn top_shows_every_queue_and_follows_the_counts_as_jobs_are_consumed() {
             .is_some_and(|max| max > 0.0)
     });
     assert!(screen.contains("backlog of mail: 0 now, max 6"), "{screen}");
+    // The history of the last ten minutes: this minute's bar is the tallest, and the run
+    // times have a 95th percentile.
+    let screen = tmux.wait("mail's history", |s| {
+        row(s, "mail").is_some_and(|r| r[10].ends_with('█') && r[11] != "-")
+    });
+    let mail = row(&screen, "mail").unwrap();
+    assert!(
+        mail[11].ends_with("ms") || mail[11].ends_with("us"),
+        "{screen}"
+    );
+    quit(&tmux);
+}
+
+#[test]
+fn at_80_columns_the_list_keeps_the_name_and_the_counts() {
+    let server = RedisServer::start();
+    let long = "notifications-email-transactional";
+    fill(&server, long, 3);
+    fill(&server, "sms", 2);
+    qctl(&server).args(["pause", "sms"]).assert().success();
+    let Some(tmux) = Tmux::start(&server.url(), "top --interval 300ms", (80, 24), None) else {
+        return;
+    };
+    // The long name is cut with an ellipsis; the paused queue says so without PAUSED.
+    let is_cut = |c: &str| c.starts_with("notifications-") && c.ends_with('…');
+    let screen = tmux.wait("both queues", |s| {
+        s.split_whitespace().any(is_cut) && s.contains("sms (paused)")
+    });
+    let header = screen
+        .lines()
+        .find(|l| l.contains("QUEUE"))
+        .expect("a header");
+    for name in [
+        "QUEUE",
+        "ACTIVE",
+        "DUE",
+        "IN FLIGHT",
+        "DEAD",
+        "CONSUMERS",
+        "DONE 10M",
+    ] {
+        assert!(
+            header.contains(name),
+            "{name} missing from {header:?}\n{screen}"
+        );
+    }
+    let line = screen
+        .lines()
+        .find(|l| l.contains("notifications-"))
+        .unwrap();
+    let cells: Vec<&str> = line.split_whitespace().filter(|c| *c != ">").collect();
+    assert!(is_cut(cells[0]), "{screen}");
+    assert_eq!(cells[1..6], ["3", "0", "0", "0", "0"], "{screen}");
+    assert!(screen.lines().all(|l| l.chars().count() <= 80), "{screen}");
     quit(&tmux);
 }
 
@@ -187,7 +242,7 @@ fn enter_shows_consumers_and_dead_reasons_and_p_pauses_after_confirmation() {
     // Back in the list, the queue shows as paused.
     tmux.keys(&["Left"]);
     tmux.wait("PAUSED yes", |s| {
-        row(s, "mail").is_some_and(|r| r[10] == "yes")
+        row(s, "mail").is_some_and(|r| r[7] == "yes")
     });
     consumer.stop(Duration::from_secs(10));
     quit(&tmux);

@@ -7,6 +7,7 @@ mod consumers;
 mod dead;
 mod enqueue;
 mod groups;
+mod history;
 mod inflight;
 mod listing;
 mod man;
@@ -18,6 +19,8 @@ mod scheduled;
 mod stats;
 mod tail;
 mod top;
+
+pub use history::millis;
 
 use crate::cli::{Cli, Command, GlobalArgs};
 use crate::engine::conn::{Access, Secret};

@@ -6,7 +6,7 @@ use serde_json::json;
 use super::Context;
 use crate::cli::ConfirmArgs;
 use crate::engine::conn::Node;
-use crate::engine::{consumers, ExitCode, QueueKeys};
+use crate::engine::{consumers, ExitCode};
 use crate::output::{printable, stopped_by, thousands, Answer};
 use crate::signals;
 
@@ -22,36 +22,29 @@ pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow:
             targets.push(c.key);
         }
     }
-    // In-flight sets whose consumer entry is gone, and the descriptions of qctl consumers.
-    for (pattern, wanted) in [
-        (
-            format!("{}:inflight:*", glob_escape(queue)),
-            QueueKeys::is_inflight_key as fn(&QueueKeys, &str) -> bool,
-        ),
-        (
-            format!("{}:consumer:*", glob_escape(queue)),
-            QueueKeys::is_consumer_key,
-        ),
-    ] {
-        let mut cursor = 0u64;
-        loop {
-            let (next, found): (u64, Vec<String>) = redis
-                .query_at(
-                    &Node::Owning(keys.active.clone()),
-                    redis::cmd("SCAN")
-                        .arg(cursor)
-                        .arg("MATCH")
-                        .arg(&pattern)
-                        .arg("COUNT")
-                        .arg(10_000),
-                    "SCAN",
-                )
-                .await?;
-            targets.extend(found.into_iter().filter(|k| wanted(&keys, k)));
-            cursor = next;
-            if cursor == 0 {
-                break;
-            }
+    // In-flight sets whose consumer entry is gone, the descriptions of qctl consumers and
+    // the minutes of the queue's history: one SCAN pass.
+    let pattern = format!("{}:*", glob_escape(queue));
+    let mut cursor = 0u64;
+    loop {
+        let (next, found): (u64, Vec<String>) = redis
+            .query_at(
+                &Node::Owning(keys.active.clone()),
+                redis::cmd("SCAN")
+                    .arg(cursor)
+                    .arg("MATCH")
+                    .arg(&pattern)
+                    .arg("COUNT")
+                    .arg(10_000),
+                "SCAN",
+            )
+            .await?;
+        targets.extend(found.into_iter().filter(|k| {
+            keys.is_inflight_key(k) || keys.is_consumer_key(k) || keys.is_history_key(k)
+        }));
+        cursor = next;
+        if cursor == 0 {
+            break;
         }
     }
     targets.sort();

@@ -22,6 +22,28 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
         return Err(Error::Usage("--prometheus and --json cannot be used together".into()).into());
     }
     let mut redis = ctx.server()?.connect().await?;
+    if let Some(span) = args.history {
+        let mut queues = args.queues.clone();
+        if queues.is_empty() {
+            let reading = read(
+                &mut redis,
+                &[],
+                ctx.global.cluster,
+                args.orphan_after,
+                args.max_keys,
+            )
+            .await?;
+            for warning in &reading.warnings {
+                ctx.out.warn(warning);
+            }
+            queues = reading.stats.into_iter().map(|s| s.queue).collect();
+            if queues.is_empty() {
+                ctx.out.note("no queues found");
+                return Ok(ExitCode::Success);
+            }
+        }
+        return super::history::show(&mut ctx, &mut redis, &queues, span, args.step).await;
+    }
     let mut previous: Option<(Instant, HashMap<String, QueueStats>)> = None;
     loop {
         let started = Instant::now();

@@ -13,6 +13,7 @@ pub fn rights(keys: &QueueKeys, uuid: &str) -> Rights {
     let inflight = &keys.inflight(uuid);
     let info = keys.consumer_info(uuid);
     let running = keys.consumer_running(uuid);
+    let minute = keys.history(super::history::minute_of(super::now()));
     let mut rights = Rights::new(format!("consuming queue {:?}", keys.name));
     rights
         .script(
@@ -28,7 +29,7 @@ pub fn rights(keys: &QueueKeys, uuid: &str) -> Rights {
         )
         .script(
             &scripts::ACK,
-            &[inflight, &keys.data, &keys.failures, &keys.stats],
+            &[inflight, &keys.data, &keys.failures, &keys.stats, &minute],
         )
         .script(
             &scripts::RETRY,
@@ -39,6 +40,7 @@ pub fn rights(keys: &QueueKeys, uuid: &str) -> Rights {
                 &keys.failures,
                 &keys.stats,
                 &keys.events,
+                &minute,
             ],
         )
         .script(
@@ -49,6 +51,7 @@ pub fn rights(keys: &QueueKeys, uuid: &str) -> Rights {
                 &keys.data,
                 &keys.failures,
                 &keys.stats,
+                &minute,
             ],
         )
         .script(&scripts::REQUEUE, &[inflight, &keys.active, &keys.signal])

@@ -9,6 +9,7 @@ use redis::Value;
 use super::conn::Redis;
 use super::error::Error;
 use super::failure::Failure;
+use super::history;
 use super::job::{DecodeError, Job};
 use super::keys::QueueKeys;
 use super::listing::CALL_BYTES;
@@ -117,23 +118,36 @@ fn reserved(id: String, record: Value) -> Reserved {
     Reserved { id, job, size }
 }
 
-/// Acks jobs that succeeded; returns, per id, whether it was still reserved. The caller
-/// keeps the records a call deletes within [`CALL_BYTES`] (or one larger record).
+/// Acks jobs that succeeded, each with its run time (whole milliseconds), and counts them in
+/// the history of the minute holding `now`; returns, per id, whether it was still reserved.
+/// The caller keeps the records a call deletes within [`CALL_BYTES`] (or one larger record).
 pub async fn ack(
     redis: &mut Redis,
     keys: &QueueKeys,
     inflight: &str,
-    ids: &[&str],
+    jobs: &[(&str, u64)],
+    now: f64,
 ) -> Result<Vec<bool>, Error> {
+    let minute = keys.history(history::minute_of(now));
     let flags: Vec<i64> = scripts::ACK
-        .call(&[inflight, &keys.data, &keys.failures, &keys.stats])
-        .arg(ids)
+        .call(&[inflight, &keys.data, &keys.failures, &keys.stats, &minute])
+        .arg(history::KEPT.as_millis() as u64)
+        .arg(jobs.len())
+        .arg(jobs.iter().map(|(id, _)| *id).collect::<Vec<_>>())
+        .arg(
+            jobs.iter()
+                .map(|(_, ms)| history::field_of(*ms))
+                .collect::<Vec<_>>(),
+        )
+        .arg(jobs.iter().map(|(_, ms)| *ms).collect::<Vec<_>>())
         .invoke(redis)
         .await?;
     Ok(flags.into_iter().map(|f| f == 1).collect())
 }
 
-/// Schedules a failed job's retry at `at` with Attempt + 1; false if no longer reserved.
+/// Schedules a failed job's retry at `at` with Attempt + 1, counting the failed run (which
+/// lasted `failure.duration_ms`) in the history of the minute of `failure.time`; false if no
+/// longer reserved.
 pub async fn retry(
     redis: &mut Redis,
     keys: &QueueKeys,
@@ -142,6 +156,7 @@ pub async fn retry(
     at: f64,
     failure: &Failure,
 ) -> Result<bool, Error> {
+    let minute = keys.history(history::minute_of(failure.time));
     let next = Job {
         attempt: job.attempt.saturating_add(1),
         ..job.clone()
@@ -154,12 +169,16 @@ pub async fn retry(
             &keys.failures,
             &keys.stats,
             &keys.events,
+            &minute,
         ])
         .arg(&job.id)
         .arg(at)
         .arg(next.encode())
         .arg(failure.to_json())
         .arg(super::keys::EVENTS_KEPT)
+        .arg(history::KEPT.as_millis() as u64)
+        .arg(history::field_of(failure.duration_ms))
+        .arg(failure.duration_ms)
         .invoke(redis)
         .await;
     // The call carries the whole record: a very large one may not travel in time.
@@ -170,8 +189,10 @@ pub async fn retry(
     Ok(done == 1)
 }
 
-/// Moves a job to the dead set. With `job`, its record is rewritten with Attempt + 1; without
-/// (a damaged record), the stored bytes are kept for inspection. False if no longer reserved.
+/// Moves a job to the dead set and counts it in the history of the minute of `now`. With
+/// `job`, its record is rewritten with Attempt + 1 and its run (of `failure.duration_ms`) is
+/// counted; without (a damaged record, which did not run), the stored bytes are kept for
+/// inspection. False if no longer reserved.
 pub async fn kill(
     redis: &mut Redis,
     keys: &QueueKeys,
@@ -190,6 +211,11 @@ pub async fn kill(
             .encode()
         })
         .unwrap_or_default();
+    let minute = keys.history(history::minute_of(now));
+    let bucket = match job {
+        Some(_) => history::field_of(failure.duration_ms),
+        None => String::new(),
+    };
     let done: Result<i64, Error> = scripts::KILL
         .call(&[
             inflight,
@@ -197,11 +223,15 @@ pub async fn kill(
             &keys.data,
             &keys.failures,
             &keys.stats,
+            &minute,
         ])
         .arg(id)
         .arg(now)
         .arg(record)
         .arg(failure.to_json())
+        .arg(history::KEPT.as_millis() as u64)
+        .arg(bucket)
+        .arg(failure.duration_ms)
         .invoke(redis)
         .await;
     let done: i64 = match done {

@@ -21,7 +21,9 @@ pub struct QueueKeys {
     pub failures: String,
     /// string (qctl's own): while it exists, qctl consumers reserve nothing.
     pub paused: String,
-    /// hash (qctl's own): counters `completed` and `failed` kept by qctl consumers.
+    /// hash (qctl's own): what qctl consumers did since the queue began: the counters
+    /// `completed`, `failed`, `retried`, `killed`, `run_ms` and the run-time histogram of
+    /// [`super::history`].
     pub stats: String,
     /// stream (qctl's own): what qctl consumers did that no other key keeps in order of
     /// time (retries scheduled), for `qctl tail`; trimmed to about [`EVENTS_KEPT`] entries.
@@ -92,6 +94,12 @@ impl QueueKeys {
         format!("{}{CONSUMER}{uuid}:running", self.name)
     }
 
+    /// The hash (qctl's own) of what qctl consumers did in the minute starting at `minute`
+    /// (unix seconds): see [`super::history`].
+    pub fn history(&self, minute: i64) -> String {
+        format!("{}:history:{minute}", self.name)
+    }
+
     /// The UUID of a well-formed in-flight key of this queue.
     pub fn consumer_uuid<'a>(&self, inflight_key: &'a str) -> Option<&'a str> {
         inflight_key
@@ -107,6 +115,13 @@ impl QueueKeys {
             .and_then(|rest| rest.strip_prefix(CONSUMER))
             .map(|rest| rest.strip_suffix(":running").unwrap_or(rest))
             .is_some_and(is_canonical_uuid)
+    }
+
+    /// Whether `key` is a minute of this queue's history: `NAME:history:<unix seconds>`.
+    pub fn is_history_key(&self, key: &str) -> bool {
+        key.strip_prefix(self.name.as_str())
+            .and_then(|rest| rest.strip_prefix(":history:"))
+            .is_some_and(|t| !t.is_empty() && t.bytes().all(|b| b.is_ascii_digit()))
     }
 
     /// Whether `key` is a well-formed in-flight key of this queue: `NAME:inflight:<uuid>`,

@@ -10,6 +10,7 @@ pub mod error;
 pub mod failure;
 pub mod groups;
 pub mod health;
+pub mod history;
 pub mod inflight;
 pub mod job;
 pub mod jobs;

@@ -812,7 +812,20 @@ impl Rights {
 }
 
 /// How [`Call::memo`] names a script called with these keys.
+/// The minutes of a queue's history (`NAME:history:<minute>`) count as one key: a call's
+/// rights are checked once, not once a minute.
 fn memo(name: &str, keys: &[String], after_commands: bool) -> String {
+    let keys: Vec<&str> = keys
+        .iter()
+        .map(|k| match k.rsplit_once(":history:") {
+            Some((queue, minute))
+                if !minute.is_empty() && minute.bytes().all(|b| b.is_ascii_digit()) =>
+            {
+                &k[..queue.len() + ":history:".len()]
+            }
+            _ => k.as_str(),
+        })
+        .collect();
     let mut memo = format!("{name}\n{}", keys.join("\n"));
     if after_commands {
         memo.push_str("\nafter commands");
@@ -1104,7 +1117,14 @@ mod tests {
             &keys.paused,
         ]);
         assert!(rights.scripts.contains(&reserve.memo()));
-        let ack = ACK.call(&["q:inflight:x", &keys.data, &keys.failures, &keys.stats]);
+        let minute = keys.history(crate::engine::history::minute_of(crate::engine::now()) - 60);
+        let ack = ACK.call(&[
+            "q:inflight:x",
+            &keys.data,
+            &keys.failures,
+            &keys.stats,
+            &minute,
+        ]);
         assert!(rights.scripts.contains(&ack.memo()));
         assert!(rights
             .uses

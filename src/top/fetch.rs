@@ -10,7 +10,7 @@ use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 use crate::engine::consumers::{self, ConsumerInfo};
 use crate::engine::listing::{Entry, Filter, Pager};
 use crate::engine::queues::{self, QueueStats};
-use crate::engine::{self, Error, QueueKeys, Redis};
+use crate::engine::{self, history, Error, QueueKeys, Redis};
 
 /// Newest dead jobs shown for a selected queue.
 pub const DEAD_SHOWN: u64 = 10;
@@ -51,7 +51,13 @@ pub struct Snapshot {
     pub untagged: usize,
     /// Discovery stopped at --max-keys.
     pub incomplete: bool,
+    /// The history of each queue's last [`RECENT_MINUTES`] minutes, oldest first (None: a
+    /// minute that could not be read).
+    pub recent: std::collections::HashMap<String, Vec<Option<history::Tally>>>,
 }
+
+/// How many minutes of history the list shows per queue.
+pub const RECENT_MINUTES: usize = 10;
 
 /// The consumers and newest dead jobs of one queue.
 #[derive(Debug, Clone)]
@@ -170,10 +176,14 @@ async fn refresh(
         true,
     )
     .await?;
+    let counted_names: Vec<String> = counted.stats.iter().map(|s| s.queue.clone()).collect();
+    let recent = history::recent(redis, &counted_names, now, RECENT_MINUTES).await?;
     let _ = updates.send(Update::Queues(Snapshot {
         at: Instant::now(),
         stats: counted.stats,
-        round_trips: found.round_trips + 1 + counted.round_trips,
+        // The history takes as many round trips as the counts (one per batch).
+        round_trips: found.round_trips + 1 + 2 * counted.round_trips,
+        recent,
         unreadable: counted.unreadable.len(),
         untagged,
         incomplete: !found.complete,

@@ -21,6 +21,9 @@ pub struct QueueRow {
     pub done_rate: Option<f64>,
     /// Failed runs per second since the previous refresh; None on the first one.
     pub failed_rate: Option<f64>,
+    /// What qctl consumers did in each of the last minutes, oldest first (None: a minute
+    /// that could not be read).
+    pub recent: Vec<Option<crate::engine::history::Tally>>,
 }
 
 impl QueueRow {
@@ -225,6 +228,7 @@ impl Model {
                     stats: s.clone(),
                     done_rate: b.and_then(|(b, secs)| rate(s.completed, b.completed, secs)),
                     failed_rate: b.and_then(|(b, secs)| rate(s.failed, b.failed, secs)),
+                    recent: snapshot.recent.get(&s.queue).cloned().unwrap_or_default(),
                 }
             })
             .collect();
@@ -400,6 +404,7 @@ mod tests {
             unreadable: 0,
             untagged: 0,
             incomplete: false,
+            recent: Default::default(),
         })
     }
 

@@ -11,8 +11,9 @@ use ratatui::Frame;
 
 use super::fetch::DEAD_SHOWN;
 use super::model::{Model, Prompt, QueueRow, View};
+use crate::commands::millis;
 use crate::engine::consumers::AHEAD_TOLERANCE;
-use crate::output::{dead_reason, preview, printable, queue_cells, relative, QUEUE_COLUMNS};
+use crate::output::{dead_reason, preview, printable, queue_cells, relative};
 
 pub fn draw(frame: &mut Frame, m: &Model) {
     let [title, body, charts, status, keys] = Layout::vertical([
@@ -52,34 +53,186 @@ fn title_line(m: &Model) -> String {
     )
 }
 
-/// The columns of the queue list: those of `stats`, then the rates.
-fn columns() -> impl Iterator<Item = &'static str> {
-    QUEUE_COLUMNS.into_iter().chain(["DONE/S", "FAILED/S"])
+/// A column of the queue list: its header, its width (0: QUEUE, which takes what is left)
+/// and when it goes on a narrow terminal (1 first; 0 never).
+struct Column {
+    name: &'static str,
+    width: u16,
+    drop: u8,
 }
 
-fn widths() -> [Constraint; 10] {
-    [
-        Constraint::Fill(1),
-        Constraint::Length(9),
-        Constraint::Length(9),
-        Constraint::Length(9),
-        Constraint::Length(9),
-        Constraint::Length(9),
-        Constraint::Length(20),
-        Constraint::Length(6),
-        Constraint::Length(8),
-        Constraint::Length(8),
-    ]
+/// The columns of the queue list: those of `stats`, the rates since the last refresh, then
+/// what qctl consumers did in the last minutes (done per minute, and the 95th percentile of
+/// run time).
+const COLUMNS: [Column; 12] = [
+    Column {
+        name: "QUEUE",
+        width: 0,
+        drop: 0,
+    },
+    Column {
+        name: "ACTIVE",
+        width: 9,
+        drop: 0,
+    },
+    Column {
+        name: "DUE",
+        width: 9,
+        drop: 0,
+    },
+    Column {
+        name: "LATER",
+        width: 9,
+        drop: 2,
+    },
+    Column {
+        name: "IN FLIGHT",
+        width: 9,
+        drop: 0,
+    },
+    Column {
+        name: "DEAD",
+        width: 9,
+        drop: 0,
+    },
+    Column {
+        name: "CONSUMERS",
+        width: 10,
+        drop: 6,
+    },
+    Column {
+        name: "PAUSED",
+        width: 6,
+        drop: 5,
+    },
+    Column {
+        name: "DONE/S",
+        width: 8,
+        drop: 3,
+    },
+    Column {
+        name: "FAILED/S",
+        width: 8,
+        drop: 1,
+    },
+    Column {
+        name: "DONE 10M",
+        width: 10,
+        drop: 7,
+    },
+    Column {
+        name: "P95 10M",
+        width: 7,
+        drop: 4,
+    },
+];
+
+/// The narrowest QUEUE column kept before other columns go.
+const QUEUE_MIN: u16 = 14;
+
+/// The cells the columns `cols` leave to QUEUE in `width`, after the highlight symbol and
+/// the space between columns.
+fn queue_room(width: u16, cols: &[usize]) -> u16 {
+    let used = 2 + cols.iter().map(|&i| COLUMNS[i].width + 1).sum::<u16>();
+    width.saturating_sub(used)
+}
+
+/// The columns shown in `width` cells: every one while QUEUE keeps [`QUEUE_MIN`] cells,
+/// else the least needed go first.
+fn shown(width: u16) -> Vec<usize> {
+    let mut cols: Vec<usize> = (0..COLUMNS.len()).collect();
+    let mut rank = 1;
+    while queue_room(width, &cols) < QUEUE_MIN && rank <= 7 {
+        cols.retain(|&i| COLUMNS[i].drop != rank);
+        rank += 1;
+    }
+    cols
 }
 
 fn per_sec(r: Option<f64>) -> String {
     r.map_or("-".into(), |r| format!("{r:.1}"))
 }
 
+/// Every cell of a row, in the order of [`COLUMNS`].
 fn cells(r: &QueueRow) -> Vec<String> {
     let mut cells = queue_cells(&r.stats);
+    // A narrow CONSUMERS cell: the live ones, then `+Nexp` for N expired ones if any.
+    cells[6] = match (r.stats.consumers_alive, r.stats.consumers_expired) {
+        (Some(a), Some(0)) => a.to_string(),
+        (Some(a), Some(e)) => format!("{a}+{e}exp"),
+        _ => "?".into(),
+    };
     cells.extend([per_sec(r.done_rate), per_sec(r.failed_rate)]);
+    cells.push(spark(&r.recent));
+    let mut seen = crate::engine::history::Tally::default();
+    let mut read = false;
+    for minute in r.recent.iter().flatten() {
+        seen.add(minute);
+        read = true;
+    }
+    cells.push(if read || r.recent.is_empty() {
+        millis(seen.percentile(0.95))
+    } else {
+        "?".into()
+    });
     cells
+}
+
+/// Jobs done per minute as a line of bars, scaled to the busiest minute: `·` for none, `?`
+/// for a minute that could not be read.
+fn spark(minutes: &[Option<crate::engine::history::Tally>]) -> String {
+    const BARS: [char; 8] = ['▁', '▂', '▃', '▄', '▅', '▆', '▇', '█'];
+    let max = minutes
+        .iter()
+        .flatten()
+        .map(|t| t.completed)
+        .max()
+        .unwrap_or(0);
+    minutes
+        .iter()
+        .map(|m| match m {
+            None => '?',
+            Some(t) if t.completed == 0 => '·',
+            Some(t) => {
+                let i = (t.completed * BARS.len() as u64).div_ceil(max.max(1)) as usize;
+                BARS[i.clamp(1, BARS.len()) - 1]
+            }
+        })
+        .collect()
+}
+
+/// The shown columns' widths.
+fn widths(cols: &[usize]) -> Vec<Constraint> {
+    cols.iter()
+        .map(|&i| match COLUMNS[i].width {
+            0 => Constraint::Fill(1),
+            w => Constraint::Length(w),
+        })
+        .collect()
+}
+
+/// A row's shown cells in `width`: without the PAUSED column, a paused queue says so after
+/// its name; a name longer than its column ends in `…`.
+fn pick(mut all: Vec<String>, paused: bool, cols: &[usize], width: u16) -> Vec<String> {
+    if paused && !cols.contains(&7) {
+        all[0].push_str(" (paused)");
+    }
+    let room = queue_room(width, cols) as usize;
+    if all[0].chars().count() > room {
+        all[0] = all[0]
+            .chars()
+            .take(room.saturating_sub(1))
+            .collect::<String>()
+            + "…";
+    }
+    cols.iter()
+        .map(|&i| all.get(i).cloned().unwrap_or_default())
+        .collect()
+}
+
+/// The shown columns' headers.
+fn names(cols: &[usize]) -> Vec<&'static str> {
+    cols.iter().map(|&i| COLUMNS[i].name).collect()
 }
 
 fn header(names: impl IntoIterator<Item = &'static str>) -> Row<'static> {
@@ -101,10 +254,15 @@ fn draw_list(frame: &mut Frame, area: Rect, m: &Model) {
         frame.render_widget(Paragraph::new(text), area);
         return;
     }
-    let table = Table::new(rows.iter().map(|r| Row::new(cells(r))), widths())
-        .header(header(columns()))
-        .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED))
-        .highlight_symbol("> ");
+    let cols = shown(area.width);
+    let table = Table::new(
+        rows.iter()
+            .map(|r| Row::new(pick(cells(r), r.stats.paused, &cols, area.width))),
+        widths(&cols),
+    )
+    .header(header(names(&cols)))
+    .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED))
+    .highlight_symbol("> ");
     let mut state = TableState::default().with_selected(m.cursor());
     frame.render_stateful_widget(table, area, &mut state);
 }
@@ -117,7 +275,15 @@ fn draw_queue(frame: &mut Frame, area: Rect, m: &Model, queue: &str) {
     ])
     .areas(area);
     let summary = match m.row(queue) {
-        Some(r) => Table::new([Row::new(cells(r))], widths()).header(header(columns())),
+        Some(r) => {
+            let width = counts.width.saturating_sub(2);
+            let cols = shown(width);
+            Table::new(
+                [Row::new(pick(cells(r), r.stats.paused, &cols, width))],
+                widths(&cols),
+            )
+            .header(header(names(&cols)))
+        }
         None => Table::new(
             [Row::new([format!("queue {} is gone", printable(queue))])],
             [Constraint::Fill(1)],

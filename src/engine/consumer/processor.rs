@@ -63,6 +63,8 @@ struct AckRequest {
     id: String,
     /// The bytes of its record, which the ack deletes.
     bytes: usize,
+    /// How long its handler ran (whole milliseconds), for the history.
+    ms: u64,
     done: oneshot::Sender<Option<bool>>,
 }
 
@@ -71,12 +73,14 @@ struct AckRequest {
 struct Acks(mpsc::UnboundedSender<AckRequest>);
 
 impl Acks {
-    /// Acks one job (whose record has `bytes`) along with whatever else succeeded meanwhile.
-    async fn ack(&self, id: &str, bytes: usize) -> Option<bool> {
+    /// Acks one job (whose record has `bytes`, whose handler ran `ms`) along with whatever
+    /// else succeeded meanwhile.
+    async fn ack(&self, id: &str, bytes: usize, ms: u64) -> Option<bool> {
         let (done, answer) = oneshot::channel();
         let request = AckRequest {
             id: id.to_string(),
             bytes,
+            ms,
             done,
         };
         if self.0.send(request).is_err() {
@@ -120,17 +124,18 @@ async fn acker(shared: Arc<Shared>, mut rx: mpsc::UnboundedReceiver<AckRequest>)
 
 /// Acks one call's worth of jobs and tells each whether it was still reserved.
 async fn ack_part(shared: &Shared, part: Vec<AckRequest>) {
-    let ids: Vec<&str> = part.iter().map(|r| r.id.as_str()).collect();
-    let what = match ids.as_slice() {
-        [one] => format!("job {one:?}"),
+    let jobs: Vec<(&str, u64)> = part.iter().map(|r| (r.id.as_str(), r.ms)).collect();
+    let what = match jobs.as_slice() {
+        [(one, _)] => format!("job {one:?}"),
         many => format!("{} jobs", many.len()),
     };
     let flags = settle(shared, &what, |mut r| {
-        let ids = &ids;
-        async move { inflight::ack(&mut r, &shared.keys, &shared.inflight, ids).await }
+        let jobs = &jobs;
+        let now = shared.now();
+        async move { inflight::ack(&mut r, &shared.keys, &shared.inflight, jobs, now).await }
     })
     .await;
-    drop(ids);
+    drop(jobs);
     for (i, request) in part.into_iter().enumerate() {
         let acked = flags.as_ref().map(|f| f.get(i).copied().unwrap_or(false));
         let _ = request.done.send(acked);
@@ -296,7 +301,7 @@ async fn process(shared: &Shared, acks: &Acks, reserved: Reserved, slot: OwnedSe
                 attempt: job.attempt,
                 duration_ms,
             });
-            if acks.ack(&id, size).await == Some(false) {
+            if acks.ack(&id, size, duration_ms).await == Some(false) {
                 let reason = not_reserved(shared, &id).await;
                 shared.emit(Event::Lost { id, reason });
             }

@@ -1,0 +1,183 @@
+//! `qctl stats QUEUE --history DUR`: what qctl consumers did, step by step, with run-time
+//! percentiles; and the words and numbers `stats`, `top` and `check` share for it.
+
+use serde_json::json;
+
+use super::Context;
+use crate::engine::consumers;
+use crate::engine::history::{self, Step, Tally};
+use crate::engine::{ExitCode, Redis};
+use crate::output::{count, printable};
+
+/// The percentiles shown, as fractions and as names.
+pub const PERCENTILES: [(f64, &str); 3] = [(0.5, "p50"), (0.95, "p95"), (0.99, "p99")];
+
+/// A run time for a table: `850us`, `12ms`, `1.5s`, `2m05s`, `>1h`; `-` when unknown.
+pub fn millis(ms: Option<f64>) -> String {
+    match ms {
+        None => "-".into(),
+        Some(ms) if ms.is_infinite() => ">1h".into(),
+        Some(ms) if ms < 1.0 => format!("{:.0}us", ms * 1000.0),
+        Some(ms) if ms < 10.0 => format!("{ms:.1}ms"),
+        Some(ms) if ms < 1000.0 => format!("{ms:.0}ms"),
+        Some(ms) if ms < 60_000.0 => format!("{:.1}s", ms / 1000.0),
+        Some(ms) => {
+            let s = (ms / 1000.0).round() as u64;
+            format!("{}m{:02}s", s / 60, s % 60)
+        }
+    }
+}
+
+/// A percentile for JSON: milliseconds (3 decimals), runs past the last bucket as its
+/// bound (3,600,000), null when nothing was timed.
+pub fn millis_json(ms: Option<f64>) -> serde_json::Value {
+    match ms {
+        None => serde_json::Value::Null,
+        Some(ms) if ms.is_infinite() => (*history::BOUNDS_MS.last().unwrap_or(&0)).into(),
+        Some(ms) => ((ms * 1000.0).round() / 1000.0).into(),
+    }
+}
+
+/// The JSON of one step of `queue`.
+pub fn step_json(queue: &str, step: &Step, step_s: i64) -> serde_json::Value {
+    let t = &step.tally;
+    let mut v = json!({
+        "queue": queue,
+        "start": crate::engine::jobs::describe_time(step.start as f64),
+        "start_unix": step.start,
+        "seconds": step_s,
+        "completed": t.completed,
+        "failed": t.failed,
+        "retried": t.retried,
+        "killed": t.killed,
+        "timed_runs": t.timed_runs(),
+        "run_ms": t.run_ms,
+    });
+    for (q, name) in PERCENTILES {
+        v[format!("{name}_ms")] = millis_json(t.percentile(q));
+    }
+    v
+}
+
+/// What the history cannot know about `queue`: the jobs its Go CurlyQ consumers run (they
+/// keep no history). None when every live consumer is a qctl consumer.
+pub async fn blind_spot(
+    redis: &mut Redis,
+    keys: &crate::engine::QueueKeys,
+) -> anyhow::Result<Option<String>> {
+    let list = consumers::list(redis, keys).await?;
+    let described = consumers::describe(redis, keys, &list).await?;
+    let go = list
+        .iter()
+        .zip(&described)
+        .filter(|(c, d)| c.in_flight.is_some() && d.is_none())
+        .count();
+    Ok((go > 0).then(|| {
+        format!(
+            "{go} consumer(s) of {} keep no history (Go CurlyQ consumers): the jobs they run are not counted here",
+            printable(&keys.name)
+        )
+    }))
+}
+
+/// `stats --history`: a table per queue (or JSON: one object per step of every queue).
+pub async fn show(
+    ctx: &mut Context,
+    redis: &mut Redis,
+    queues: &[String],
+    span: std::time::Duration,
+    step: Option<std::time::Duration>,
+) -> anyhow::Result<ExitCode> {
+    let step = step.unwrap_or_else(|| history::step_for(span, 24));
+    let step_s = step.as_secs() as i64;
+    if span > history::KEPT {
+        ctx.out.note(format_args!(
+            "note: qctl consumers keep {} of history; older steps are empty",
+            humantime::format_duration(history::KEPT)
+        ));
+    }
+    let now = redis.server_time().await?;
+    let mut rows = Vec::new();
+    for (n, queue) in queues.iter().enumerate() {
+        let keys = ctx.keys(queue)?;
+        let steps = history::steps(redis, &keys, now, span, step)
+            .await
+            .map_err(|e| anyhow::anyhow!(e))
+            .map_err(|e| e.context(format!("cannot read the history of queue {queue:?}")))?;
+        let blind = blind_spot(redis, &keys).await?;
+        if ctx.out.json {
+            rows.extend(steps.iter().map(|s| step_json(queue, s, step_s)));
+            if let Some(note) = blind {
+                ctx.out.note(format_args!("note: {note}"));
+            }
+            continue;
+        }
+        if n > 0 {
+            ctx.out.line("")?;
+        }
+        let mut total = Tally::default();
+        for s in &steps {
+            total.add(&s.tally);
+        }
+        ctx.out.line(format!(
+            "{}: the last {} in steps of {} (local time)",
+            printable(queue),
+            humantime::format_duration(span),
+            humantime::format_duration(step),
+        ))?;
+        let mut table = ctx.out.table(&[
+            "START", "DONE", "FAILED", "RETRIED", "KILLED", "P50", "P95", "P99",
+        ]);
+        let long = span.as_secs() >= 86_400;
+        for s in &steps {
+            table.add_row(step_cells(s, long));
+        }
+        table.add_row(total_cells(&total));
+        ctx.out.print_table(&table)?;
+        if total == Tally::default() {
+            ctx.out.note(format_args!(
+                "note: no qctl consumer settled a job of {} in the last {} (history is kept by qctl consumers)",
+                printable(queue),
+                humantime::format_duration(span)
+            ));
+        }
+        if let Some(note) = blind {
+            ctx.out.note(format_args!("note: {note}"));
+        }
+    }
+    if ctx.out.json {
+        ctx.out.json_line(&rows)?;
+    }
+    ctx.out.flush()?;
+    Ok(ExitCode::Success)
+}
+
+/// The cells of one step: its local start time, counts and percentiles.
+fn step_cells(s: &Step, long: bool) -> Vec<String> {
+    let start = chrono::DateTime::from_timestamp(s.start, 0)
+        .map(|t| {
+            let local = t.with_timezone(&chrono::Local);
+            local
+                .format(if long { "%m-%d %H:%M" } else { "%H:%M" })
+                .to_string()
+        })
+        .unwrap_or_else(|| s.start.to_string());
+    let mut row = vec![start];
+    row.extend(counts_and_percentiles(&s.tally));
+    row
+}
+
+fn total_cells(t: &Tally) -> Vec<String> {
+    let mut row = vec!["total".to_string()];
+    row.extend(counts_and_percentiles(t));
+    row
+}
+
+fn counts_and_percentiles(t: &Tally) -> Vec<String> {
+    let mut row: Vec<String> = [t.completed, t.failed, t.retried, t.killed]
+        .into_iter()
+        .map(|n| count(Some(n)))
+        .collect();
+    row.extend(PERCENTILES.iter().map(|(q, _)| millis(t.percentile(*q))));
+    row
+}
