@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
 
 /// Operate and consume CurlyQ job queues in Redis.
 ///
@@ -29,6 +29,15 @@ pub struct Cli {
 /// would mislead) and exits with 2.
 pub fn parse() -> Cli {
     Cli::try_parse().unwrap_or_else(|err| {
+        // `check` speaks the monitoring-plugins convention: a bad command line is UNKNOWN.
+        let checking = std::env::args()
+            .skip(1)
+            .find(|a| Cli::command().find_subcommand(a).is_some())
+            .is_some_and(|a| a == "check");
+        if checking && err.use_stderr() {
+            let _ = err.print();
+            std::process::exit(3);
+        }
         // For `consume`, clap suggests `-- -name`, but `--` starts the command there.
         let consume = std::env::args().any(|a| a == "consume");
         if consume && err.kind() == clap::error::ErrorKind::UnknownArgument {
@@ -168,6 +177,15 @@ pub enum Command {
     /// Redis is read at most once per --min-interval; scrapes in between get that reading.
     Metrics(MetricsArgs),
 
+    /// Check queues against thresholds, for cron, CI and monitoring systems (Nagios, Icinga,
+    /// Sensu, Zabbix).
+    ///
+    /// Prints one line, `QCTL OK|WARNING|CRITICAL|UNKNOWN - ... | perfdata`, and exits with
+    /// the monitoring-plugins code: 0 OK, 1 WARNING (a --warn-* threshold passed),
+    /// 2 CRITICAL, 3 UNKNOWN (Redis could not be read, a queue has no keys, a bad option).
+    /// Without names, checks every queue found.
+    Check(CheckArgs),
+
     /// A live full-screen view of every queue: counts, rates, consumers, dead jobs.
     ///
     /// Keys: arrows select, Enter shows a queue's consumers and newest dead jobs, s sorts,
@@ -273,6 +291,7 @@ impl Command {
     pub fn is_read_only(&self) -> bool {
         match self {
             Command::Stats(_)
+            | Command::Check(_)
             | Command::Metrics(_)
             | Command::Top(_)
             | Command::Consumers { .. }
@@ -471,6 +490,74 @@ pub struct StatsArgs {
     /// DUR in at most 24 rows].
     #[arg(long, value_name = "DUR", requires = "history", value_parser = parse_minutes)]
     pub step: Option<Duration>,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Queues to check [default: every queue found].
+    #[arg(value_parser = parse_queue)]
+    pub queues: Vec<String>,
+    /// CRITICAL when a queue has more than N dead jobs.
+    #[arg(long, value_name = "N", help_heading = "Thresholds")]
+    pub dead_max: Option<u64>,
+    /// WARNING when a queue has more than N dead jobs.
+    #[arg(long, value_name = "N", help_heading = "Thresholds")]
+    pub warn_dead: Option<u64>,
+    /// CRITICAL when more than N jobs are ready to run (active and due scheduled).
+    #[arg(long, value_name = "N", help_heading = "Thresholds")]
+    pub ready_max: Option<u64>,
+    /// WARNING when more than N jobs are ready to run.
+    #[arg(long, value_name = "N", help_heading = "Thresholds")]
+    pub warn_ready: Option<u64>,
+    /// CRITICAL when a due scheduled job has waited longer than DUR to be moved to active
+    /// (no consumer promotes them).
+    #[arg(long, value_name = "DUR", value_parser = parse_duration, help_heading = "Thresholds")]
+    pub overdue_max: Option<Duration>,
+    /// WARNING when a due scheduled job has waited longer than DUR.
+    #[arg(long, value_name = "DUR", value_parser = parse_duration, help_heading = "Thresholds")]
+    pub warn_overdue: Option<Duration>,
+    /// CRITICAL when fewer than N consumers are alive.
+    #[arg(long, value_name = "N", help_heading = "Thresholds")]
+    pub min_consumers: Option<u64>,
+    /// WARNING when fewer than N consumers are alive.
+    #[arg(long, value_name = "N", help_heading = "Thresholds")]
+    pub warn_min_consumers: Option<u64>,
+    /// CRITICAL when more than R (0 to 1) of the runs of qctl consumers failed within
+    /// --window (from the history qctl consumers keep).
+    #[arg(long, value_name = "R", value_parser = parse_rate, help_heading = "Thresholds")]
+    pub failure_rate_max: Option<f64>,
+    /// WARNING when more than R (0 to 1) of the runs failed within --window.
+    #[arg(long, value_name = "R", value_parser = parse_rate, help_heading = "Thresholds")]
+    pub warn_failure_rate: Option<f64>,
+    /// The span the failure rate is measured over (whole minutes).
+    #[arg(long, value_name = "DUR", default_value = "15m", value_parser = parse_minutes, help_heading = "Thresholds")]
+    pub window: Duration,
+    /// CRITICAL when a consumer's heartbeat is older than --orphan-after (it died and
+    /// its jobs wait for `qctl orphans` or another consumer).
+    #[arg(long, help_heading = "Thresholds")]
+    pub stale_consumers: bool,
+    /// WARNING when a consumer's heartbeat is older than --orphan-after.
+    #[arg(long, conflicts_with = "stale_consumers", help_heading = "Thresholds")]
+    pub warn_stale_consumers: bool,
+    /// A consumer whose heartbeat is older than this counts as expired.
+    #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_positive_duration)]
+    pub orphan_after: Duration,
+    /// Stop discovering queues after scanning this many keys.
+    #[arg(long, value_name = "N", default_value_t = 10_000_000)]
+    pub max_keys: u64,
+}
+
+/// Parses a fraction from 0 to 1 (`0.05`), or a percentage (`5%`).
+pub fn parse_rate(s: &str) -> Result<f64, String> {
+    let s = s.trim();
+    let (number, scale) = match s.strip_suffix('%') {
+        Some(p) => (p, 100.0),
+        None => (s, 1.0),
+    };
+    match number.trim().parse::<f64>() {
+        Ok(v) if (0.0..=1.0).contains(&(v / scale)) => Ok(v / scale),
+        _ => Err("expected a fraction from 0 to 1 (0.05) or a percentage (5%)".into()),
+    }
 }
 
 #[derive(Debug, Args)]

@@ -4,6 +4,7 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
+use crate::engine::history;
 use crate::engine::queues::QueueStats;
 
 /// The Content-Type of the text format.
@@ -139,7 +140,59 @@ pub fn render(reading: &Reading) -> String {
         "Failed runs in qctl consumers (NAME:stats failed).",
         per_queue(&|s| count(s.failed)),
     );
+    family(
+        &mut out,
+        "qctl_jobs_retried_total",
+        "counter",
+        "Failed runs in qctl consumers that were scheduled to run again (NAME:stats retried).",
+        per_queue(&|s| s.totals.as_ref().map(|t| t.retried as f64)),
+    );
+    family(
+        &mut out,
+        "qctl_jobs_killed_total",
+        "counter",
+        "Jobs qctl consumers moved to the dead set (NAME:stats killed).",
+        per_queue(&|s| s.totals.as_ref().map(|t| t.killed as f64)),
+    );
+    run_time_histogram(&mut out, stats);
     out
+}
+
+/// `qctl_job_run_seconds`: how long the handlers of qctl consumers ran, as a histogram over
+/// the buckets of `NAME:stats` (every run since the queue began, succeeded or failed).
+fn run_time_histogram(out: &mut String, stats: &[QueueStats]) {
+    const NAME: &str = "qctl_job_run_seconds";
+    header(
+        out,
+        NAME,
+        "histogram",
+        "How long the handlers of qctl consumers ran, succeeded or failed (NAME:stats).",
+    );
+    for s in stats {
+        let Some(t) = &s.totals else { continue };
+        let queue = ("queue", s.queue.as_str());
+        let mut below = 0;
+        for (i, n) in t.runs.iter().enumerate() {
+            below += n;
+            let le = match history::BOUNDS_MS.get(i) {
+                Some(ms) => number(*ms as f64 / 1000.0),
+                None => "+Inf".to_string(),
+            };
+            sample(
+                out,
+                &format!("{NAME}_bucket"),
+                &[queue, ("le", &le)],
+                below as f64,
+            );
+        }
+        sample(
+            out,
+            &format!("{NAME}_sum"),
+            &[queue],
+            t.run_ms as f64 / 1000.0,
+        );
+        sample(out, &format!("{NAME}_count"), &[queue], below as f64);
+    }
 }
 
 /// One value of a queue's counts, None when it is unknown.
@@ -156,24 +209,35 @@ fn family<'a>(
     help: &str,
     samples: impl IntoIterator<Item = Sample<'a>>,
 ) {
+    header(out, name, kind, help);
+    for (labels, value) in samples {
+        if let Some(value) = value {
+            sample(out, name, &labels, value);
+        }
+    }
+}
+
+/// The HELP and TYPE lines of a metric family.
+fn header(out: &mut String, name: &str, kind: &str, help: &str) {
     // Writing to a String cannot fail.
     let _ = writeln!(out, "# HELP {name} {}", escape_help(help));
     let _ = writeln!(out, "# TYPE {name} {kind}");
-    for (labels, value) in samples {
-        let Some(value) = value else { continue };
-        out.push_str(name);
-        if !labels.is_empty() {
-            out.push('{');
-            for (i, (label, v)) in labels.iter().enumerate() {
-                if i > 0 {
-                    out.push(',');
-                }
-                let _ = write!(out, "{label}=\"{}\"", escape_label(v));
+}
+
+/// One sample line.
+fn sample(out: &mut String, name: &str, labels: &[(&str, &str)], value: f64) {
+    out.push_str(name);
+    if !labels.is_empty() {
+        out.push('{');
+        for (i, (label, v)) in labels.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
             }
-            out.push('}');
+            let _ = write!(out, "{label}=\"{}\"", escape_label(v));
         }
-        let _ = writeln!(out, " {}", number(value));
+        out.push('}');
     }
+    let _ = writeln!(out, " {}", number(value));
 }
 
 /// A label value: backslash, double quote and line feed escaped.
@@ -238,6 +302,39 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("qctl_queue"), "{text}");
+    }
+
+    #[test]
+    fn run_times_are_a_cumulative_histogram_in_seconds() {
+        let mut totals = history::Tally {
+            run_ms: 1234,
+            ..Default::default()
+        };
+        totals.runs[history::bucket(15)] = 3;
+        totals.runs[history::bucket(700)] = 1;
+        totals.runs[history::BUCKETS - 1] = 1;
+        let stats = [QueueStats {
+            queue: "q".into(),
+            totals: Some(totals),
+            ..QueueStats::default()
+        }];
+        let text = render(&Reading {
+            stats: Some(&stats),
+            duration: Duration::ZERO,
+        });
+        for line in [
+            "# TYPE qctl_job_run_seconds histogram",
+            "qctl_job_run_seconds_bucket{queue=\"q\",le=\"0.01\"} 0",
+            "qctl_job_run_seconds_bucket{queue=\"q\",le=\"0.02\"} 3",
+            "qctl_job_run_seconds_bucket{queue=\"q\",le=\"0.5\"} 3",
+            "qctl_job_run_seconds_bucket{queue=\"q\",le=\"1\"} 4",
+            "qctl_job_run_seconds_bucket{queue=\"q\",le=\"3600\"} 4",
+            "qctl_job_run_seconds_bucket{queue=\"q\",le=\"+Inf\"} 5",
+            "qctl_job_run_seconds_sum{queue=\"q\"} 1.234",
+            "qctl_job_run_seconds_count{queue=\"q\"} 5",
+        ] {
+            assert!(text.contains(&format!("{line}\n")), "{line} not in\n{text}");
+        }
     }
 
     #[test]

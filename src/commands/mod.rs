@@ -1,6 +1,7 @@
 //! One file per subcommand: read the flags, call the engine, render the result.
 
 mod active;
+mod check;
 mod completions;
 mod consume;
 mod consumers;
@@ -117,6 +118,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Command::Consume(args) => consume::run(ctx, args).await,
             Command::Dead(cmd) => dead::run(ctx, cmd).await,
             Command::Stats(args) => stats::run(ctx, args).await,
+            Command::Check(args) => check::run(ctx, args).await,
             Command::Metrics(args) => metrics::run(ctx, args).await,
             Command::Top(args) => top::run(ctx, args).await,
             Command::Scheduled(cmd) => scheduled::run(ctx, cmd).await,

@@ -45,9 +45,81 @@ impl Severity {
     }
 }
 
+/// One measured value of a check against its thresholds.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Measure {
+    /// What was measured: `dead`, `ready`, `overdue`, `consumers`, `failure_rate`, `stale`.
+    pub name: &'static str,
+    /// None when it could not be read (a key of the wrong type).
+    pub value: Option<f64>,
+    pub warn: Option<f64>,
+    pub crit: Option<f64>,
+    /// Whether too little is the problem (consumers) rather than too much.
+    pub below: bool,
+    /// The unit of the perfdata: "" (a count), "s" or "%".
+    pub unit: &'static str,
+    pub status: Severity,
+}
+
+impl Measure {
+    /// Judges `value` against `warn` and `crit`: past `crit` is CRITICAL, past `warn`
+    /// WARNING ("past" is above, or below with `below`); an unread value is UNKNOWN.
+    pub fn judge(
+        name: &'static str,
+        value: Option<f64>,
+        warn: Option<f64>,
+        crit: Option<f64>,
+        below: bool,
+        unit: &'static str,
+    ) -> Measure {
+        let past =
+            |limit: Option<f64>, v: f64| limit.is_some_and(|l| if below { v < l } else { v > l });
+        let status = match value {
+            None => Severity::Unknown,
+            Some(v) if past(crit, v) => Severity::Critical,
+            Some(v) if past(warn, v) => Severity::Warning,
+            Some(_) => Severity::Ok,
+        };
+        Measure {
+            name,
+            value,
+            warn,
+            crit,
+            below,
+            unit,
+            status,
+        }
+    }
+
+    /// The threshold it passed, if it did.
+    pub fn passed(&self) -> Option<f64> {
+        match self.status {
+            Severity::Critical => self.crit,
+            Severity::Warning => self.warn,
+            _ => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_measure_is_judged_by_the_threshold_it_passes() {
+        let m = |v: f64| Measure::judge("dead", Some(v), Some(5.0), Some(10.0), false, "");
+        assert_eq!(m(5.0).status, Severity::Ok);
+        assert_eq!(m(6.0).status, Severity::Warning);
+        assert_eq!(m(6.0).passed(), Some(5.0));
+        assert_eq!(m(11.0).status, Severity::Critical);
+        assert_eq!(m(11.0).passed(), Some(10.0));
+        let low = |v: f64| Measure::judge("consumers", Some(v), Some(2.0), Some(1.0), true, "");
+        assert_eq!(low(2.0).status, Severity::Ok);
+        assert_eq!(low(1.0).status, Severity::Warning);
+        assert_eq!(low(0.0).status, Severity::Critical);
+        let unread = Measure::judge("dead", None, None, Some(1.0), false, "");
+        assert_eq!(unread.status, Severity::Unknown);
+    }
 
     #[test]
     fn codes_follow_the_monitoring_plugins_convention() {

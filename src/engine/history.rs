@@ -123,7 +123,7 @@ impl Tally {
 }
 
 /// Every field a minute (and `NAME:stats`) may hold, counters first.
-fn fields() -> Vec<String> {
+pub fn fields() -> Vec<String> {
     COUNTERS
         .iter()
         .map(|c| c.to_string())
@@ -156,6 +156,11 @@ fn tally_of(server: &str, key: &str, values: Vec<Option<String>>) -> Result<Tall
         }
     }
     Ok(tally)
+}
+
+/// The tally of the values of [`fields`] as HMGET answered them; None when one is no count.
+pub fn parse(values: Vec<Option<String>>) -> Option<Tally> {
+    tally_of("", "", values).ok()
 }
 
 /// How many minute keys one pipeline reads.
@@ -224,7 +229,7 @@ pub async fn recent(
                 .map(|r| match r {
                     Ok(v) => redis::from_redis_value::<Vec<Option<String>>>(v)
                         .ok()
-                        .and_then(|values| tally_of("", "", values).ok()),
+                        .and_then(parse),
                     Err(_) => None,
                 })
                 .collect();

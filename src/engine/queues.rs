@@ -174,6 +174,10 @@ pub struct QueueStats {
     pub overdue_secs: Option<f64>,
     /// Keys of this queue holding the wrong type.
     pub wrong_type: Vec<String>,
+    /// What qctl consumers did since the queue began (`NAME:stats`): retries, kills and the
+    /// run-time histogram; None when it could not be read.
+    #[serde(skip)]
+    pub totals: Option<super::history::Tally>,
 }
 
 /// What [`stats`] counted.
@@ -217,10 +221,13 @@ pub async fn stats(
                 .exists(&k.paused)
                 .hget(&k.stats, "completed")
                 .hget(&k.stats, "failed")
-                .zrange_withscores(&k.scheduled, 0, 0);
+                .zrange_withscores(&k.scheduled, 0, 0)
+                .cmd("HMGET")
+                .arg(&k.stats)
+                .arg(super::history::fields());
         }
         // Each command above and its key, as a position in `QueueKeys::fixed`.
-        const COMMANDS: [(&str, usize); 11] = [
+        const COMMANDS: [(&str, usize); 12] = [
             ("LLEN", 0),
             ("ZCOUNT", 2),
             ("ZCARD", 2),
@@ -232,6 +239,7 @@ pub async fn stats(
             ("HGET", 8),
             ("HGET", 8),
             ("ZRANGE", 2),
+            ("HMGET", 8),
         ];
         let replies = redis
             .pipeline_each(&pipe, |i| {
@@ -283,6 +291,13 @@ pub async fn stats(
                 // The same key's error was recorded by ZCARD above.
                 Err(_) => None,
             };
+            let totals = match &r[11] {
+                Ok(v) => redis::from_redis_value_ref::<Vec<Option<String>>>(v)
+                    .ok()
+                    .and_then(super::history::parse),
+                // The same key's error was recorded by HGET above.
+                Err(_) => None,
+            };
             if let Some(e) = failed {
                 if discovered && e.is_key_denied() {
                     unreadable.push(name.clone());
@@ -322,6 +337,7 @@ pub async fn stats(
                 failed: failed_runs,
                 overdue_secs: earliest.map(|due| overdue(due, now)),
                 wrong_type: wrong,
+                totals,
             });
         }
     }
