@@ -46,6 +46,7 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             [CompletionResult]::new('consume', 'consume', [CompletionResultType]::ParameterValue, 'Run a command for every job of a queue: a CurlyQ-compatible consumer')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Count what each queue holds: active, scheduled, in flight, dead, consumers, paused')
             [CompletionResult]::new('metrics', 'metrics', [CompletionResultType]::ParameterValue, 'Serve the queues'' metrics to Prometheus over HTTP (GET /metrics), until Ctrl-C')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check queues against thresholds, for cron, CI and monitoring systems (Nagios, Icinga, Sensu, Zabbix)')
             [CompletionResult]::new('top', 'top', [CompletionResultType]::ParameterValue, 'A live full-screen view of every queue: counts, rates, consumers, dead jobs')
             [CompletionResult]::new('dead', 'dead', [CompletionResultType]::ParameterValue, 'Look at and repair dead jobs (jobs that ran out of retries)')
             [CompletionResult]::new('scheduled', 'scheduled', [CompletionResultType]::ParameterValue, 'Look at and change scheduled jobs (delayed jobs and retries)')
@@ -139,6 +140,8 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             [CompletionResult]::new('--watch', '--watch', [CompletionResultType]::ParameterName, 'Redraw every DUR (default 2s) with rates, until Ctrl-C')
             [CompletionResult]::new('--orphan-after', '--orphan-after', [CompletionResultType]::ParameterName, 'A consumer whose heartbeat is older than this counts as expired')
             [CompletionResult]::new('--max-keys', '--max-keys', [CompletionResultType]::ParameterName, 'Stop discovering queues after scanning this many keys')
+            [CompletionResult]::new('--history', '--history', [CompletionResultType]::ParameterName, 'Show what qctl consumers did over the last DUR, step by step: jobs done, failed, retried and killed, and run-time percentiles (kept for 7 days)')
+            [CompletionResult]::new('--step', '--step', [CompletionResultType]::ParameterName, 'The length of one step of --history, in whole minutes [default: the step that shows DUR in at most 24 rows]')
             [CompletionResult]::new('-u', '-u', [CompletionResultType]::ParameterName, 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379')
             [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379')
             [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line')
@@ -177,6 +180,45 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             [CompletionResult]::new('--tls-key', '--tls-key', [CompletionResultType]::ParameterName, 'The client certificate''s private key (PEM); needs --tls-cert')
             [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to Redis')
             [CompletionResult]::new('--response-timeout', '--response-timeout', [CompletionResultType]::ParameterName, 'How long to wait for Redis to answer a command')
+            [CompletionResult]::new('--tls-insecure', '--tls-insecure', [CompletionResultType]::ParameterName, 'Do not verify the server''s TLS certificate (a warning says so)')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The URL names a node of a Redis Cluster: commands go to the node owning each queue''s slot. Queue names need a hash tag, as in {mail}')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only results: no progress, no summaries, no warnings')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only results: no progress, no summaries, no warnings')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more detail about what is being done (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more detail about what is being done (repeat for more)')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Never use colour (also: the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
+        'qctl;check' {
+            [CompletionResult]::new('--dead-max', '--dead-max', [CompletionResultType]::ParameterName, 'CRITICAL when a queue has more than N dead jobs')
+            [CompletionResult]::new('--warn-dead', '--warn-dead', [CompletionResultType]::ParameterName, 'WARNING when a queue has more than N dead jobs')
+            [CompletionResult]::new('--ready-max', '--ready-max', [CompletionResultType]::ParameterName, 'CRITICAL when more than N jobs are ready to run (active and due scheduled)')
+            [CompletionResult]::new('--warn-ready', '--warn-ready', [CompletionResultType]::ParameterName, 'WARNING when more than N jobs are ready to run')
+            [CompletionResult]::new('--overdue-max', '--overdue-max', [CompletionResultType]::ParameterName, 'CRITICAL when a due scheduled job has waited longer than DUR to be moved to active (no consumer promotes them)')
+            [CompletionResult]::new('--warn-overdue', '--warn-overdue', [CompletionResultType]::ParameterName, 'WARNING when a due scheduled job has waited longer than DUR')
+            [CompletionResult]::new('--min-consumers', '--min-consumers', [CompletionResultType]::ParameterName, 'CRITICAL when fewer than N consumers are alive')
+            [CompletionResult]::new('--warn-min-consumers', '--warn-min-consumers', [CompletionResultType]::ParameterName, 'WARNING when fewer than N consumers are alive')
+            [CompletionResult]::new('--failure-rate-max', '--failure-rate-max', [CompletionResultType]::ParameterName, 'CRITICAL when more than R (0 to 1) of the runs of qctl consumers failed within --window (from the history qctl consumers keep)')
+            [CompletionResult]::new('--warn-failure-rate', '--warn-failure-rate', [CompletionResultType]::ParameterName, 'WARNING when more than R (0 to 1) of the runs failed within --window')
+            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The span the failure rate is measured over (whole minutes)')
+            [CompletionResult]::new('--orphan-after', '--orphan-after', [CompletionResultType]::ParameterName, 'A consumer whose heartbeat is older than this counts as expired')
+            [CompletionResult]::new('--max-keys', '--max-keys', [CompletionResultType]::ParameterName, 'Stop discovering queues after scanning this many keys')
+            [CompletionResult]::new('-u', '-u', [CompletionResultType]::ParameterName, 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line')
+            [CompletionResult]::new('--password-file', '--password-file', [CompletionResultType]::ParameterName, 'Read the Redis password from FILE (its first line)')
+            [CompletionResult]::new('--tls-ca-cert', '--tls-ca-cert', [CompletionResultType]::ParameterName, 'Verify the server with this CA certificate (PEM) instead of the system''s trust store')
+            [CompletionResult]::new('--tls-cert', '--tls-cert', [CompletionResultType]::ParameterName, 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key')
+            [CompletionResult]::new('--tls-key', '--tls-key', [CompletionResultType]::ParameterName, 'The client certificate''s private key (PEM); needs --tls-cert')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to Redis')
+            [CompletionResult]::new('--response-timeout', '--response-timeout', [CompletionResultType]::ParameterName, 'How long to wait for Redis to answer a command')
+            [CompletionResult]::new('--stale-consumers', '--stale-consumers', [CompletionResultType]::ParameterName, 'CRITICAL when a consumer''s heartbeat is older than --orphan-after (it died and its jobs wait for `qctl orphans` or another consumer)')
+            [CompletionResult]::new('--warn-stale-consumers', '--warn-stale-consumers', [CompletionResultType]::ParameterName, 'WARNING when a consumer''s heartbeat is older than --orphan-after')
             [CompletionResult]::new('--tls-insecure', '--tls-insecure', [CompletionResultType]::ParameterName, 'Do not verify the server''s TLS certificate (a warning says so)')
             [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The URL names a node of a Redis Cluster: commands go to the node owning each queue''s slot. Queue names need a hash tag, as in {mail}')
             [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON')
@@ -1016,6 +1058,7 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             [CompletionResult]::new('consume', 'consume', [CompletionResultType]::ParameterValue, 'Run a command for every job of a queue: a CurlyQ-compatible consumer')
             [CompletionResult]::new('stats', 'stats', [CompletionResultType]::ParameterValue, 'Count what each queue holds: active, scheduled, in flight, dead, consumers, paused')
             [CompletionResult]::new('metrics', 'metrics', [CompletionResultType]::ParameterValue, 'Serve the queues'' metrics to Prometheus over HTTP (GET /metrics), until Ctrl-C')
+            [CompletionResult]::new('check', 'check', [CompletionResultType]::ParameterValue, 'Check queues against thresholds, for cron, CI and monitoring systems (Nagios, Icinga, Sensu, Zabbix)')
             [CompletionResult]::new('top', 'top', [CompletionResultType]::ParameterValue, 'A live full-screen view of every queue: counts, rates, consumers, dead jobs')
             [CompletionResult]::new('dead', 'dead', [CompletionResultType]::ParameterValue, 'Look at and repair dead jobs (jobs that ran out of retries)')
             [CompletionResult]::new('scheduled', 'scheduled', [CompletionResultType]::ParameterValue, 'Look at and change scheduled jobs (delayed jobs and retries)')
@@ -1042,6 +1085,9 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             break
         }
         'qctl;help;metrics' {
+            break
+        }
+        'qctl;help;check' {
             break
         }
         'qctl;help;top' {

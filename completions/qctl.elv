@@ -43,6 +43,7 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand consume 'Run a command for every job of a queue: a CurlyQ-compatible consumer'
             cand stats 'Count what each queue holds: active, scheduled, in flight, dead, consumers, paused'
             cand metrics 'Serve the queues'' metrics to Prometheus over HTTP (GET /metrics), until Ctrl-C'
+            cand check 'Check queues against thresholds, for cron, CI and monitoring systems (Nagios, Icinga, Sensu, Zabbix)'
             cand top 'A live full-screen view of every queue: counts, rates, consumers, dead jobs'
             cand dead 'Look at and repair dead jobs (jobs that ran out of retries)'
             cand scheduled 'Look at and change scheduled jobs (delayed jobs and retries)'
@@ -133,6 +134,8 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand --watch 'Redraw every DUR (default 2s) with rates, until Ctrl-C'
             cand --orphan-after 'A consumer whose heartbeat is older than this counts as expired'
             cand --max-keys 'Stop discovering queues after scanning this many keys'
+            cand --history 'Show what qctl consumers did over the last DUR, step by step: jobs done, failed, retried and killed, and run-time percentiles (kept for 7 days)'
+            cand --step 'The length of one step of --history, in whole minutes [default: the step that shows DUR in at most 24 rows]'
             cand -u 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
             cand --redis 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
             cand --user 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line'
@@ -170,6 +173,44 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand --tls-key 'The client certificate''s private key (PEM); needs --tls-cert'
             cand --connect-timeout 'How long to wait for a connection to Redis'
             cand --response-timeout 'How long to wait for Redis to answer a command'
+            cand --tls-insecure 'Do not verify the server''s TLS certificate (a warning says so)'
+            cand --cluster 'The URL names a node of a Redis Cluster: commands go to the node owning each queue''s slot. Queue names need a hash tag, as in {mail}'
+            cand --json 'Print results as JSON'
+            cand -q 'Print only results: no progress, no summaries, no warnings'
+            cand --quiet 'Print only results: no progress, no summaries, no warnings'
+            cand -v 'Print more detail about what is being done (repeat for more)'
+            cand --verbose 'Print more detail about what is being done (repeat for more)'
+            cand --no-color 'Never use colour (also: the NO_COLOR environment variable)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
+        &'qctl;check'= {
+            cand --dead-max 'CRITICAL when a queue has more than N dead jobs'
+            cand --warn-dead 'WARNING when a queue has more than N dead jobs'
+            cand --ready-max 'CRITICAL when more than N jobs are ready to run (active and due scheduled)'
+            cand --warn-ready 'WARNING when more than N jobs are ready to run'
+            cand --overdue-max 'CRITICAL when a due scheduled job has waited longer than DUR to be moved to active (no consumer promotes them)'
+            cand --warn-overdue 'WARNING when a due scheduled job has waited longer than DUR'
+            cand --min-consumers 'CRITICAL when fewer than N consumers are alive'
+            cand --warn-min-consumers 'WARNING when fewer than N consumers are alive'
+            cand --failure-rate-max 'CRITICAL when more than R (0 to 1) of the runs of qctl consumers failed within --window (from the history qctl consumers keep)'
+            cand --warn-failure-rate 'WARNING when more than R (0 to 1) of the runs failed within --window'
+            cand --window 'The span the failure rate is measured over (whole minutes)'
+            cand --orphan-after 'A consumer whose heartbeat is older than this counts as expired'
+            cand --max-keys 'Stop discovering queues after scanning this many keys'
+            cand -u 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
+            cand --redis 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
+            cand --user 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line'
+            cand --password-file 'Read the Redis password from FILE (its first line)'
+            cand --tls-ca-cert 'Verify the server with this CA certificate (PEM) instead of the system''s trust store'
+            cand --tls-cert 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key'
+            cand --tls-key 'The client certificate''s private key (PEM); needs --tls-cert'
+            cand --connect-timeout 'How long to wait for a connection to Redis'
+            cand --response-timeout 'How long to wait for Redis to answer a command'
+            cand --stale-consumers 'CRITICAL when a consumer''s heartbeat is older than --orphan-after (it died and its jobs wait for `qctl orphans` or another consumer)'
+            cand --warn-stale-consumers 'WARNING when a consumer''s heartbeat is older than --orphan-after'
             cand --tls-insecure 'Do not verify the server''s TLS certificate (a warning says so)'
             cand --cluster 'The URL names a node of a Redis Cluster: commands go to the node owning each queue''s slot. Queue names need a hash tag, as in {mail}'
             cand --json 'Print results as JSON'
@@ -963,6 +1004,7 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand consume 'Run a command for every job of a queue: a CurlyQ-compatible consumer'
             cand stats 'Count what each queue holds: active, scheduled, in flight, dead, consumers, paused'
             cand metrics 'Serve the queues'' metrics to Prometheus over HTTP (GET /metrics), until Ctrl-C'
+            cand check 'Check queues against thresholds, for cron, CI and monitoring systems (Nagios, Icinga, Sensu, Zabbix)'
             cand top 'A live full-screen view of every queue: counts, rates, consumers, dead jobs'
             cand dead 'Look at and repair dead jobs (jobs that ran out of retries)'
             cand scheduled 'Look at and change scheduled jobs (delayed jobs and retries)'
@@ -985,6 +1027,8 @@ set edit:completion:arg-completer[qctl] = {|@words|
         &'qctl;help;stats'= {
         }
         &'qctl;help;metrics'= {
+        }
+        &'qctl;help;check'= {
         }
         &'qctl;help;top'= {
         }

@@ -179,15 +179,19 @@ pub async fn minutes(
     let mut out = Vec::with_capacity(starts.len());
     for chunk in starts.chunks(MINUTES_PER_CALL) {
         let mut pipe = redis::pipe();
+        pipe.ignore_errors();
         for start in chunk {
             pipe.cmd("HMGET").arg(keys.history(*start)).arg(&names);
         }
-        let replies: Vec<Vec<Option<String>>> = redis
-            .pipeline(&pipe, format_args!("HMGET {}", keys.history(chunk[0])))
+        let replies = redis
+            .pipeline_each(&pipe, |i| format!("HMGET {}", keys.history(chunk[i])))
             .await?;
-        for (start, values) in chunk.iter().zip(replies) {
-            let tally = tally_of(redis.server(), &keys.history(*start), values)?;
-            out.push((*start, tally));
+        // The first minute that cannot be read, in order of time, is the error.
+        for (start, reply) in chunk.iter().zip(replies) {
+            let key = keys.history(*start);
+            let values: Vec<Option<String>> = redis::from_redis_value(reply?)
+                .map_err(|e| redis.error(format!("reading HMGET {key}"), e.into()))?;
+            out.push((*start, tally_of(redis.server(), &key, values)?));
         }
     }
     Ok(out)
