@@ -183,6 +183,24 @@ fn the_workload_runs_through_a_node_that_does_not_own_the_queue() {
     assert_eq!(stats[0]["active"], 2);
     assert_eq!(stats[0]["paused"], true);
     assert_eq!(stats[0]["completed"], 51);
+    // The history, in the queue's slot, read through a node that does not own it; and
+    // the check that reads it.
+    let out = qctl_at(&url)
+        .args(["stats", q, "--history", "10m", "--json"])
+        .output()
+        .unwrap();
+    let steps: serde_json::Value = serde_json::from_slice(&out.stdout).expect("history JSON");
+    let done: u64 = steps
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["completed"].as_u64().unwrap())
+        .sum();
+    assert_eq!(done, 51, "{}", stdout(&out));
+    qctl_at(&url)
+        .args(["check", q, "--failure-rate-max", "0.9", "--ready-max", "5"])
+        .assert()
+        .success();
     qctl_at(&url).args(["resume", q]).assert().success();
     qctl_at(&url).args(["purge", q, "--yes"]).assert().success();
     let left: Vec<String> = redis::cmd("KEYS")

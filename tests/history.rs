@@ -263,3 +263,44 @@ fn a_damaged_history_is_named_when_read_and_never_stops_a_consumer() {
         .code(2)
         .stderr(predicates::str::contains("whole minutes"));
 }
+
+#[test]
+fn both_modes_count_their_runs_and_run_times() {
+    use support::handlers::{Handlers, Mode};
+    let handlers = Handlers::new();
+    for mode in [Mode::PerJob, Mode::Pipe] {
+        let server = RedisServer::start();
+        // 20 jobs of 50 ms, 10 that fail on each of their two runs.
+        let lines = format!("{}{}", "sleep 0.05\n".repeat(20), "fail\n".repeat(10));
+        fill(&server, "q", &lines);
+        let out = qctl(&server)
+            .args(["consume", "q", "--drain", "-c", "4", "--max-retries", "1"])
+            .args(["--max-backoff", "0s", "-q"])
+            .args(handlers.args(mode))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(7), "{mode:?}: {out:?}");
+        let (total, _) = history(&server, "q");
+        assert_eq!(
+            (total.completed, total.failed, total.retried, total.killed),
+            (20, 20, 10, 10),
+            "{mode:?}: {total:?}"
+        );
+        // The 20 sleeps lasted at least 50 ms each.
+        assert!(total.run_ms >= 1000, "{mode:?}: {total:?}");
+        // Every run is in the histogram of the totals; the 20 sleeps above 50 ms.
+        let stats: Vec<(String, String)> = server.cmd(&[b"HGETALL", b"q:stats"]);
+        let bucket = |above: u64| -> u64 {
+            stats
+                .iter()
+                .filter_map(|(f, v)| {
+                    let bound = f.strip_prefix("ms:")?;
+                    let bound = bound.parse::<u64>().unwrap_or(u64::MAX);
+                    (bound > above).then(|| v.parse::<u64>().unwrap())
+                })
+                .sum()
+        };
+        assert_eq!(bucket(0), 40, "{mode:?}: {stats:?}");
+        assert!(bucket(50) >= 20, "{mode:?}: {stats:?}");
+    }
+}

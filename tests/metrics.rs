@@ -10,7 +10,7 @@ use qctl::engine::Job;
 use support::{hold_in_flight, qctl, qctl_process, wait_until, Background, RedisServer, FAST};
 
 /// The metric families qctl writes, each with its type.
-const FAMILIES: [(&str, &str); 12] = [
+const FAMILIES: [(&str, &str); 15] = [
     ("qctl_up", "gauge"),
     ("qctl_scrape_duration_seconds", "gauge"),
     ("qctl_queue_active", "gauge"),
@@ -23,6 +23,9 @@ const FAMILIES: [(&str, &str); 12] = [
     ("qctl_queue_wrong_type_keys", "gauge"),
     ("qctl_jobs_completed_total", "counter"),
     ("qctl_jobs_failed_total", "counter"),
+    ("qctl_jobs_retried_total", "counter"),
+    ("qctl_jobs_killed_total", "counter"),
+    ("qctl_job_run_seconds", "histogram"),
 ];
 
 /// Parses an exposition, after checking what the parser forgives: every sample belongs to a
@@ -42,8 +45,14 @@ fn parse(text: &str) -> Scrape {
             assert_eq!(expected.map(|(_, k)| *k), Some(kind), "type of {name}");
         } else {
             let name = line.split(['{', ' ']).next().unwrap();
+            // A histogram's samples are its name with _bucket, _sum and _count.
+            let family = ["_bucket", "_sum", "_count"]
+                .iter()
+                .find_map(|suffix| name.strip_suffix(suffix))
+                .filter(|f| announced.last() == Some(f))
+                .unwrap_or(name);
             assert_eq!(
-                Some(&name),
+                Some(&family),
                 announced.last(),
                 "sample outside its family: {line}"
             );
@@ -55,9 +64,12 @@ fn parse(text: &str) -> Scrape {
         assert_eq!(announced.len(), FAMILIES.len(), "families: {announced:?}");
     }
     let scrape = Scrape::parse(text.lines().map(|l| Ok(l.to_string()))).expect("parses");
+    // The parser makes one sample of a histogram's _bucket lines (one per series of
+    // labels, as many as its _sum lines), and one of each _sum and _count line.
+    let lines = |suffix: &str| series.iter().filter(|k| k.contains(suffix)).count();
     assert_eq!(
         scrape.samples.len(),
-        series.len(),
+        series.len() - lines("_bucket{") + lines("_sum{"),
         "the parser read every sample:\n{text}"
     );
     scrape
@@ -167,6 +179,21 @@ fn stats_prometheus_exposes_every_count_of_every_queue() {
     assert_eq!(queue(&m, "qctl_queue_wrong_type_keys", "mail"), Some(0.0));
     assert_eq!(queue(&m, "qctl_jobs_completed_total", "mail"), Some(3.0));
     assert_eq!(queue(&m, "qctl_jobs_failed_total", "mail"), Some(2.0));
+    assert_eq!(queue(&m, "qctl_jobs_killed_total", "mail"), Some(2.0));
+    assert_eq!(queue(&m, "qctl_jobs_retried_total", "mail"), Some(0.0));
+    // Every one of the 5 runs is in the run-time histogram, cumulative up to +Inf.
+    let runs = m
+        .samples
+        .iter()
+        .find(|s| s.metric == "qctl_job_run_seconds" && s.labels.get("queue") == Some("mail"))
+        .map(|s| match &s.value {
+            Value::Histogram(buckets) => buckets.iter().map(|b| b.count).collect::<Vec<_>>(),
+            other => panic!("qctl_job_run_seconds is {other:?}"),
+        })
+        .expect("a histogram for mail");
+    assert_eq!(runs.len(), qctl::engine::history::BUCKETS, "{runs:?}");
+    assert!(runs.windows(2).all(|w| w[0] <= w[1]), "{runs:?}");
+    assert_eq!(runs.last(), Some(&5.0), "{runs:?}");
 
     assert_eq!(queue(&m, "qctl_queue_active", "sms"), Some(1.0));
     assert_eq!(queue(&m, "qctl_queue_dead", "sms"), Some(0.0));
@@ -461,11 +488,13 @@ fn a_drained_queue_stays_listed_with_its_counters_until_purged() {
     let _: () = server.cmd(&[b"DEL", b"go:active", b"go:data"]);
     let _: () = server.cmd(&[b"HSET", b"page:stats", b"views", b"12"]);
     let _: () = server.cmd(&[b"SET", b"user:failures", b"3"]);
-    let keys: Vec<String> = server.cmd(&[b"KEYS", b"mail:*"]);
+    let mut keys: Vec<String> = server.cmd(&[b"KEYS", b"mail:*"]);
+    // The minutes of its history stay too, each for a week.
+    keys.retain(|k| !k.starts_with("mail:history:"));
     assert_eq!(
         keys,
         ["mail:stats"],
-        "the queue drained: only its counters are left"
+        "the queue drained: only its counters and history are left"
     );
 
     let out = qctl(&server).args(["--json", "stats"]).assert().success();

@@ -128,6 +128,7 @@ fn summary(verdicts: &[Verdict], status: Severity) -> String {
 /// A measure in words: `dead 12 > 10`, `consumers 0 < 1`, `ready 3`.
 fn describe(m: &Measure) -> String {
     let value = match m.value {
+        None if m.status == Severity::Ok => return format!("{} none (nothing ran)", m.name),
         None => return format!("{} unknown (its key holds the wrong type)", m.name),
         Some(v) => shown(m, v),
     };
