@@ -33,10 +33,9 @@ const SMALL_SET: u64 = 10_000;
 pub const CANDIDATES: usize = 10_000;
 /// Ids in lists and sets beyond which the cross-checks are left out (8 bytes each).
 const MAX_IDS: usize = 50_000_000;
-/// List elements LPOS may walk in one transaction (about a millisecond of Redis time).
+/// List elements LPOS may walk in one transaction (a few milliseconds of Redis time); a
+/// longer active list is read again by pages instead.
 const LPOS_BUDGET: u64 = 200_000;
-/// The most ids read again with LPOS on a long active list.
-const LPOS_CHECKS: usize = 1_000;
 
 /// The expected type of each fixed key of a queue.
 pub fn expected_types(keys: &QueueKeys) -> [(&str, &'static str); 10] {
@@ -916,7 +915,7 @@ async fn placements(
 
 /// Of the records seen in no state, those still in none: first by the cheap reads (record,
 /// scheduled, dead, in flight), then, for those left, with LPOS on active in the same
-/// transaction (at most [`LPOS_CHECKS`] of them on a long list).
+/// transaction, or on a long list by reading it again by pages.
 async fn confirm_stranded(
     redis: &mut Redis,
     keys: &QueueKeys,
@@ -939,7 +938,23 @@ async fn confirm_stranded(
         return Ok(left);
     }
     if active_len > LPOS_BUDGET {
-        left.truncate(LPOS_CHECKS);
+        // A long list: one LPOS would block Redis for milliseconds. Read the list again by
+        // pages for these ids, then read the others again (a job reserved meanwhile is in
+        // flight by then).
+        let held = active_holds(redis, keys, &left).await?;
+        left = left
+            .into_iter()
+            .zip(held)
+            .filter(|(_, h)| !h)
+            .map(|(id, _)| id)
+            .collect();
+        let again = placements(redis, keys, sets, &left, false, active_len).await?;
+        return Ok(left
+            .into_iter()
+            .zip(again)
+            .filter(|(_, p)| p.record && p.states() == 0)
+            .map(|(id, _)| id)
+            .collect());
     }
     let second = placements(redis, keys, sets, &left, true, active_len).await?;
     Ok(left
@@ -969,7 +984,7 @@ async fn confirm_doubled(
         // Two in-flight sets count as one state here: the pass told them apart.
         if p.states() >= 2 {
             out.push(shown(&id));
-        } else if in_active && p.states() == 1 && with_active.len() < LPOS_CHECKS {
+        } else if in_active && p.states() == 1 {
             with_active.push(id);
         } else if p.inflight && p.states() == 1 {
             let holders = holders(redis, sets, &id).await?;
@@ -978,6 +993,25 @@ async fn confirm_doubled(
             }
         }
     }
+    if active_len > LPOS_BUDGET {
+        // A long list: found in it by pages, and still in its other state afterwards.
+        let held = active_holds(redis, keys, &with_active).await?;
+        let found: Vec<Vec<u8>> = with_active
+            .into_iter()
+            .zip(held)
+            .filter(|(_, h)| *h)
+            .map(|(id, _)| id)
+            .collect();
+        let again = placements(redis, keys, sets, &found, false, active_len).await?;
+        out.extend(
+            found
+                .into_iter()
+                .zip(again)
+                .filter(|(_, p)| p.states() >= 1)
+                .map(|(id, _)| shown(&id)),
+        );
+        return Ok(out);
+    }
     let second = placements(redis, keys, sets, &with_active, true, active_len).await?;
     for (id, p) in with_active.into_iter().zip(second) {
         if p.states() >= 2 {
@@ -985,6 +1019,44 @@ async fn confirm_doubled(
         }
     }
     Ok(out)
+}
+
+/// Which of `ids` NAME:active holds, read by LRANGE pages from the tail (as the pass reads
+/// it): for a list too long for LPOS to walk in a moment.
+async fn active_holds(
+    redis: &mut Redis,
+    keys: &QueueKeys,
+    ids: &[Vec<u8>],
+) -> Result<Vec<bool>, Error> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let wanted: HashSet<u64> = ids.iter().map(|id| hash_id(id)).collect();
+    let mut seen: HashSet<u64> = HashSet::new();
+    let mut from = 0usize;
+    loop {
+        let page: Vec<Vec<u8>> = redis
+            .query(
+                redis::cmd("LRANGE")
+                    .arg(&keys.active)
+                    .arg(-((from + PAGE) as i64))
+                    .arg(-((from + 1) as i64)),
+                format!("LRANGE {}", keys.active),
+            )
+            .await?;
+        let n = page.len();
+        for id in &page {
+            let h = hash_id(id);
+            if wanted.contains(&h) {
+                seen.insert(h);
+            }
+        }
+        if n < PAGE {
+            break;
+        }
+        from += PAGE;
+    }
+    Ok(ids.iter().map(|id| seen.contains(&hash_id(id))).collect())
 }
 
 /// How many of `sets` hold `id`, read in one transaction.
@@ -1040,7 +1112,32 @@ async fn confirm_missing(
         }
     }
     if active_len > LPOS_BUDGET {
-        in_list.truncate(LPOS_CHECKS);
+        // A long list: found in it by pages, and still without a record afterwards.
+        let ids: Vec<Vec<u8>> = in_list.iter().map(|(_, _, id)| id.clone()).collect();
+        let held = active_holds(redis, keys, &ids).await?;
+        let found: Vec<_> = in_list
+            .into_iter()
+            .zip(held)
+            .filter(|(_, h)| *h)
+            .map(|(item, _)| item)
+            .collect();
+        for chunk in found.chunks(100) {
+            let mut pipe = redis::pipe();
+            for (_, _, id) in chunk {
+                pipe.hexists(&keys.data, id);
+            }
+            let records: Vec<bool> = redis
+                .pipeline(&pipe, format!("HEXISTS {}", keys.data))
+                .await?;
+            out.extend(
+                chunk
+                    .iter()
+                    .zip(records)
+                    .filter(|(_, r)| !r)
+                    .map(|(item, _)| item.clone()),
+            );
+        }
+        return Ok(out);
     }
     let per = (LPOS_BUDGET / active_len.max(1)).clamp(1, 100) as usize;
     for chunk in in_list.chunks(per) {
