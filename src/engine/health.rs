@@ -60,14 +60,8 @@ mod tests {
         for (code, s) in all.into_iter().enumerate() {
             assert_eq!(s.exit_code() as usize, code, "{}", s.label());
         }
-        assert_eq!(
-            Severity::Warning.worst(Severity::Critical),
-            Severity::Critical
-        );
-        assert_eq!(
-            Severity::Unknown.worst(Severity::Critical),
-            Severity::Unknown
-        );
+        assert_eq!(Severity::Warning.worst(Severity::Critical), Severity::Critical);
+        assert_eq!(Severity::Unknown.worst(Severity::Critical), Severity::Unknown);
         assert_eq!(Severity::Ok.worst(Severity::Ok), Severity::Ok);
     }
 }
