@@ -58,6 +58,7 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             [CompletionResult]::new('pause', 'pause', [CompletionResultType]::ParameterValue, 'Stop qctl consumers from reserving new jobs of a queue (running jobs finish)')
             [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Let qctl consumers reserve jobs of a paused queue again')
             [CompletionResult]::new('purge', 'purge', [CompletionResultType]::ParameterValue, 'Delete every key of a queue: jobs in every state, consumers, and qctl''s own keys')
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check a queue''s server, the user''s rights and the queue''s integrity, with fixes')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to standard output')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the manual page qctl.1, or write every page to a directory')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -1004,6 +1005,34 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
             break
         }
+        'qctl;doctor' {
+            [CompletionResult]::new('-u', '-u', [CompletionResultType]::ParameterName, 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379')
+            [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379')
+            [CompletionResult]::new('--user', '--user', [CompletionResultType]::ParameterName, 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line')
+            [CompletionResult]::new('--password-file', '--password-file', [CompletionResultType]::ParameterName, 'Read the Redis password from FILE (its first line)')
+            [CompletionResult]::new('--tls-ca-cert', '--tls-ca-cert', [CompletionResultType]::ParameterName, 'Verify the server with this CA certificate (PEM) instead of the system''s trust store')
+            [CompletionResult]::new('--tls-cert', '--tls-cert', [CompletionResultType]::ParameterName, 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key')
+            [CompletionResult]::new('--tls-key', '--tls-key', [CompletionResultType]::ParameterName, 'The client certificate''s private key (PEM); needs --tls-cert')
+            [CompletionResult]::new('--connect-timeout', '--connect-timeout', [CompletionResultType]::ParameterName, 'How long to wait for a connection to Redis')
+            [CompletionResult]::new('--response-timeout', '--response-timeout', [CompletionResultType]::ParameterName, 'How long to wait for Redis to answer a command')
+            [CompletionResult]::new('--fix', '--fix', [CompletionResultType]::ParameterName, 'Repair what needs no guessing: put records whose id is in no list or set back at the tail of NAME:active, and remove ids without a record from their keys. Each id is printed; asks first (--yes, --dry-run)')
+            [CompletionResult]::new('-y', '-y', [CompletionResultType]::ParameterName, 'Do it without asking')
+            [CompletionResult]::new('--yes', '--yes', [CompletionResultType]::ParameterName, 'Do it without asking')
+            [CompletionResult]::new('--dry-run', '--dry-run', [CompletionResultType]::ParameterName, 'Show what would be done; change nothing')
+            [CompletionResult]::new('--tls-insecure', '--tls-insecure', [CompletionResultType]::ParameterName, 'Do not verify the server''s TLS certificate (a warning says so)')
+            [CompletionResult]::new('--cluster', '--cluster', [CompletionResultType]::ParameterName, 'The URL names a node of a Redis Cluster: commands go to the node owning each queue''s slot. Queue names need a hash tag, as in {mail}')
+            [CompletionResult]::new('--json', '--json', [CompletionResultType]::ParameterName, 'Print results as JSON')
+            [CompletionResult]::new('-q', '-q', [CompletionResultType]::ParameterName, 'Print only results: no progress, no summaries, no warnings')
+            [CompletionResult]::new('--quiet', '--quiet', [CompletionResultType]::ParameterName, 'Print only results: no progress, no summaries, no warnings')
+            [CompletionResult]::new('-v', '-v', [CompletionResultType]::ParameterName, 'Print more detail about what is being done (repeat for more)')
+            [CompletionResult]::new('--verbose', '--verbose', [CompletionResultType]::ParameterName, 'Print more detail about what is being done (repeat for more)')
+            [CompletionResult]::new('--no-color', '--no-color', [CompletionResultType]::ParameterName, 'Never use colour (also: the NO_COLOR environment variable)')
+            [CompletionResult]::new('-h', '-h', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('--help', '--help', [CompletionResultType]::ParameterName, 'Print help (see more with ''--help'')')
+            [CompletionResult]::new('-V', '-V ', [CompletionResultType]::ParameterName, 'Print version')
+            [CompletionResult]::new('--version', '--version', [CompletionResultType]::ParameterName, 'Print version')
+            break
+        }
         'qctl;completions' {
             [CompletionResult]::new('-u', '-u', [CompletionResultType]::ParameterName, 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379')
             [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379')
@@ -1070,6 +1099,7 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             [CompletionResult]::new('pause', 'pause', [CompletionResultType]::ParameterValue, 'Stop qctl consumers from reserving new jobs of a queue (running jobs finish)')
             [CompletionResult]::new('resume', 'resume', [CompletionResultType]::ParameterValue, 'Let qctl consumers reserve jobs of a paused queue again')
             [CompletionResult]::new('purge', 'purge', [CompletionResultType]::ParameterValue, 'Delete every key of a queue: jobs in every state, consumers, and qctl''s own keys')
+            [CompletionResult]::new('doctor', 'doctor', [CompletionResultType]::ParameterValue, 'Check a queue''s server, the user''s rights and the queue''s integrity, with fixes')
             [CompletionResult]::new('completions', 'completions', [CompletionResultType]::ParameterValue, 'Print a shell completion script to standard output')
             [CompletionResult]::new('man', 'man', [CompletionResultType]::ParameterValue, 'Print the manual page qctl.1, or write every page to a directory')
             [CompletionResult]::new('help', 'help', [CompletionResultType]::ParameterValue, 'Print this message or the help of the given subcommand(s)')
@@ -1173,6 +1203,9 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             break
         }
         'qctl;help;purge' {
+            break
+        }
+        'qctl;help;doctor' {
             break
         }
         'qctl;help;completions' {

@@ -34,6 +34,9 @@ _qctl() {
             qctl,dead)
                 cmd="qctl__subcmd__dead"
                 ;;
+            qctl,doctor)
+                cmd="qctl__subcmd__doctor"
+                ;;
             qctl,enqueue)
                 cmd="qctl__subcmd__enqueue"
                 ;;
@@ -150,6 +153,9 @@ _qctl() {
                 ;;
             qctl__subcmd__help,dead)
                 cmd="qctl__subcmd__help__subcmd__dead"
+                ;;
+            qctl__subcmd__help,doctor)
+                cmd="qctl__subcmd__help__subcmd__doctor"
                 ;;
             qctl__subcmd__help,enqueue)
                 cmd="qctl__subcmd__help__subcmd__enqueue"
@@ -272,7 +278,7 @@ _qctl() {
 
     case "${cmd}" in
         qctl)
-            opts="-u -q -v -h -V --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version enqueue consume stats metrics check top dead scheduled active tail inflight consumers orphans pause resume purge completions man help"
+            opts="-u -q -v -h -V --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version enqueue consume stats metrics check top dead scheduled active tail inflight consumers orphans pause resume purge doctor completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1457,6 +1463,56 @@ _qctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        qctl__subcmd__doctor)
+            opts="-y -u -q -v -h -V --fix --yes --dry-run --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --redis)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --response-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         qctl__subcmd__enqueue)
             opts="-u -q -v -h -V --file --id --in --at --lines --jsonl --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
@@ -1524,7 +1580,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__help)
-            opts="enqueue consume stats metrics check top dead scheduled active tail inflight consumers orphans pause resume purge completions man help"
+            opts="enqueue consume stats metrics check top dead scheduled active tail inflight consumers orphans pause resume purge doctor completions man help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1722,6 +1778,20 @@ _qctl() {
         qctl__subcmd__help__subcmd__dead__subcmd__show)
             opts=""
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 4 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        qctl__subcmd__help__subcmd__doctor)
+            opts=""
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi

@@ -55,6 +55,7 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand pause 'Stop qctl consumers from reserving new jobs of a queue (running jobs finish)'
             cand resume 'Let qctl consumers reserve jobs of a paused queue again'
             cand purge 'Delete every key of a queue: jobs in every state, consumers, and qctl''s own keys'
+            cand doctor 'Check a queue''s server, the user''s rights and the queue''s integrity, with fixes'
             cand completions 'Print a shell completion script to standard output'
             cand man 'Print the manual page qctl.1, or write every page to a directory'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -952,6 +953,33 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
+        &'qctl;doctor'= {
+            cand -u 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
+            cand --redis 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
+            cand --user 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line'
+            cand --password-file 'Read the Redis password from FILE (its first line)'
+            cand --tls-ca-cert 'Verify the server with this CA certificate (PEM) instead of the system''s trust store'
+            cand --tls-cert 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key'
+            cand --tls-key 'The client certificate''s private key (PEM); needs --tls-cert'
+            cand --connect-timeout 'How long to wait for a connection to Redis'
+            cand --response-timeout 'How long to wait for Redis to answer a command'
+            cand --fix 'Repair what needs no guessing: put records whose id is in no list or set back at the tail of NAME:active, and remove ids without a record from their keys. Each id is printed; asks first (--yes, --dry-run)'
+            cand -y 'Do it without asking'
+            cand --yes 'Do it without asking'
+            cand --dry-run 'Show what would be done; change nothing'
+            cand --tls-insecure 'Do not verify the server''s TLS certificate (a warning says so)'
+            cand --cluster 'The URL names a node of a Redis Cluster: commands go to the node owning each queue''s slot. Queue names need a hash tag, as in {mail}'
+            cand --json 'Print results as JSON'
+            cand -q 'Print only results: no progress, no summaries, no warnings'
+            cand --quiet 'Print only results: no progress, no summaries, no warnings'
+            cand -v 'Print more detail about what is being done (repeat for more)'
+            cand --verbose 'Print more detail about what is being done (repeat for more)'
+            cand --no-color 'Never use colour (also: the NO_COLOR environment variable)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
+        }
         &'qctl;completions'= {
             cand -u 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
             cand --redis 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
@@ -1016,6 +1044,7 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand pause 'Stop qctl consumers from reserving new jobs of a queue (running jobs finish)'
             cand resume 'Let qctl consumers reserve jobs of a paused queue again'
             cand purge 'Delete every key of a queue: jobs in every state, consumers, and qctl''s own keys'
+            cand doctor 'Check a queue''s server, the user''s rights and the queue''s integrity, with fixes'
             cand completions 'Print a shell completion script to standard output'
             cand man 'Print the manual page qctl.1, or write every page to a directory'
             cand help 'Print this message or the help of the given subcommand(s)'
@@ -1090,6 +1119,8 @@ set edit:completion:arg-completer[qctl] = {|@words|
         &'qctl;help;resume'= {
         }
         &'qctl;help;purge'= {
+        }
+        &'qctl;help;doctor'= {
         }
         &'qctl;help;completions'= {
         }

@@ -55,6 +55,7 @@ local forms = {
   SRANDMEMBER = function(k) return try('SRANDMEMBER', k, 1) end,
   ZSCORE = function(k) return try('ZSCORE', k, probe) end,
   LRANGE = function(k) return try('LRANGE', k, 1, 0) end,
+  LPOS = function(k) return try('LPOS', k, probe) end,
   ZRANGE = function(k) return try('ZRANGE', k, 1, 0) end,
   ZRANGEBYSCORE = function(k) return try('ZRANGEBYSCORE', k, 1, 0) end,
   LTRIM = function(k) return try('LTRIM', k, 0, -1) end,

@@ -29,11 +29,12 @@ pub struct Cli {
 /// would mislead) and exits with 2.
 pub fn parse() -> Cli {
     Cli::try_parse().unwrap_or_else(|err| {
-        // `check` speaks the monitoring-plugins convention: a bad command line is UNKNOWN.
+        // `check` and `doctor` speak the monitoring-plugins convention: a bad command line
+        // is UNKNOWN.
         let checking = std::env::args()
             .skip(1)
             .find(|a| Cli::command().find_subcommand(a).is_some())
-            .is_some_and(|a| a == "check");
+            .is_some_and(|a| a == "check" || a == "doctor");
         if checking && err.use_stderr() {
             let _ = err.print();
             std::process::exit(3);
@@ -266,6 +267,15 @@ pub enum Command {
         confirm: ConfirmArgs,
     },
 
+    /// Check a queue's server, the user's rights and the queue's integrity, with fixes.
+    ///
+    /// Server: eviction policy, memory, persistence, replica or cluster node, version,
+    /// latency, clock. Rights: what the current user may do on each queue. Queue: ids without
+    /// records, records in no state, ids in two states, in-flight sets without a consumer,
+    /// heartbeats in the future, keys of the wrong type, damaged records. The exit code is
+    /// the worst finding: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (Redis could not be read).
+    Doctor(DoctorArgs),
+
     /// Print a shell completion script to standard output.
     Completions {
         /// The shell to complete for.
@@ -299,6 +309,7 @@ impl Command {
             | Command::Tail(_)
             | Command::Completions { .. }
             | Command::Man { .. } => true,
+            Command::Doctor(args) => !args.fix || args.confirm.dry_run,
             Command::Orphans { confirm, .. } => confirm.dry_run,
             Command::Dead(cmd) => match cmd {
                 DeadCommand::List(_)
@@ -693,6 +704,20 @@ pub struct GroupsArgs {
     /// Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h).
     #[arg(long, value_name = "TIME", value_parser = parse_time_or_age)]
     pub until: Option<f64>,
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// The queues to check; without any, only the server is checked.
+    #[arg(value_name = "QUEUE", value_parser = parse_queue)]
+    pub queues: Vec<String>,
+    /// Repair what needs no guessing: put records whose id is in no list or set back at the
+    /// tail of NAME:active, and remove ids without a record from their keys. Each id is
+    /// printed; asks first (--yes, --dry-run).
+    #[arg(long)]
+    pub fix: bool,
+    #[command(flatten)]
+    pub confirm: ConfirmArgs,
 }
 
 #[derive(Debug, Args, Clone)]

@@ -6,6 +6,7 @@ mod completions;
 mod consume;
 mod consumers;
 mod dead;
+mod doctor;
 mod enqueue;
 mod groups;
 mod history;
@@ -137,6 +138,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Command::Pause { queue } => pause::run(ctx, &queue, true).await,
             Command::Resume { queue } => pause::run(ctx, &queue, false).await,
             Command::Purge { queue, confirm } => purge::run(ctx, &queue, confirm).await,
+            Command::Doctor(args) => doctor::run(ctx, args).await,
             Command::Completions { shell } => completions::run(ctx, shell),
             Command::Man { dir } => man::run(ctx, dir.as_deref()),
         }

@@ -120,6 +120,8 @@ scripts! {
     DELETE => "delete",
     DELETE_ACTIVE => "delete_active",
     RUN_NOW => "run_now",
+    REQUEUE_STRANDED => "requeue_stranded",
+    DROP_MISSING => "drop_missing",
     RIGHTS => "rights",
 }
 

@@ -1,0 +1,481 @@
+//! `qctl doctor [QUEUE...]`: check the server, the user's rights on each queue and each
+//! queue's integrity; print every finding with its fix, and end with the worst severity's
+//! exit code. `--fix` repairs what needs no guessing, after a preview and a question.
+
+use serde_json::json;
+
+use super::Context;
+use crate::cli::DoctorArgs;
+use crate::engine::conn::Node;
+use crate::engine::doctor::{self, Area, Finding};
+use crate::engine::health::Severity;
+use crate::engine::integrity::{self, Repair, Report};
+use crate::engine::{Error, ExitCode, QueueKeys};
+use crate::output::{printable, shell_quote, stopped_by, thousands, Answer};
+use crate::signals;
+
+/// The width human output fits.
+const WIDTH: usize = 80;
+/// Where the text of a finding starts: after two spaces and the severity.
+const INDENT: usize = 12;
+
+pub async fn run(mut ctx: Context, args: DoctorArgs) -> anyhow::Result<ExitCode> {
+    if (args.confirm.yes || args.confirm.dry_run) && !args.fix {
+        // A bad command line is UNKNOWN in the monitoring-plugins convention.
+        crate::output::print_error(&anyhow::anyhow!("--yes and --dry-run go with --fix"));
+        return Ok(crate::engine::health::Severity::Unknown.exit_code());
+    }
+    let spec = ctx.server()?;
+    let queues: Vec<QueueKeys> = args
+        .queues
+        .iter()
+        .map(|q| ctx.keys(q))
+        .collect::<Result<_, _>>()?;
+    let mut findings: Vec<Finding> = Vec::new();
+    let mut reports: Vec<(QueueKeys, Report)> = Vec::new();
+    let cluster = spec.is_cluster();
+    match gather(&spec, &queues, cluster, &mut findings, &mut reports).await {
+        Ok(()) => {}
+        Err(e) => {
+            // Redis could not be read (any more): what was found so far, and UNKNOWN.
+            let mut f = Finding::new(
+                Area::Server,
+                "connect",
+                Severity::Unknown,
+                format!("Redis could not be read: {e}"),
+            )
+            .node(spec.server())
+            .fix("Check the URL, that the server runs and answers, and the user and password.");
+            f.summary = crate::engine::error::redact(&f.summary);
+            findings.push(f);
+        }
+    }
+    let worst = doctor::worst(&findings);
+    if !ctx.out.json {
+        render(&mut ctx, &findings, &reports)?;
+        ctx.out.flush()?;
+    }
+    if !args.fix || worst == Severity::Unknown && reports.is_empty() {
+        if ctx.out.json {
+            ctx.out.json_line(&document(&findings, worst, None))?;
+            ctx.out.flush()?;
+        }
+        return Ok(worst.exit_code());
+    }
+    fix(ctx, &args, spec, findings, reports).await
+}
+
+/// Runs every check, in order: the servers, then each queue's rights and integrity.
+async fn gather(
+    spec: &crate::engine::ServerSpec,
+    queues: &[QueueKeys],
+    cluster: bool,
+    findings: &mut Vec<Finding>,
+    reports: &mut Vec<(QueueKeys, Report)>,
+) -> Result<(), Error> {
+    let mut redis = spec.connect().await?;
+    let nodes: Vec<(Node, String)> = if cluster {
+        redis
+            .masters()
+            .await?
+            .into_iter()
+            .map(|n| {
+                let name = match &n {
+                    Node::At { host, port } => format!("{host}:{port}"),
+                    _ => redis.server().to_string(),
+                };
+                (n, name)
+            })
+            .collect()
+    } else {
+        vec![(Node::This, redis.server().to_string())]
+    };
+    let mut hello = None;
+    for (node, name) in &nodes {
+        let (h, found) = doctor::check_server(&mut redis, node, name, cluster).await?;
+        hello.get_or_insert(h);
+        findings.extend(found);
+    }
+    for keys in queues {
+        // The node owning the queue: the first master's name stands for a single server.
+        let node = if cluster {
+            format!("the node of {}", keys.active)
+        } else {
+            redis.server().to_string()
+        };
+        let permissions = doctor::rights(&mut redis, keys).await;
+        findings.extend(doctor::rights_findings(keys, &node, &permissions));
+        match integrity::check(&mut redis, keys, &node).await {
+            Ok(report) => {
+                findings.extend(report.findings.iter().cloned());
+                reports.push((keys.clone(), report));
+            }
+            Err(e) if matches!(e, Error::Redis { .. }) => {
+                let mut f = Finding::new(
+                    Area::Queue,
+                    "integrity",
+                    Severity::Warning,
+                    format!("the integrity of the queue could not be checked: {e}"),
+                )
+                .node(&node)
+                .explain("A command the check sends was refused; the other checks of the queue were not made.")
+                .fix("Run doctor as a user that may read every key of the queue (see the README's ACL section).");
+                f.queue = Some(keys.name.clone());
+                findings.push(f);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// The JSON document: the overall status, every finding, and what --fix did or would do.
+fn document(
+    findings: &[Finding],
+    worst: Severity,
+    fix: Option<serde_json::Value>,
+) -> serde_json::Value {
+    let mut doc = json!({
+        "status": worst.label(),
+        "exit_code": worst.exit_code() as u8,
+        "findings": findings,
+    });
+    if let Some(fix) = fix {
+        doc["fix"] = fix;
+    }
+    doc
+}
+
+/// The findings for people: grouped by server, rights and queue, each fitting 80 columns;
+/// an OK check on one line.
+fn render(
+    ctx: &mut Context,
+    findings: &[Finding],
+    reports: &[(QueueKeys, Report)],
+) -> std::io::Result<()> {
+    let mut heading = String::new();
+    for f in findings {
+        let head = match f.area {
+            Area::Server => format!("server {}", f.node.as_deref().unwrap_or("")),
+            Area::Rights => format!(
+                "rights of the current user on queue {}",
+                printable(&shell_quote(f.queue.as_deref().unwrap_or("")))
+            ),
+            Area::Queue => {
+                let q = f.queue.as_deref().unwrap_or("");
+                let records = reports
+                    .iter()
+                    .find(|(k, _)| k.name == q)
+                    .map(|(_, r)| format!(" ({} records)", thousands(r.records)))
+                    .unwrap_or_default();
+                format!("queue {}{records}", printable(&shell_quote(q)))
+            }
+        };
+        if head != heading {
+            ctx.out.line(&head)?;
+            heading = head;
+        }
+        let label = format!("  {:<width$}", f.severity.label(), width = INDENT - 2);
+        let label = if f.severity == Severity::Ok {
+            label
+        } else {
+            let colour = match f.severity {
+                Severity::Warning => "33",
+                _ => "31",
+            };
+            ctx.out.paint(&label, colour)
+        };
+        if f.severity == Severity::Ok {
+            ctx.out.line(format!(
+                "{label}{}",
+                cut(&printable(&f.summary), WIDTH - INDENT)
+            ))?;
+            continue;
+        }
+        let mut lines = wrap(&printable(&f.summary), WIDTH - INDENT);
+        if let Some(key) = &f.key {
+            lines.extend(wrap(&format!("key: {}", printable(key)), WIDTH - INDENT));
+        }
+        if !f.samples.is_empty() {
+            let samples: Vec<String> = f.samples.iter().map(|s| printable(s)).collect();
+            let more = match f.count {
+                Some(n) if n as usize > samples.len() => {
+                    format!(" (and {} more)", n as usize - samples.len())
+                }
+                _ => String::new(),
+            };
+            lines.extend(wrap(
+                &format!("samples: {}{more}", samples.join(", ")),
+                WIDTH - INDENT,
+            ));
+        }
+        if !f.explanation.is_empty() {
+            lines.extend(wrap(&f.explanation, WIDTH - INDENT));
+        }
+        if let Some(fix) = &f.fix {
+            lines.extend(wrap(&format!("fix: {fix}"), WIDTH - INDENT));
+        }
+        for (i, line) in lines.iter().enumerate() {
+            if i == 0 {
+                ctx.out.line(format!("{label}{line}"))?;
+            } else {
+                ctx.out.line(format!("{}{line}", " ".repeat(INDENT)))?;
+            }
+        }
+    }
+    let count = |s: Severity| findings.iter().filter(|f| f.severity == s).count();
+    let worst = doctor::worst(findings);
+    ctx.out.line(format!(
+        "{}: {} critical, {} warning, {} unknown, {} OK",
+        worst.label(),
+        count(Severity::Critical),
+        count(Severity::Warning),
+        count(Severity::Unknown),
+        count(Severity::Ok)
+    ))?;
+    Ok(())
+}
+
+/// `text` cut to `width` characters, with `…` when it was longer.
+fn cut(text: &str, width: usize) -> String {
+    if text.chars().count() <= width {
+        text.to_string()
+    } else {
+        format!("{}…", text.chars().take(width - 1).collect::<String>())
+    }
+}
+
+/// `text` in lines of at most `width` characters, broken between words (a word longer than
+/// a line is broken inside).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let mut word: String = word.to_string();
+        loop {
+            let used = line.chars().count();
+            let len = word.chars().count();
+            if used == 0 && len > width {
+                lines.push(word.chars().take(width).collect());
+                word = word.chars().skip(width).collect();
+                continue;
+            }
+            if used > 0 && used + 1 + len > width {
+                lines.push(std::mem::take(&mut line));
+                continue;
+            }
+            if used > 0 {
+                line.push(' ');
+            }
+            line.push_str(&word);
+            break;
+        }
+    }
+    if !line.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// `--fix`: preview, question, then the repairs, each id printed.
+async fn fix(
+    mut ctx: Context,
+    args: &DoctorArgs,
+    spec: crate::engine::ServerSpec,
+    findings: Vec<Finding>,
+    reports: Vec<(QueueKeys, Report)>,
+) -> anyhow::Result<ExitCode> {
+    let stranded: usize = reports.iter().map(|(_, r)| r.stranded.len()).sum();
+    let missing: usize = reports.iter().map(|(_, r)| r.missing.len()).sum();
+    // What stays wrong whatever the fix does.
+    let fixable = |f: &Finding| {
+        matches!(
+            f.check.as_str(),
+            "records-in-no-state" | "ids-without-record"
+        )
+    };
+    let rest = findings
+        .iter()
+        .filter(|f| !fixable(f) || f.summary.contains("were read again"))
+        .fold(Severity::Ok, |w, f| w.worst(f.severity));
+    let worst = doctor::worst(&findings);
+    if stranded + missing == 0 {
+        if ctx.out.json {
+            ctx.out.json_line(&document(
+                &findings,
+                worst,
+                Some(json!({"requeued": [], "removed": []})),
+            ))?;
+            ctx.out.flush()?;
+        }
+        ctx.out.note("nothing to fix");
+        return Ok(worst.exit_code());
+    }
+    // From the preview on, a stop request ends the command at a clean point: before the
+    // first call nothing changed, and from then on the call in flight answers and the
+    // command says what it did.
+    let stop = signals::install()?;
+    let plan = format!(
+        "put {stranded} record(s) in no state back at the tail of NAME:active and remove {missing} id(s) without a record from their keys"
+    );
+    ctx.out.note(format_args!("will {plan}"));
+    if args.confirm.dry_run {
+        let would_requeue: Vec<serde_json::Value> = reports
+            .iter()
+            .flat_map(|(k, r)| {
+                r.stranded
+                    .iter()
+                    .map(move |id| json!({"id": String::from_utf8_lossy(id), "key": k.active}))
+            })
+            .collect();
+        let would_remove: Vec<serde_json::Value> = reports
+            .iter()
+            .flat_map(|(_, r)| {
+                r.missing
+                    .iter()
+                    .map(|(key, _, id)| json!({"id": String::from_utf8_lossy(id), "key": key}))
+            })
+            .collect();
+        if ctx.out.json {
+            ctx.out.json_line(&document(
+                &findings,
+                worst,
+                Some(json!({"dry_run": true, "requeue": would_requeue, "remove": would_remove})),
+            ))?;
+        } else {
+            for (keys, r) in &reports {
+                for id in &r.stranded {
+                    ctx.out.line(format!(
+                        "would requeue {} to {}",
+                        printable(&String::from_utf8_lossy(id)),
+                        printable(&keys.active)
+                    ))?;
+                }
+                for (key, _, id) in &r.missing {
+                    ctx.out.line(format!(
+                        "would remove {} from {}",
+                        printable(&String::from_utf8_lossy(id)),
+                        printable(key)
+                    ))?;
+                }
+            }
+        }
+        ctx.out.flush()?;
+        return Ok(match stop.cause() {
+            Some(cause) if cause != signals::Cause::OutputClosed => cause.exit_code(),
+            _ => worst.exit_code(),
+        });
+    }
+    match ctx
+        .out
+        .confirm(&format!("{plan}?"), args.confirm.yes, &stop)
+        .await?
+    {
+        Answer::Yes => {}
+        Answer::No => {
+            ctx.out.note("nothing changed");
+            return Ok(ExitCode::NothingDone);
+        }
+        Answer::Stopped(cause) => return Ok(super::stopped_before_any_change(&mut ctx, cause)),
+    }
+    let mut redis = spec.connect().await?;
+    let mut repair = Repair::default();
+    let mut failure: Option<anyhow::Error> = None;
+    let stopped = || stop.requested.is_cancelled();
+    for (keys, report) in &reports {
+        let step = async {
+            integrity::requeue_stranded(&mut redis, keys, report, &mut repair, &stopped).await?;
+            integrity::drop_missing(&mut redis, keys, report, &mut repair, &stopped).await
+        };
+        let result = tokio::select! {
+            r = step => r,
+            _ = stop.forced.cancelled() => Ok(()),
+        };
+        if let Err(e) = result {
+            failure = Some(
+                anyhow::Error::from(e).context(format!("cannot repair queue {:?}", keys.name)),
+            );
+            break;
+        }
+        if stopped() {
+            break;
+        }
+    }
+    let tally = format!(
+        "requeued {} record(s) in no state and removed {} id(s) without a record",
+        thousands(repair.requeued.len() as u64),
+        thousands(repair.removed.len() as u64)
+    );
+    let written = write_repair(&mut ctx, &findings, worst, &repair);
+    let done = repair.requeued.len() + repair.removed.len() + repair.left as usize;
+    if let Some(cause) = stop.cause().filter(|_| done < stranded + missing) {
+        ctx.out.last_word(&format!(
+            "{}: {tally}; run the same command again to go on",
+            stopped_by(cause)
+        ));
+        return Ok(cause.exit_code());
+    }
+    if let Some(err) = failure {
+        return Err(err.context(format!("{tally} before the error")));
+    }
+    ctx.out.after_done(written)?;
+    ctx.out.note(format_args!(
+        "{tally}{}",
+        if repair.left > 0 {
+            format!(
+                "; {} changed since the check and were left alone",
+                repair.left
+            )
+        } else {
+            String::new()
+        }
+    ));
+    Ok(rest.exit_code())
+}
+
+/// A line per id repaired (or, with --json, the document with what was done).
+fn write_repair(
+    ctx: &mut Context,
+    findings: &[Finding],
+    worst: Severity,
+    repair: &Repair,
+) -> std::io::Result<()> {
+    if ctx.out.json {
+        ctx.out.json_line(&document(
+            findings,
+            worst,
+            Some(json!({
+                "requeued": repair.requeued,
+                "removed": repair.removed.iter().map(|(k, id)| json!({"key": k, "id": id})).collect::<Vec<_>>(),
+                "left": repair.left,
+            })),
+        ))?;
+    } else {
+        for id in &repair.requeued {
+            ctx.out.line(format!("requeued {}", printable(id)))?;
+        }
+        for (key, id) in &repair.removed {
+            ctx.out
+                .line(format!("removed {} from {}", printable(id), printable(key)))?;
+        }
+    }
+    ctx.out.flush()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_wraps_to_the_width_between_words() {
+        let lines = wrap("the server is a replica of 127.0.0.1:6379 (read-only)", 20);
+        assert!(lines.iter().all(|l| l.chars().count() <= 20), "{lines:?}");
+        assert_eq!(
+            lines.join(" "),
+            "the server is a replica of 127.0.0.1:6379 (read-only)"
+        );
+        let long = wrap(&"x".repeat(45), 20);
+        assert_eq!(long.len(), 3);
+        assert_eq!(cut("abcdef", 4), "abc…");
+    }
+}
