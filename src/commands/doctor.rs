@@ -11,7 +11,7 @@ use crate::engine::doctor::{self, Area, Finding};
 use crate::engine::health::Severity;
 use crate::engine::integrity::{self, Repair, Report};
 use crate::engine::{Error, ExitCode, QueueKeys};
-use crate::output::{printable, shell_quote, stopped_by, thousands, Answer};
+use crate::output::{printable, shell_quote, stopped_by, thousands};
 use crate::signals;
 
 /// The width human output fits.
@@ -366,17 +366,8 @@ async fn fix(
             _ => worst.exit_code(),
         });
     }
-    match ctx
-        .out
-        .confirm(&format!("{plan}?"), args.confirm.yes, &stop)
-        .await?
-    {
-        Answer::Yes => {}
-        Answer::No => {
-            ctx.out.note("nothing changed");
-            return Ok(ExitCode::NothingDone);
-        }
-        Answer::Stopped(cause) => return Ok(super::stopped_before_any_change(&mut ctx, cause)),
+    if let Some(end) = super::ask(&mut ctx, &format!("{plan}?"), args.confirm.yes, &stop).await? {
+        return Ok(end);
     }
     let mut redis = spec.connect().await?;
     let mut repair = Repair::default();

@@ -11,9 +11,7 @@ use crate::engine::bulk::{self, Fate, Reading, Selection, Walk};
 use crate::engine::jobs::describe_time;
 use crate::engine::listing::{self, Entry, Filter, Pager};
 use crate::engine::{self, Error, ExitCode, QueueKeys};
-use crate::output::{
-    dead_reason, entry_json, preview, printable, relative, stopped_by, thousands, Answer,
-};
+use crate::output::{dead_reason, entry_json, preview, printable, relative, stopped_by, thousands};
 use crate::signals;
 
 /// Ids reported one by one on stderr before only counting them.
@@ -371,13 +369,8 @@ pub async fn bulk(
     let bulky = !matches!(selection, Selection::Ids(_)) || count > 1;
     let destructive = matches!(action, Action::Delete);
     let yes = args.confirm.yes || !(bulky || destructive);
-    match ctx.out.confirm(&format!("{what}?"), yes, &stop).await? {
-        Answer::Yes => {}
-        Answer::No => {
-            ctx.out.note("nothing changed");
-            return Ok(ExitCode::NothingDone);
-        }
-        Answer::Stopped(cause) => return Ok(super::stopped_before_any_change(&mut ctx, cause)),
+    if let Some(end) = super::ask(&mut ctx, &format!("{what}?"), yes, &stop).await? {
+        return Ok(end);
     }
 
     let bar = ctx.out.progress(count, verb(action));

@@ -145,6 +145,25 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// Asks `question` (unless `yes`) before a command changes anything: None to go on, else
+/// the exit code of the command that was answered no (5, "nothing changed") or stopped by a
+/// signal before any change.
+async fn ask(
+    ctx: &mut Context,
+    question: &str,
+    yes: bool,
+    stop: &crate::signals::Stop,
+) -> anyhow::Result<Option<ExitCode>> {
+    Ok(match ctx.out.confirm(question, yes, stop).await? {
+        crate::output::Answer::Yes => None,
+        crate::output::Answer::No => {
+            ctx.out.note("nothing changed");
+            Some(ExitCode::NothingDone)
+        }
+        crate::output::Answer::Stopped(cause) => Some(stopped_before_any_change(ctx, cause)),
+    })
+}
+
 /// The end of a bulk command that a stop request ended before it changed anything.
 fn stopped_before_any_change(ctx: &mut Context, cause: crate::signals::Cause) -> ExitCode {
     ctx.out.last_word(&format!(

@@ -10,7 +10,7 @@ use super::Context;
 use crate::cli::ConfirmArgs;
 use crate::engine::consumers::{self, ConsumerInfo, Recovery, Step};
 use crate::engine::ExitCode;
-use crate::output::{printable, stopped_by, thousands, Answer};
+use crate::output::{printable, stopped_by, thousands};
 use crate::signals;
 
 /// Below this age a heartbeat looks alive: the default `--orphan-after`, and twice the
@@ -142,13 +142,8 @@ pub async fn run(
             ));
         }
         question.push('?');
-        match ctx.out.confirm(&question, confirm.yes, &stop).await? {
-            Answer::Yes => {}
-            Answer::No => {
-                ctx.out.note("nothing changed");
-                return Ok(ExitCode::NothingDone);
-            }
-            Answer::Stopped(cause) => return Ok(super::stopped_before_any_change(&mut ctx, cause)),
+        if let Some(end) = super::ask(&mut ctx, &question, confirm.yes, &stop).await? {
+            return Ok(end);
         }
     }
 

@@ -7,7 +7,7 @@ use super::Context;
 use crate::cli::ConfirmArgs;
 use crate::engine::conn::Node;
 use crate::engine::{consumers, ExitCode};
-use crate::output::{printable, stopped_by, thousands, Answer};
+use crate::output::{printable, stopped_by, thousands};
 use crate::signals;
 
 pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow::Result<ExitCode> {
@@ -90,21 +90,9 @@ pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow:
         }
         return Ok(super::dry_run_end(&stop));
     }
-    match ctx
-        .out
-        .confirm(
-            &format!("delete queue {queue:?} with {jobs} job(s)?"),
-            confirm.yes,
-            &stop,
-        )
-        .await?
-    {
-        Answer::Yes => {}
-        Answer::No => {
-            ctx.out.note("nothing changed");
-            return Ok(ExitCode::NothingDone);
-        }
-        Answer::Stopped(cause) => return Ok(super::stopped_before_any_change(&mut ctx, cause)),
+    let question = format!("delete queue {queue:?} with {jobs} job(s)?");
+    if let Some(end) = super::ask(&mut ctx, &question, confirm.yes, &stop).await? {
+        return Ok(end);
     }
     // One UNLINK: Redis checks the user's right to every key before it deletes any, so a
     // refusal leaves no ids without their records or records without their ids.

@@ -463,10 +463,25 @@ pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Re
         let size: u64 = redis
             .query(redis::cmd("SCARD").arg(set), format!("SCARD {set}"))
             .await?;
-        if size <= SMALL_SET {
-            let page: Vec<Vec<u8>> = redis
-                .query(redis::cmd("SMEMBERS").arg(set), format!("SMEMBERS {set}"))
-                .await?;
+        let mut cursor = 0u64;
+        loop {
+            let (next, page): (u64, Vec<Vec<u8>>) = if size <= SMALL_SET {
+                let all = redis
+                    .query(redis::cmd("SMEMBERS").arg(set), format!("SMEMBERS {set}"))
+                    .await?;
+                (0, all)
+            } else {
+                redis
+                    .query(
+                        redis::cmd("SSCAN")
+                            .arg(set)
+                            .arg(cursor)
+                            .arg("COUNT")
+                            .arg(PAGE),
+                        format!("SSCAN {set}"),
+                    )
+                    .await?
+            };
             take_page(
                 redis,
                 keys,
@@ -480,36 +495,9 @@ pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Re
                 &mut too_many,
             )
             .await?;
-        } else {
-            let mut cursor = 0u64;
-            loop {
-                let (next, page): (u64, Vec<Vec<u8>>) = redis
-                    .query(
-                        redis::cmd("SSCAN")
-                            .arg(set)
-                            .arg(cursor)
-                            .arg("COUNT")
-                            .arg(PAGE),
-                        format!("SSCAN {set}"),
-                    )
-                    .await?;
-                take_page(
-                    redis,
-                    keys,
-                    data_ok,
-                    (set, "set"),
-                    page,
-                    &mut own,
-                    &mut missing,
-                    &mut missing_seen,
-                    &mut total,
-                    &mut too_many,
-                )
-                .await?;
-                cursor = next;
-                if cursor == 0 {
-                    break;
-                }
+            cursor = next;
+            if cursor == 0 {
+                break;
             }
         }
         own.sort_unstable();
