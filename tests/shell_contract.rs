@@ -302,6 +302,15 @@ fn commands() -> Vec<Case> {
             0,
         ),
         case("orphans --dry-run", &["orphans", "q", "--dry-run"], None, 0),
+        case(
+            "stats --history",
+            &["stats", "q", "--history", "1h", "--step", "1m"],
+            None,
+            0,
+        ),
+        // check and doctor answer with their verdict whatever happens to their output.
+        case("check", &["check", "q", "--dead-max", "0"], None, 2),
+        case("doctor", &["doctor", "q"], None, 1),
         case("completions", &["completions", "bash"], None, 0),
         case("man", &["man"], None, 0),
         case("--help", &["--help"], None, 0),

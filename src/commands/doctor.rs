@@ -51,17 +51,20 @@ pub async fn run(mut ctx: Context, args: DoctorArgs) -> anyhow::Result<ExitCode>
         }
     }
     let worst = doctor::worst(&findings);
-    if !ctx.out.json {
-        render(&mut ctx, &findings, &reports)?;
-        ctx.out.flush()?;
-    }
+    let shown = if ctx.out.json {
+        Ok(())
+    } else {
+        render(&mut ctx, &findings, &reports).and_then(|()| ctx.out.flush())
+    };
     if !args.fix || worst == Severity::Unknown && reports.is_empty() {
+        // A closed output does not change the verdict: the exit code is the answer.
         if ctx.out.json {
-            ctx.out.json_line(&document(&findings, worst, None))?;
-            ctx.out.flush()?;
+            let _ = ctx.out.json_line(&document(&findings, worst, None));
+            let _ = ctx.out.flush();
         }
         return Ok(worst.exit_code());
     }
+    shown?;
     fix(ctx, &args, spec, findings, reports).await
 }
 
