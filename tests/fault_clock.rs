@@ -371,3 +371,46 @@ fn a_heartbeat_of_plus_inf_is_named_for_what_it_is() {
     assert_eq!(stderr.matches(said).count(), 1, "{stderr}");
     assert!(!stderr.contains("infs"), "{stderr}");
 }
+
+/// `qctl doctor` on a host whose clock is two minutes ahead of the server's names the
+/// offset, CRITICAL; with the clocks together it is OK.
+#[test]
+fn doctor_measures_the_clock_offset_between_this_host_and_redis() {
+    let Some(lib) = libfaketime_or_skip("the doctor clock test") else {
+        return;
+    };
+    let server = RedisServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("faketime");
+    let clock = |offset: &str| -> (String, String) {
+        std::fs::write(&file, format!("{offset}\n")).unwrap();
+        let mut cmd = support::qctl_process(&server);
+        cmd.args(["doctor", "--json"]);
+        faked(&mut cmd, &lib, &file);
+        let out = cmd.output().unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let f = v["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|f| f["check"] == "clock")
+            .cloned()
+            .expect("a clock finding");
+        (
+            f["severity"].as_str().unwrap().to_string(),
+            f["summary"].as_str().unwrap().to_string(),
+        )
+    };
+    let (severity, summary) = clock("+120");
+    assert_eq!(severity, "CRITICAL", "{summary}");
+    let behind: f64 = summary
+        .strip_prefix("the server's clock is ")
+        .and_then(|s| s.strip_suffix(" s behind this host's"))
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("{summary}"));
+    assert!((119.0..121.0).contains(&behind), "{summary}");
+    let (severity, summary) = clock("+5");
+    assert_eq!(severity, "WARNING", "{summary}");
+    let (severity, summary) = clock("+0");
+    assert_eq!(severity, "OK", "{summary}");
+}

@@ -634,10 +634,10 @@ async fn time_checks(
     if severity != Severity::Ok {
         f = f
             .explain(
-                "Consumers write heartbeats and due times from their own clocks and compare \
-                 them with others': a skewed clock makes live consumers look expired (their \
-                 jobs run twice) or dead ones look alive (their jobs wait), and runs retries \
-                 early or late.",
+                "Go CurlyQ consumers write heartbeats and due times from their host's clock \
+                 (qctl consumers follow the server's): a skewed clock makes live consumers look \
+                 expired (their jobs run twice) or dead ones look alive (their jobs wait), and \
+                 runs retries early or late.",
             )
             .fix("Synchronise the clocks of this host and the server (NTP, chrony).");
     }
