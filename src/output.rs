@@ -212,6 +212,58 @@ fn checked(written: io::Result<()>) -> io::Result<()> {
     written
 }
 
+/// How a column of a table for people fits a narrow terminal (see [`Output::fit_table`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fit {
+    /// Never cut: ids, times, short words.
+    Keep,
+    /// A number: right-aligned, never cut.
+    Number,
+    /// Text, cut with `…` down to this many columns, or left out.
+    Cut(usize),
+}
+
+/// The width tables for people fit: `$COLUMNS` when it is set to a number, else the
+/// terminal's when stdout is one; None (nothing is cut) otherwise.
+pub fn table_width() -> Option<usize> {
+    if let Some(n) = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|n| *n > 0)
+    {
+        return Some(n);
+    }
+    io::stdout()
+        .is_terminal()
+        .then(crossterm::terminal::size)
+        .and_then(Result::ok)
+        .map(|(cols, _)| cols as usize)
+}
+
+/// The columns `text` takes on a terminal.
+pub fn width_of(text: &str) -> usize {
+    unicode_width::UnicodeWidthStr::width(text)
+}
+
+/// `text` cut to `width` columns, ending in `…` when it was cut.
+pub fn cut(text: &str, width: usize) -> String {
+    if width_of(text) <= width {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+        if used + w + 1 > width {
+            break;
+        }
+        out.push(c);
+        used += w;
+    }
+    out.push('…');
+    out
+}
+
 impl Output {
     /// A table for people: no borders, header, wraps to the terminal.
     pub fn table(&self, header: &[&str]) -> comfy_table::Table {
@@ -223,47 +275,96 @@ impl Output {
         table
     }
 
-    /// A table whose last column is cut (with `…`) so that each line fits the terminal
-    /// stdout is, when it is one; with less than 8 columns left for it, it is left out and
-    /// a note says so. Off a terminal nothing is cut.
-    pub fn fitted_table(&self, header: &[&str], mut rows: Vec<Vec<String>>) -> comfy_table::Table {
-        let mut header = header.to_vec();
-        let width = io::stdout()
-            .is_terminal()
-            .then(crossterm::terminal::size)
-            .and_then(Result::ok)
-            .map(|(cols, _)| cols as usize);
-        if let (Some(width), Some(last)) = (width, header.len().checked_sub(1)) {
-            let chars = |s: &str| s.chars().count();
-            let others: usize = (0..last)
-                .map(|i| {
-                    rows.iter()
-                        .map(|r| r.get(i).map_or(0, |c| chars(c)))
-                        .chain([chars(header[i])])
-                        .max()
-                        .unwrap_or(0)
+    /// A table for people that fits [`table_width`]: each column as `columns` says. Text
+    /// columns ([`Fit::Cut`]) are cut with `…`, the widest first, down to their least
+    /// width (never below their header); when even that is too wide, they are left out,
+    /// the last first, and a note names them. Ids, times and numbers are never cut; numbers
+    /// are right-aligned. Off a terminal (and without `$COLUMNS`) nothing is cut.
+    pub fn fit_table(
+        &self,
+        columns: &[(&str, Fit)],
+        mut rows: Vec<Vec<String>>,
+    ) -> comfy_table::Table {
+        let mut shown: Vec<usize> = (0..columns.len()).collect();
+        let mut widths: Vec<usize> = (0..columns.len())
+            .map(|i| {
+                rows.iter()
+                    .map(|r| r.get(i).map_or(0, |c| width_of(c)))
+                    .chain([width_of(columns[i].0)])
+                    .max()
+                    .unwrap_or(0)
+            })
+            .collect();
+        if let Some(room) = table_width() {
+            // Each cell has a space on either side; the last line's trailing spaces go.
+            let used = |shown: &[usize], widths: &[usize]| {
+                shown
+                    .iter()
+                    .map(|&i| widths[i] + 2)
+                    .sum::<usize>()
+                    .saturating_sub(1)
+            };
+            let floors: Vec<usize> = (0..columns.len())
+                .map(|i| match columns[i].1 {
+                    Fit::Cut(min) => widths[i].min(min.max(width_of(columns[i].0))),
+                    _ => widths[i],
                 })
-                .sum();
-            // Each cell has a space on either side.
-            let room = width.saturating_sub(others + 2 * header.len());
-            if room < 8 {
+                .collect();
+            let floor = |i: usize| floors[i];
+            while used(&shown, &widths) > room {
+                // The widest text column that can give some room gives it.
+                let Some(&widest) = shown
+                    .iter()
+                    .filter(|&&i| widths[i] > floor(i))
+                    .max_by_key(|&&i| (widths[i], i))
+                else {
+                    break;
+                };
+                let over = used(&shown, &widths) - room;
+                widths[widest] -= over.min(widths[widest] - floor(widest));
+            }
+            let mut left_out = Vec::new();
+            while used(&shown, &widths) > room {
+                let Some(pos) = shown
+                    .iter()
+                    .rposition(|&i| matches!(columns[i].1, Fit::Cut(_)))
+                else {
+                    break;
+                };
+                left_out.push(columns[shown.remove(pos)].0);
+            }
+            if !left_out.is_empty() {
+                left_out.reverse();
                 self.note(format_args!(
-                    "{} left out to fit {width} columns (--json shows everything)",
-                    header[last]
+                    "{} left out to fit {room} columns (--json shows everything)",
+                    left_out.join(", ")
                 ));
-                header.truncate(last);
-                rows.iter_mut().for_each(|r| r.truncate(last));
-            } else {
-                for cell in rows.iter_mut().filter_map(|r| r.get_mut(last)) {
-                    if chars(cell) > room {
-                        *cell = format!("{}…", cell.chars().take(room - 1).collect::<String>());
+            }
+            for row in &mut rows {
+                for &i in &shown {
+                    if let Some(cell) = row.get_mut(i) {
+                        if width_of(cell) > widths[i] {
+                            *cell = cut(cell, widths[i]);
+                        }
                     }
                 }
             }
         }
+        let header: Vec<&str> = shown.iter().map(|&i| columns[i].0).collect();
         let mut table = self.table(&header);
+        for (pos, &i) in shown.iter().enumerate() {
+            if columns[i].1 == Fit::Number {
+                if let Some(column) = table.column_mut(pos) {
+                    column.set_cell_alignment(comfy_table::CellAlignment::Right);
+                }
+            }
+        }
         for row in rows {
-            table.add_row(row);
+            table.add_row(
+                shown
+                    .iter()
+                    .map(|&i| row.get(i).cloned().unwrap_or_default()),
+            );
         }
         table
     }
@@ -394,20 +495,21 @@ pub fn shell_quote(word: &str) -> String {
     }
 }
 
-/// The column names of [`queue_cells`].
-pub const QUEUE_COLUMNS: [&str; 8] = [
-    "QUEUE",
-    "ACTIVE",
-    "DUE",
-    "LATER",
-    "IN FLIGHT",
-    "DEAD",
-    "CONSUMERS",
-    "PAUSED",
+/// The columns of [`queue_cells`], as they fit a narrow terminal.
+pub const QUEUE_COLUMNS: [(&str, Fit); 8] = [
+    ("QUEUE", Fit::Cut(12)),
+    ("ACTIVE", Fit::Number),
+    ("DUE", Fit::Number),
+    ("LATER", Fit::Number),
+    ("IN FLIGHT", Fit::Number),
+    ("DEAD", Fit::Number),
+    ("CONSUMERS", Fit::Keep),
+    ("PAUSED", Fit::Keep),
 ];
 
 /// The cells every view of a queue's counts starts with (`stats`, `top`): QUEUE, ACTIVE,
-/// DUE, LATER, IN FLIGHT, DEAD, CONSUMERS, PAUSED; an unreadable count is `?`.
+/// DUE, LATER, IN FLIGHT, DEAD, CONSUMERS (alive, then how many expired if any), PAUSED;
+/// an unreadable count is `?`.
 pub fn queue_cells(s: &crate::engine::queues::QueueStats) -> Vec<String> {
     vec![
         printable(&s.queue),
@@ -416,11 +518,10 @@ pub fn queue_cells(s: &crate::engine::queues::QueueStats) -> Vec<String> {
         count(s.scheduled_later),
         count(s.in_flight),
         count(s.dead),
-        format!(
-            "{} alive, {} expired",
-            count(s.consumers_alive),
-            count(s.consumers_expired)
-        ),
+        match s.consumers_expired {
+            Some(0) => count(s.consumers_alive),
+            expired => format!("{}, {} expired", count(s.consumers_alive), count(expired)),
+        },
         if s.paused { "yes" } else { "no" }.into(),
     ]
 }

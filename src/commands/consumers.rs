@@ -8,7 +8,7 @@ use super::Context;
 use crate::engine::consumers::{self, Description};
 use crate::engine::jobs::describe_time;
 use crate::engine::ExitCode;
-use crate::output::{printable, relative, shell_quote};
+use crate::output::{printable, relative, shell_quote, Fit};
 
 pub async fn run(
     mut ctx: Context,
@@ -59,16 +59,7 @@ pub async fn run(
         ctx.out
             .note(format_args!("no consumers in {}", keys.consumers));
     } else {
-        let mut table = ctx.out.table(&[
-            "CONSUMER",
-            "RUN BY",
-            "HOST:PID",
-            "HEARTBEAT",
-            "IN FLIGHT",
-            "RAN",
-            "FAILED",
-            "STATE",
-        ]);
+        let mut rows = Vec::with_capacity(list.len());
         let mut commands = Vec::new();
         for (c, d) in list.iter().zip(&described) {
             let state = match (&c.problem, ahead(c.heartbeat, now), c.heartbeat > cutoff) {
@@ -84,7 +75,7 @@ pub async fn run(
             };
             let d = d.clone().unwrap_or_default();
             let dash = |v: Option<String>| v.unwrap_or_else(|| "-".into());
-            table.add_row(vec![
+            rows.push(vec![
                 name.clone(),
                 match &d.version {
                     Some(v) => format!("qctl {v}"),
@@ -115,6 +106,19 @@ pub async fn run(
                 ));
             }
         }
+        let table = ctx.out.fit_table(
+            &[
+                ("CONSUMER", Fit::Keep),
+                ("RUN BY", Fit::Keep),
+                ("HOST:PID", Fit::Cut(12)),
+                ("HEARTBEAT", Fit::Keep),
+                ("IN FLIGHT", Fit::Number),
+                ("RAN", Fit::Number),
+                ("FAILED", Fit::Number),
+                ("STATE", Fit::Cut(8)),
+            ],
+            rows,
+        );
         ctx.out.print_table(&table)?;
         if !commands.is_empty() {
             ctx.out.line("")?;

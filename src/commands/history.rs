@@ -1,13 +1,14 @@
 //! `qctl stats QUEUE --history DUR`: what qctl consumers did, step by step, with run-time
 //! percentiles; and the words and numbers `stats`, `top` and `check` share for it.
 
+use anyhow::Context as _;
 use serde_json::json;
 
 use super::Context;
 use crate::engine::consumers;
 use crate::engine::history::{self, Step, Tally};
 use crate::engine::{ExitCode, Redis};
-use crate::output::{count, printable};
+use crate::output::{count, printable, Fit};
 
 /// The percentiles shown, as fractions and as names.
 pub const PERCENTILES: [(f64, &str); 3] = [(0.5, "p50"), (0.95, "p95"), (0.99, "p99")];
@@ -102,8 +103,7 @@ pub async fn show(
         let keys = ctx.keys(queue)?;
         let steps = history::steps(redis, &keys, now, span, step)
             .await
-            .map_err(|e| anyhow::anyhow!(e))
-            .map_err(|e| e.context(format!("cannot read the history of queue {queue:?}")))?;
+            .with_context(|| format!("cannot read the history of queue {queue:?}"))?;
         let blind = blind_spot(redis, &keys).await?;
         if ctx.out.json {
             rows.extend(steps.iter().map(|s| step_json(queue, s, step_s)));
@@ -125,14 +125,14 @@ pub async fn show(
             humantime::format_duration(span),
             humantime::format_duration(step),
         ))?;
-        let mut table = ctx.out.table(&[
-            "START", "DONE", "FAILED", "RETRIED", "KILLED", "P50", "P95", "P99",
-        ]);
         let long = span.as_secs() >= 86_400;
-        for s in &steps {
-            table.add_row(step_cells(s, long));
-        }
-        table.add_row(total_cells(&total));
+        let mut rows: Vec<Vec<String>> = steps.iter().map(|s| step_cells(s, long)).collect();
+        rows.push(total_cells(&total));
+        let mut columns = vec![("START", Fit::Keep)];
+        columns.extend(
+            ["DONE", "FAILED", "RETRIED", "KILLED", "P50", "P95", "P99"].map(|c| (c, Fit::Number)),
+        );
+        let table = ctx.out.fit_table(&columns, rows);
         ctx.out.print_table(&table)?;
         if total == Tally::default() {
             ctx.out.note(format_args!(

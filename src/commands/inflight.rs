@@ -10,7 +10,7 @@ use super::Context;
 use crate::cli::InflightArgs;
 use crate::engine::consumers::{self, Description};
 use crate::engine::{listing, ExitCode};
-use crate::output::{entry_json, preview, printable};
+use crate::output::{entry_json, preview, printable, Fit};
 
 /// Records read per call while a page is written.
 const CHUNK: usize = 100;
@@ -100,8 +100,15 @@ pub async fn run(mut ctx: Context, args: InflightArgs) -> anyhow::Result<ExitCod
                 )
             });
         } else {
-            let table = ctx.out.fitted_table(
-                &["ID", "CONSUMER", "HOST:PID", "RUNNING", "ATTEMPT", "DATA"],
+            let table = ctx.out.fit_table(
+                &[
+                    ("ID", Fit::Keep),
+                    ("CONSUMER", Fit::Keep),
+                    ("HOST:PID", Fit::Cut(12)),
+                    ("RUNNING", Fit::Keep),
+                    ("ATTEMPT", Fit::Number),
+                    ("DATA", Fit::Cut(8)),
+                ],
                 rows,
             );
             ctx.out.print_table(&table)?;

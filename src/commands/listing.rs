@@ -11,7 +11,9 @@ use crate::engine::bulk::{self, Fate, Reading, Selection, Walk};
 use crate::engine::jobs::describe_time;
 use crate::engine::listing::{self, Entry, Filter, Pager};
 use crate::engine::{self, Error, ExitCode, QueueKeys};
-use crate::output::{dead_reason, entry_json, preview, printable, relative, stopped_by, thousands};
+use crate::output::{
+    dead_reason, entry_json, preview, printable, relative, stopped_by, thousands, Fit,
+};
 use crate::signals;
 
 /// Ids reported one by one on stderr before only counting them.
@@ -83,12 +85,29 @@ pub async fn list(mut ctx: Context, args: ListArgs, place: Place) -> anyhow::Res
     }
     .with_context(|| format!("cannot list {}", place.key(&keys)))?;
     let now = engine::now();
-    let header: &[&str] = match place {
-        Place::Dead => &["ID", "ATTEMPTS", "DIED", "REASON", "DATA"],
-        Place::Scheduled => &["ID", "KIND", "DUE", "ATTEMPTS", "DATA"],
-        Place::Active => &["#", "ID", "ATTEMPTS", "DATA"],
+    let columns: &[(&str, Fit)] = match place {
+        Place::Dead => &[
+            ("ID", Fit::Keep),
+            ("ATTEMPTS", Fit::Number),
+            ("DIED", Fit::Keep),
+            ("REASON", Fit::Cut(12)),
+            ("DATA", Fit::Cut(8)),
+        ],
+        Place::Scheduled => &[
+            ("ID", Fit::Keep),
+            ("KIND", Fit::Keep),
+            ("DUE", Fit::Keep),
+            ("ATTEMPTS", Fit::Number),
+            ("DATA", Fit::Cut(8)),
+        ],
+        Place::Active => &[
+            ("#", Fit::Number),
+            ("ID", Fit::Keep),
+            ("ATTEMPTS", Fit::Number),
+            ("DATA", Fit::Cut(8)),
+        ],
     };
-    let mut table = ctx.out.table(header);
+    let mut rows = Vec::new();
     let mut shown = 0u64;
     // JSON is written chunk by chunk as it is read, so any --limit runs in bounded memory.
     if ctx.out.json && !args.jsonl {
@@ -108,7 +127,7 @@ pub async fn list(mut ctx: Context, args: ListArgs, place: Place) -> anyhow::Res
                 }
                 ctx.out.json(&entry_json(e, place.score_name()))?;
             } else {
-                table.add_row(row(place, e, args.offset + shown, now));
+                rows.push(row(place, e, args.offset + shown, now));
             }
             shown += 1;
         }
@@ -128,6 +147,7 @@ pub async fn list(mut ctx: Context, args: ListArgs, place: Place) -> anyhow::Res
             ctx.out
                 .note(format_args!("no jobs in {}{hint}", place.key(&keys)));
         } else {
+            let table = ctx.out.fit_table(columns, rows);
             ctx.out.print_table(&table)?;
         }
     }
@@ -153,10 +173,8 @@ fn row(place: Place, e: &Entry, index: u64, now: f64) -> Vec<String> {
         Some(why) => format!("<damaged: {why}>"),
         None => preview(e.data().unwrap_or_default(), 60),
     };
-    let when = e
-        .score
-        .map(|s| format!("{} ({})", due_text(place, s, now), describe_time(s)))
-        .unwrap_or_default();
+    // Relative, to fit a narrow terminal: the time itself is in `show` and in JSON.
+    let when = e.score.map(|s| due_text(place, s, now)).unwrap_or_default();
     let id = printable(&e.id);
     match place {
         Place::Dead => vec![id, attempts, when, dead_reason(e), data],

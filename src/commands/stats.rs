@@ -11,7 +11,7 @@ use super::Context;
 use crate::cli::StatsArgs;
 use crate::engine::queues::{self, rate, QueueStats};
 use crate::engine::{self, Error, ExitCode, Redis};
-use crate::output::{count, printable, queue_cells, QUEUE_COLUMNS};
+use crate::output::{count, printable, queue_cells, Fit, QUEUE_COLUMNS};
 use crate::prometheus;
 
 pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> {
@@ -93,12 +93,12 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
             }
             ctx.out.json_line(&rows)?;
         } else {
-            let mut header = QUEUE_COLUMNS.to_vec();
-            header.extend(["DONE", "FAILED"]);
+            let mut columns = QUEUE_COLUMNS.to_vec();
+            columns.extend([("DONE", Fit::Number), ("FAILED", Fit::Number)]);
             if args.watch.is_some() {
-                header.extend(["DONE/S", "FAILED/S"]);
+                columns.extend([("DONE/S", Fit::Number), ("FAILED/S", Fit::Number)]);
             }
-            let mut table = ctx.out.table(&header);
+            let mut rows = Vec::with_capacity(stats.len());
             for s in &stats {
                 let mut row = queue_cells(s);
                 row.extend([count(s.completed), count(s.failed)]);
@@ -113,11 +113,12 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
                         rate(s.failed, b.failed, secs).map_or("?".into(), |r| format!("{r:.1}"))
                     }));
                 }
-                table.add_row(row);
+                rows.push(row);
             }
             if stats.is_empty() {
                 ctx.out.note("no queues found");
             } else {
+                let table = ctx.out.fit_table(&columns, rows);
                 ctx.out.print_table(&table)?;
             }
             for s in stats.iter().filter(|s| !s.wrong_type.is_empty()) {

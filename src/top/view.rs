@@ -156,12 +156,6 @@ fn per_sec(r: Option<f64>) -> String {
 /// Every cell of a row, in the order of [`COLUMNS`].
 fn cells(r: &QueueRow) -> Vec<String> {
     let mut cells = queue_cells(&r.stats);
-    // A narrow CONSUMERS cell: the live ones, then `+Nexp` for N expired ones if any.
-    cells[6] = match (r.stats.consumers_alive, r.stats.consumers_expired) {
-        (Some(a), Some(0)) => a.to_string(),
-        (Some(a), Some(e)) => format!("{a}+{e}exp"),
-        _ => "?".into(),
-    };
     cells.extend([per_sec(r.done_rate), per_sec(r.failed_rate)]);
     cells.push(spark(&r.recent));
     let mut seen = crate::engine::history::Tally::default();
