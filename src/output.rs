@@ -219,8 +219,13 @@ pub enum Fit {
     Keep,
     /// A number: right-aligned, never cut.
     Number,
+    /// A number that may be left out: right-aligned, never cut.
+    Extra,
     /// Text, cut with `…` down to this many columns, or left out.
     Cut(usize),
+    /// What a row is about (a queue's name): cut with `…` down to this many columns, never
+    /// left out.
+    Name(usize),
 }
 
 /// The width tables for people fit: `$COLUMNS` when it is set to a number, else the
@@ -276,17 +281,18 @@ impl Output {
     }
 
     /// A table for people that fits [`table_width`]: each column as `columns` says. Text
-    /// columns ([`Fit::Cut`]) are cut with `…`, the widest first, down to their least
-    /// width (never below their header); when even that is too wide, they are left out,
-    /// the last first, and a note names them. Ids, times and numbers are never cut; numbers
-    /// are right-aligned. Off a terminal (and without `$COLUMNS`) nothing is cut.
+    /// columns are cut with `…`, the widest first, down to their least width (never below
+    /// their header); when even that is too wide, the columns that may go
+    /// ([`Fit::Cut`], [`Fit::Extra`]) are left out, the last first, and a note names them.
+    /// Ids, times and numbers are never cut; numbers are right-aligned. Off a terminal (and
+    /// without `$COLUMNS`) nothing is cut.
     pub fn fit_table(
         &self,
         columns: &[(&str, Fit)],
         mut rows: Vec<Vec<String>>,
     ) -> comfy_table::Table {
         let mut shown: Vec<usize> = (0..columns.len()).collect();
-        let mut widths: Vec<usize> = (0..columns.len())
+        let natural: Vec<usize> = (0..columns.len())
             .map(|i| {
                 rows.iter()
                     .map(|r| r.get(i).map_or(0, |c| width_of(c)))
@@ -296,6 +302,14 @@ impl Output {
             })
             .collect();
         if let Some(room) = table_width() {
+            let floors: Vec<usize> = (0..columns.len())
+                .map(|i| match columns[i].1 {
+                    Fit::Cut(min) | Fit::Name(min) => {
+                        natural[i].min(min.max(width_of(columns[i].0)))
+                    }
+                    _ => natural[i],
+                })
+                .collect();
             // Each cell has a space on either side; the last line's trailing spaces go.
             let used = |shown: &[usize], widths: &[usize]| {
                 shown
@@ -304,30 +318,11 @@ impl Output {
                     .sum::<usize>()
                     .saturating_sub(1)
             };
-            let floors: Vec<usize> = (0..columns.len())
-                .map(|i| match columns[i].1 {
-                    Fit::Cut(min) => widths[i].min(min.max(width_of(columns[i].0))),
-                    _ => widths[i],
-                })
-                .collect();
-            let floor = |i: usize| floors[i];
-            while used(&shown, &widths) > room {
-                // The widest text column that can give some room gives it.
-                let Some(&widest) = shown
-                    .iter()
-                    .filter(|&&i| widths[i] > floor(i))
-                    .max_by_key(|&&i| (widths[i], i))
-                else {
-                    break;
-                };
-                let over = used(&shown, &widths) - room;
-                widths[widest] -= over.min(widths[widest] - floor(widest));
-            }
             let mut left_out = Vec::new();
-            while used(&shown, &widths) > room {
+            while used(&shown, &floors) > room {
                 let Some(pos) = shown
                     .iter()
-                    .rposition(|&i| matches!(columns[i].1, Fit::Cut(_)))
+                    .rposition(|&i| matches!(columns[i].1, Fit::Cut(_) | Fit::Extra))
                 else {
                     break;
                 };
@@ -339,6 +334,19 @@ impl Output {
                     "{} left out to fit {room} columns (--json shows everything)",
                     left_out.join(", ")
                 ));
+            }
+            // The widest text column that can give some room gives it, until the line fits.
+            let mut widths = natural.clone();
+            while used(&shown, &widths) > room {
+                let Some(&widest) = shown
+                    .iter()
+                    .filter(|&&i| widths[i] > floors[i])
+                    .max_by_key(|&&i| (widths[i], i))
+                else {
+                    break;
+                };
+                let over = used(&shown, &widths) - room;
+                widths[widest] -= over.min(widths[widest] - floors[widest]);
             }
             for row in &mut rows {
                 for &i in &shown {
@@ -353,7 +361,7 @@ impl Output {
         let header: Vec<&str> = shown.iter().map(|&i| columns[i].0).collect();
         let mut table = self.table(&header);
         for (pos, &i) in shown.iter().enumerate() {
-            if columns[i].1 == Fit::Number {
+            if matches!(columns[i].1, Fit::Number | Fit::Extra) {
                 if let Some(column) = table.column_mut(pos) {
                     column.set_cell_alignment(comfy_table::CellAlignment::Right);
                 }
@@ -497,7 +505,7 @@ pub fn shell_quote(word: &str) -> String {
 
 /// The columns of [`queue_cells`], as they fit a narrow terminal.
 pub const QUEUE_COLUMNS: [(&str, Fit); 8] = [
-    ("QUEUE", Fit::Cut(12)),
+    ("QUEUE", Fit::Name(12)),
     ("ACTIVE", Fit::Number),
     ("DUE", Fit::Number),
     ("LATER", Fit::Number),
@@ -606,7 +614,7 @@ pub fn dead_reason(e: &crate::engine::listing::Entry) -> String {
             if first.is_empty() {
                 f.reason.clone()
             } else {
-                format!("{}: {}", f.reason, preview(first.as_bytes(), 40))
+                format!("{}: {}", f.reason, preview(first.as_bytes(), 120))
             }
         }
         (None, None) => "-".into(),

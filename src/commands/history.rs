@@ -8,7 +8,7 @@ use super::Context;
 use crate::engine::consumers;
 use crate::engine::history::{self, Step, Tally};
 use crate::engine::{ExitCode, Redis};
-use crate::output::{count, printable, Fit};
+use crate::output::{count, cut, printable, table_width, Fit};
 
 /// The percentiles shown, as fractions and as names.
 pub const PERCENTILES: [(f64, &str); 3] = [(0.5, "p50"), (0.95, "p95"), (0.99, "p99")];
@@ -119,12 +119,16 @@ pub async fn show(
         for s in &steps {
             total.add(&s.tally);
         }
-        ctx.out.line(format!(
+        let title = format!(
             "{}: the last {} in steps of {} (local time)",
             printable(queue),
             humantime::format_duration(span),
             humantime::format_duration(step),
-        ))?;
+        );
+        ctx.out.line(match table_width() {
+            Some(width) => cut(&title, width),
+            None => title,
+        })?;
         let long = span.as_secs() >= 86_400;
         let mut rows: Vec<Vec<String>> = steps.iter().map(|s| step_cells(s, long)).collect();
         rows.push(total_cells(&total));

@@ -136,16 +136,8 @@ pub async fn list(mut ctx: Context, args: ListArgs, place: Place) -> anyhow::Res
         ctx.out.raw(b"]\n")?;
     } else if !args.jsonl {
         if shown == 0 {
-            // The ready list holds no running job: say where those are.
-            let hint = match place {
-                Place::Active => format!(
-                    " (it holds jobs ready to run; running ones: qctl inflight {})",
-                    crate::output::shell_quote(&args.queue)
-                ),
-                _ => String::new(),
-            };
-            ctx.out
-                .note(format_args!("no jobs in {}{hint}", place.key(&keys)));
+            let note = nothing_shown(&mut redis, &keys, place, &args, &filter).await?;
+            ctx.out.note(note);
         } else {
             let table = ctx.out.fit_table(columns, rows);
             ctx.out.print_table(&table)?;
@@ -164,6 +156,48 @@ pub async fn list(mut ctx: Context, args: ListArgs, place: Place) -> anyhow::Res
         ));
     }
     Ok(ExitCode::Success)
+}
+
+/// Why a listing shows no job: the key is empty, or nothing matched, with how many jobs it
+/// holds (`no dead jobs match (300,000 in big:dead)`).
+async fn nothing_shown(
+    redis: &mut crate::engine::Redis,
+    keys: &QueueKeys,
+    place: Place,
+    args: &ListArgs,
+    filter: &Filter,
+) -> anyhow::Result<String> {
+    let key = place.key(keys);
+    let cmd = match place {
+        Place::Active => "LLEN",
+        _ => "ZCARD",
+    };
+    let held: u64 = redis
+        .query(redis::cmd(cmd).arg(key), format_args!("{cmd} {key}"))
+        .await?;
+    let what = match place {
+        Place::Dead => "dead jobs",
+        Place::Scheduled => "scheduled jobs",
+        Place::Active => "ready jobs",
+    };
+    let total = format!("{} in {}", thousands(held), printable(key));
+    Ok(if held == 0 {
+        // The ready list holds no running job: say where those are.
+        let hint = match place {
+            Place::Active => format!(
+                " (it holds jobs ready to run; running ones: qctl inflight {})",
+                crate::output::shell_quote(&args.queue)
+            ),
+            _ => String::new(),
+        };
+        format!("no jobs in {}{hint}", printable(key))
+    } else if args.limit == 0 {
+        format!("--limit 0 shows no job ({total})")
+    } else if !filter.is_empty() {
+        format!("no {what} match ({total})")
+    } else {
+        format!("no {what} at --offset {} ({total})", thousands(args.offset))
+    })
 }
 
 /// One table row of a listing; `index` is the job's position in the listing.

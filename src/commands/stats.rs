@@ -94,9 +94,9 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
             ctx.out.json_line(&rows)?;
         } else {
             let mut columns = QUEUE_COLUMNS.to_vec();
-            columns.extend([("DONE", Fit::Number), ("FAILED", Fit::Number)]);
+            columns.extend([("DONE", Fit::Extra), ("FAILED", Fit::Extra)]);
             if args.watch.is_some() {
-                columns.extend([("DONE/S", Fit::Number), ("FAILED/S", Fit::Number)]);
+                columns.extend([("DONE/S", Fit::Extra), ("FAILED/S", Fit::Extra)]);
             }
             let mut rows = Vec::with_capacity(stats.len());
             for s in &stats {

@@ -1,0 +1,177 @@
+//! Tables for people at 80 and 200 columns (`$COLUMNS`) and off a terminal, and what a
+//! listing says when it shows nothing, against real redis-servers.
+
+mod support;
+
+use support::{qctl, RedisServer};
+
+const LONG_QUEUE: &str = "notifications-email-transactional-eu-west";
+
+/// A queue with a long name: 3 dead jobs with long data and a long reason, 2 scheduled, 4
+/// ready; and a short one.
+fn fill(server: &RedisServer) -> Vec<String> {
+    let data = format!(
+        "{{\"to\":\"someone@example.com\",\"body\":\"{}\"}}",
+        "x".repeat(150)
+    );
+    let out = qctl(server)
+        .args(["enqueue", LONG_QUEUE, "--lines"])
+        .write_stdin(format!("{data}\n").repeat(3))
+        .output()
+        .unwrap();
+    let ids: Vec<String> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(str::to_string)
+        .collect();
+    qctl(server)
+        .args(["consume", LONG_QUEUE, "--drain", "--max-retries", "0", "-q"])
+        .args(["--", "sh", "-c", "echo 'the SMTP relay refused the message: 554 5.7.1 relay access denied for this sender' >&2; exit 3"])
+        .assert()
+        .code(7);
+    for args in [
+        &[LONG_QUEUE, "--in", "1h", "later"][..],
+        &[LONG_QUEUE, "--in", "2h", "later"],
+    ] {
+        qctl(server).arg("enqueue").args(args).assert().success();
+    }
+    qctl(server)
+        .args(["enqueue", LONG_QUEUE, "--lines"])
+        .write_stdin(format!("{data}\n").repeat(4))
+        .assert()
+        .success();
+    qctl(server)
+        .args(["enqueue", "sms", "x"])
+        .assert()
+        .success();
+    ids
+}
+
+/// Runs `qctl ARGS` with `$COLUMNS` set (or unset) and returns stdout and stderr.
+fn run(server: &RedisServer, columns: Option<usize>, args: &[&str]) -> (String, String) {
+    let mut cmd = qctl(server);
+    match columns {
+        Some(n) => cmd.env("COLUMNS", n.to_string()),
+        None => cmd.env_remove("COLUMNS"),
+    };
+    let out = cmd.args(args).output().unwrap();
+    assert!(out.status.success(), "{args:?}: {out:?}");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The commands whose tables are checked.
+fn commands() -> Vec<Vec<&'static str>> {
+    vec![
+        vec!["stats"],
+        vec!["dead", "list", LONG_QUEUE],
+        vec!["scheduled", "list", LONG_QUEUE],
+        vec!["active", "list", LONG_QUEUE],
+        vec!["stats", LONG_QUEUE, "--history", "10m"],
+    ]
+}
+
+#[test]
+fn at_80_columns_tables_fit_with_ids_whole_and_numbers_right_aligned() {
+    let server = RedisServer::start();
+    let ids = fill(&server);
+    for args in commands() {
+        let (stdout, stderr) = run(&server, Some(80), &args);
+        for line in stdout.lines() {
+            assert!(
+                line.chars().count() <= 80,
+                "{args:?}: a line of {} columns:\n{stdout}",
+                line.chars().count()
+            );
+        }
+        // Headers are whole words, never split.
+        let header = stdout.lines().find(|l| !l.contains(':')).unwrap_or("");
+        for word in header.split_whitespace() {
+            assert!(
+                word.chars()
+                    .all(|c| c.is_ascii_uppercase() || "/#".contains(c))
+                    || ["FLIGHT", "P50", "P95", "P99"].contains(&word),
+                "{args:?}: header {header:?}"
+            );
+        }
+        if args.starts_with(&["dead", "list"]) {
+            // Every id is whole; the long data and reason are cut or left out, with a note.
+            for id in &ids {
+                assert!(stdout.contains(id.as_str()), "{id} cut:\n{stdout}");
+            }
+            assert!(
+                stdout.contains('…') || stderr.contains("left out to fit 80 columns"),
+                "{stdout}{stderr}"
+            );
+        }
+        if args == ["stats"] {
+            // The long name is cut, and counts end under the end of their header.
+            let name = stdout
+                .split_whitespace()
+                .find(|w| w.starts_with("notifications-"));
+            assert!(name.is_some_and(|n| n.ends_with('…')), "{stdout}");
+            let lines: Vec<&str> = stdout.lines().collect();
+            let end = |line: &str, word: &str| line.find(word).map(|i| i + word.len());
+            let header_end = end(lines[0], "ACTIVE").unwrap();
+            let row = lines.iter().find(|l| l.contains("notifications")).unwrap();
+            let row: Vec<char> = row.chars().collect();
+            assert_eq!(row[header_end - 1], '4', "{stdout}");
+        }
+    }
+}
+
+#[test]
+fn at_200_columns_and_off_a_terminal_more_is_shown() {
+    let server = RedisServer::start();
+    let ids = fill(&server);
+    for columns in [Some(200), None] {
+        let (stdout, stderr) = run(&server, columns, &["dead", "list", LONG_QUEUE]);
+        assert!(!stderr.contains("left out"), "{columns:?}: {stderr}");
+        // The whole first line of stderr fits, as does every id.
+        assert!(stdout.contains("554 5.7.1 relay access"), "{stdout}");
+        for id in &ids {
+            assert!(stdout.contains(id.as_str()), "{stdout}");
+        }
+        let widest = stdout.lines().map(|l| l.chars().count()).max().unwrap_or(0);
+        match columns {
+            Some(n) => assert!(widest <= n && widest > 150, "{widest}:\n{stdout}"),
+            // Off a terminal the data keeps the whole of its preview.
+            None => assert!(stdout.contains(&format!("{}…", "x".repeat(20))), "{stdout}"),
+        }
+        let (stdout, _) = run(&server, columns, &["stats"]);
+        assert!(stdout.contains(LONG_QUEUE), "{columns:?}:\n{stdout}");
+    }
+}
+
+#[test]
+fn a_listing_that_shows_nothing_says_why_with_the_total() {
+    let server = RedisServer::start();
+    fill(&server);
+    let note = |args: &[&str]| run(&server, None, args).1;
+    assert!(
+        note(&["dead", "list", LONG_QUEUE, "--grep", "nomatch"])
+            .contains(&format!("no dead jobs match (3 in {LONG_QUEUE}:dead)")),
+        "{}",
+        note(&["dead", "list", LONG_QUEUE, "--grep", "nomatch"])
+    );
+    assert!(note(&["dead", "list", LONG_QUEUE, "--min-attempts", "2"])
+        .contains("no dead jobs match (3 in"));
+    assert!(note(&["dead", "list", LONG_QUEUE, "--limit", "0"])
+        .contains(&format!("--limit 0 shows no job (3 in {LONG_QUEUE}:dead)")));
+    assert!(note(&["dead", "list", LONG_QUEUE, "--offset", "10"])
+        .contains("no dead jobs at --offset 10 (3 in"));
+    assert!(note(&[
+        "scheduled",
+        "list",
+        LONG_QUEUE,
+        "--until",
+        "1970-01-02T00:00:00Z"
+    ])
+    .contains(&format!(
+        "no scheduled jobs match (2 in {LONG_QUEUE}:scheduled)"
+    )));
+    assert!(note(&["active", "list", "sms", "--grep", "nomatch"])
+        .contains("no ready jobs match (1 in sms:active)"));
+    assert!(note(&["dead", "list", "sms"]).contains("no jobs in sms:dead"));
+}
