@@ -534,6 +534,12 @@ pub fn queue_cells(s: &crate::engine::queues::QueueStats) -> Vec<String> {
     ]
 }
 
+/// `1 failure`, `3 failures`, `1,000 jobs`: a count with its noun, plural as it needs.
+pub fn plural(n: u64, noun: &str) -> String {
+    let s = if n == 1 { "" } else { "s" };
+    format!("{} {noun}{s}", thousands(n))
+}
+
 /// A count for a table cell: `?` when it could not be read.
 pub fn count(c: crate::engine::queues::Count) -> String {
     c.map_or("?".into(), |n| n.to_string())

@@ -149,7 +149,7 @@ pub fn render(reading: &Reading) -> String {
     );
     family(
         &mut out,
-        "qctl_jobs_killed_total",
+        "qctl_jobs_dead_total",
         "counter",
         "Jobs qctl consumers moved to the dead set (NAME:stats killed).",
         per_queue(&|s| s.totals.as_ref().map(|t| t.killed as f64)),

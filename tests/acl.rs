@@ -309,7 +309,7 @@ fn workload(server: &RedisServer, user: &str) {
         0,
     );
     assert!(out.contains(&format!("retry {fail_id}")), "{out}");
-    assert!(out.contains(&format!("killed {fail_id}")), "{out}");
+    assert!(out.contains(&format!("dead {fail_id}")), "{out}");
     let (out, _) = expect(run().args(["dead", "groups", "mail", "--json"]), 0);
     let groups = json(&out);
     assert_eq!(groups["jobs"], 2, "{out}");

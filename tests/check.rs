@@ -164,7 +164,7 @@ fn unknown_covers_what_cannot_be_told() {
     assert_eq!(code, 3, "{lines:?}");
     assert_eq!(
         lines[0],
-        "QCTL UNKNOWN - mial: no queue \"mial\" on this server (none of its keys exists)"
+        "QCTL UNKNOWN - mial: no queue \"mial\" (known: mail, sms)"
     );
     // No threshold, a bad value, and a server that is not there.
     let (code, lines) = check(&server, &[]);

@@ -113,7 +113,7 @@ fn the_workload_runs_through_a_node_that_does_not_own_the_queue() {
         .unwrap();
     let text = stdout(&out);
     assert!(
-        text.contains("retry bad") && text.contains("killed bad"),
+        text.contains("retry bad") && text.contains("dead bad"),
         "{text}{}",
         stderr(&out)
     );

@@ -24,7 +24,7 @@ const FAMILIES: [(&str, &str); 15] = [
     ("qctl_jobs_completed_total", "counter"),
     ("qctl_jobs_failed_total", "counter"),
     ("qctl_jobs_retried_total", "counter"),
-    ("qctl_jobs_killed_total", "counter"),
+    ("qctl_jobs_dead_total", "counter"),
     ("qctl_job_run_seconds", "histogram"),
 ];
 
@@ -179,7 +179,7 @@ fn stats_prometheus_exposes_every_count_of_every_queue() {
     assert_eq!(queue(&m, "qctl_queue_wrong_type_keys", "mail"), Some(0.0));
     assert_eq!(queue(&m, "qctl_jobs_completed_total", "mail"), Some(3.0));
     assert_eq!(queue(&m, "qctl_jobs_failed_total", "mail"), Some(2.0));
-    assert_eq!(queue(&m, "qctl_jobs_killed_total", "mail"), Some(2.0));
+    assert_eq!(queue(&m, "qctl_jobs_dead_total", "mail"), Some(2.0));
     assert_eq!(queue(&m, "qctl_jobs_retried_total", "mail"), Some(0.0));
     // Every one of the 5 runs is in the run-time histogram, cumulative up to +Inf.
     let runs = m

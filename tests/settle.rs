@@ -67,7 +67,7 @@ fn a_counter_that_is_no_integer_stops_the_consumer_before_it_writes_anything() {
             err.contains("nothing was changed: it stays reserved for recovery"),
             "{case}"
         );
-        assert!(err.contains("retried 0, killed 0"), "{case}");
+        assert!(err.contains("retried 0, dead 0"), "{case}");
         // The job was returned as it was: the same record, in q:active, no failure recorded.
         assert_eq!(server.dump_all(), before, "{case}");
         assert_eq!(support::invariants(&server, "q"), Vec::<String>::new());

@@ -708,7 +708,7 @@ fn drains_exit_codes_tell_ci_what_happened() {
     let failing = ["sh", "-c", "[ \"$(cat)\" != 3 ]"];
     let ran = exec(drain(&["--max-retries", "2"], &failing));
     check(&server, "a failing case", &ran, 7, false);
-    assert!(ran.stderr.contains("killed 1"), "{ran:?}");
+    assert!(ran.stderr.contains("dead 1"), "{ran:?}");
     assert_eq!(server.cmd::<u64>(&[b"ZCARD", b"q:dead"]), 1);
 
     // A paused queue with jobs ready: 8, the jobs untouched.

@@ -172,13 +172,13 @@ fn tail_shows_what_go_consumers_leave_and_says_what_is_not_known() {
     let mut cmd = qctl_process(&server);
     cmd.args(["tail", "q", "--since", "1h", "--poll", "100ms"]);
     let mut words = Background::spawn(cmd);
-    assert!(wait_until(LIMIT, || words.stdout().contains("killed g2")));
+    assert!(wait_until(LIMIT, || words.stdout().contains("dead g2")));
     words.signal(Signal::SIGINT);
     words.wait_timeout(LIMIT);
     let text = words.stdout();
     assert!(
         text.contains(
-            "killed g2: no failure recorded (a Go CurlyQ consumer or another tool moved it)"
+            "dead g2: no failure recorded (a Go CurlyQ consumer or another tool moved it)"
         ),
         "{text}"
     );

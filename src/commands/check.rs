@@ -9,7 +9,7 @@ use crate::cli::CheckArgs;
 use crate::engine::health::{Measure, Severity};
 use crate::engine::history::{self, Tally};
 use crate::engine::queues::QueueStats;
-use crate::engine::{ExitCode, QueueKeys, Redis};
+use crate::engine::ExitCode;
 use crate::output::{printable, thousands};
 
 /// One queue's verdict.
@@ -226,15 +226,12 @@ async fn judge(ctx: &Context, args: &CheckArgs) -> anyhow::Result<Vec<Verdict>> 
     for s in reading.stats {
         let keys = ctx.keys(&s.queue)?;
         let mut notes = Vec::new();
-        if !args.queues.is_empty() && !has_keys(&mut redis, &keys).await? {
+        if !args.queues.is_empty() && !crate::engine::queues::exists(&mut redis, &keys).await? {
             verdicts.push(Verdict {
                 queue: s.queue.clone(),
                 status: Severity::Unknown,
                 measures: Vec::new(),
-                notes: vec![format!(
-                    "no queue {:?} on this server (none of its keys exists)",
-                    s.queue
-                )],
+                notes: vec![super::no_queue(&mut redis, &s.queue).await?],
             });
             continue;
         }
@@ -351,16 +348,4 @@ fn measures(s: &QueueStats, args: &CheckArgs) -> Vec<Measure> {
         ));
     }
     out
-}
-
-/// Whether any key of the queue exists (a mistyped name has none).
-async fn has_keys(redis: &mut Redis, keys: &QueueKeys) -> anyhow::Result<bool> {
-    let fixed = keys.fixed();
-    let n: u64 = redis
-        .query(
-            redis::cmd("EXISTS").arg(&fixed[..]),
-            format_args!("EXISTS {}", keys.active),
-        )
-        .await?;
-    Ok(n > 0)
 }

@@ -19,6 +19,7 @@ use crate::engine::consumer::{
 use crate::engine::jobs::describe_time;
 use crate::engine::{Error, ExitCode};
 use crate::handler::{resolve_program, HandlerSpec, LineSink, ProcessHandler};
+use crate::output::plural;
 use crate::pipe::{PipeHandler, PipeSpec};
 use crate::signals;
 
@@ -50,8 +51,22 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
             cfg.orphan_after.as_secs()
         ));
     }
-    ctx.keys(&queue)?;
+    let keys = ctx.keys(&queue)?;
     let server = ctx.server()?;
+    // A queue with no key yet: say so, with the names it may have meant, and go on.
+    let then = if args.drain {
+        "nothing to run"
+    } else {
+        "waiting for its first job"
+    };
+    let known = tokio::select! {
+        r = async {
+            let mut redis = server.connect().await?;
+            super::warn_unknown_queue(&ctx, &mut redis, &keys, then).await
+        } => r,
+        _ = stop.forced.cancelled() => return Ok(stopped_before_start(&stop, &args)),
+    };
+    known?;
     let (tx, mut events) = mpsc::unbounded_channel();
     let sink = LineSink::new(ctx.out.json);
     let mut pipe = None;
@@ -242,7 +257,7 @@ async fn watch(
                 }
                 let s = handle.summary();
                 text.push_str(&format!(
-                    "\n  so far: ran {}, succeeded {}, retried {}, killed {}, damaged {}, returned {}",
+                    "\n  so far: ran {}, succeeded {}, retried {}, dead {}, damaged {}, returned {}",
                     s.ran, s.succeeded, s.retried, s.killed, s.damaged, s.returned
                 ));
                 crate::output::stderr_line(&text);
@@ -383,9 +398,10 @@ fn render(ctx: &mut Context, event: &Event) -> std::io::Result<()> {
             "job {id} will be retried at {}",
             describe_time(*retry_at)
         )),
-        Event::Killed { id, attempt } => ctx
-            .out
-            .note(format_args!("job {id} is dead after {attempt} failures")),
+        Event::Killed { id, attempt } => ctx.out.note(format_args!(
+            "job {id} moved to the dead set after {}",
+            plural(*attempt as u64, "failure")
+        )),
         Event::Damaged { id, reason } => ctx.out.warn(format_args!(
             "job {id} has a damaged record ({reason}); moved to the dead set"
         )),
@@ -444,7 +460,7 @@ fn print_summary(ctx: &mut Context, handle: &Handle, args: &ConsumeArgs, closing
         }
     }
     ctx.out.note(format_args!(
-        "ran {}, succeeded {}, retried {}, killed {}, damaged {}, returned {}",
+        "ran {}, succeeded {}, retried {}, dead {}, damaged {}, returned {}",
         s.ran, s.succeeded, s.retried, s.killed, s.damaged, s.returned
     ));
     if args.drain || args.max_jobs.is_some() {

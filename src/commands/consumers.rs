@@ -17,6 +17,7 @@ pub async fn run(
 ) -> anyhow::Result<ExitCode> {
     let keys = ctx.keys(queue)?;
     let mut redis = ctx.server()?.connect().await?;
+    super::require_queue(&mut redis, &keys).await?;
     let list = consumers::list(&mut redis, &keys)
         .await
         .with_context(|| format!("cannot list the consumers of queue {queue:?}"))?;

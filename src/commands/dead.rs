@@ -48,6 +48,7 @@ async fn export(
 ) -> anyhow::Result<ExitCode> {
     let keys = ctx.keys(queue)?;
     let mut redis = ctx.server()?.connect().await?;
+    super::require_queue(&mut redis, &keys).await?;
     let mut walk = Walk::new(&keys.dead, &Selection::Matching(filter));
     let mut n = 0u64;
     while let Some(chunk) = walk

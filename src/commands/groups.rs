@@ -23,6 +23,7 @@ pub async fn run(mut ctx: Context, args: GroupsArgs, place: Place) -> anyhow::Re
     let keys = ctx.keys(&args.queue)?;
     let set = place.key(&keys).to_string();
     let mut redis = ctx.server()?.connect().await?;
+    super::require_queue(&mut redis, &keys).await?;
     let bar = ctx.out.counter("jobs read");
     let found = groups::walk(&mut redis, &keys, &set, args.since, args.until, |n| {
         bar.set_position(n)

@@ -134,7 +134,7 @@ pub async fn show(
         rows.push(total_cells(&total));
         let mut columns = vec![("START", Fit::Keep)];
         columns.extend(
-            ["DONE", "FAILED", "RETRIED", "KILLED", "P50", "P95", "P99"].map(|c| (c, Fit::Number)),
+            ["DONE", "FAILED", "RETRIED", "DEAD", "P50", "P95", "P99"].map(|c| (c, Fit::Number)),
         );
         let table = ctx.out.fit_table(&columns, rows);
         ctx.out.print_table(&table)?;

@@ -18,6 +18,7 @@ const CHUNK: usize = 100;
 pub async fn run(mut ctx: Context, args: InflightArgs) -> anyhow::Result<ExitCode> {
     let keys = ctx.keys(&args.queue)?;
     let mut redis = ctx.server()?.connect().await?;
+    super::require_queue(&mut redis, &keys).await?;
     let what = || format!("cannot list the jobs in flight of queue {:?}", args.queue);
     let list = consumers::list(&mut redis, &keys)
         .await

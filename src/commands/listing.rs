@@ -66,6 +66,7 @@ pub fn filter(args: &FilterArgs) -> Filter {
 pub async fn list(mut ctx: Context, args: ListArgs, place: Place) -> anyhow::Result<ExitCode> {
     let keys = ctx.keys(&args.queue)?;
     let mut redis = ctx.server()?.connect().await?;
+    super::require_queue(&mut redis, &keys).await?;
     let filter = filter(&args.filter);
     let limit = args.limit as u64;
     let mut pager = match place {
@@ -238,6 +239,7 @@ fn due_text(place: Place, t: f64, now: f64) -> String {
 pub async fn show(mut ctx: Context, args: ShowArgs, place: Place) -> anyhow::Result<ExitCode> {
     let keys = ctx.keys(&args.queue)?;
     let mut redis = ctx.server()?.connect().await?;
+    super::require_queue(&mut redis, &keys).await?;
     let (queue, id) = (&args.queue, &args.id);
     let mut entries = listing::fill(&mut redis, &keys, vec![(id.clone(), None)])
         .await
@@ -378,6 +380,7 @@ pub async fn bulk(
     };
     let server = ctx.server()?;
     let mut redis = server.connect().await?;
+    super::require_queue(&mut redis, &keys).await?;
     let set = place.key(&keys).to_string();
     // Ids that are not in the set are reported as not found, whatever their record.
     let mut missing = Vec::new();

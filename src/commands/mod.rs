@@ -145,6 +145,43 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// The words for a queue that has no key on the server, with the names it may have meant:
+/// `no queue "mial" (known: mail, mail-retry)`.
+async fn no_queue(redis: &mut crate::engine::Redis, name: &str) -> anyhow::Result<String> {
+    let (names, found) = crate::engine::queues::near(redis, name).await?;
+    let shown: Vec<String> = names.iter().map(|n| crate::output::printable(n)).collect();
+    let known = match (found, shown.len()) {
+        (0, _) => "this server has no queues".to_string(),
+        (n, k) if n > k => format!("known: {} and {} more", shown.join(", "), n - k),
+        _ => format!("known: {}", shown.join(", ")),
+    };
+    Ok(format!("no queue {:?} ({known})", name))
+}
+
+/// Fails (exit 5) when `keys` names a queue with no key on the server, naming the queues
+/// it may have meant: read commands have nothing to read there.
+async fn require_queue(redis: &mut crate::engine::Redis, keys: &QueueKeys) -> anyhow::Result<()> {
+    if crate::engine::queues::exists(redis, keys).await? {
+        return Ok(());
+    }
+    Err(Error::NothingDone(no_queue(redis, &keys.name).await?).into())
+}
+
+/// Warns when `keys` names a queue with no key on the server (a command that waits for it,
+/// or creates it, goes on): `then` says what it does now.
+async fn warn_unknown_queue(
+    ctx: &Context,
+    redis: &mut crate::engine::Redis,
+    keys: &QueueKeys,
+    then: &str,
+) -> anyhow::Result<()> {
+    if !crate::engine::queues::exists(redis, keys).await? {
+        let words = no_queue(redis, &keys.name).await?;
+        ctx.out.warn(format_args!("{words}; {then}"));
+    }
+    Ok(())
+}
+
 /// Asks `question` (unless `yes`) before a command changes anything: None to go on, else
 /// the exit code of the command that was answered no (5, "nothing changed") or stopped by a
 /// signal before any change.

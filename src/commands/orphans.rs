@@ -34,6 +34,7 @@ pub async fn run(
 ) -> anyhow::Result<ExitCode> {
     let keys = ctx.keys(queue)?;
     let mut redis = ctx.server()?.connect().await?;
+    super::require_queue(&mut redis, &keys).await?;
     let now = redis.server_time().await?;
     let cutoff = now - orphan_after.as_secs_f64();
     let list = consumers::list(&mut redis, &keys)

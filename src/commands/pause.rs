@@ -8,6 +8,12 @@ use crate::engine::{queues, ExitCode};
 pub async fn run(mut ctx: Context, queue: &str, pause: bool) -> anyhow::Result<ExitCode> {
     let keys = ctx.keys(queue)?;
     let mut redis = ctx.server()?.connect().await?;
+    if pause {
+        let then = "pausing it anyway: its consumers will find it paused";
+        super::warn_unknown_queue(&ctx, &mut redis, &keys, then).await?;
+    } else {
+        super::require_queue(&mut redis, &keys).await?;
+    }
     let changed = queues::set_paused(&mut redis, &keys, pause).await?;
     let state = if pause { "paused" } else { "running" };
     if ctx.out.json {

@@ -13,6 +13,7 @@ use crate::signals;
 pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow::Result<ExitCode> {
     let keys = ctx.keys(queue)?;
     let mut redis = ctx.server()?.connect().await?;
+    super::require_queue(&mut redis, &keys).await?;
     let mut targets: Vec<String> = keys.fixed().iter().map(|k| k.to_string()).collect();
     for c in consumers::list(&mut redis, &keys)
         .await

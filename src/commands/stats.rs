@@ -22,6 +22,9 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
         return Err(Error::Usage("--prometheus and --json cannot be used together".into()).into());
     }
     let mut redis = ctx.server()?.connect().await?;
+    for queue in &args.queues {
+        super::require_queue(&mut redis, &ctx.keys(queue)?).await?;
+    }
     if let Some(span) = args.history {
         let mut queues = args.queues.clone();
         if queues.is_empty() {

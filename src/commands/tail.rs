@@ -24,6 +24,9 @@ pub async fn run(mut ctx: Context, args: TailArgs) -> anyhow::Result<ExitCode> {
     }
     let stop = signals::install()?;
     let mut redis = ctx.server()?.connect().await?;
+    for k in &keys {
+        super::warn_unknown_queue(&ctx, &mut redis, k, "following it until it appears").await?;
+    }
     let start = redis.server_time().await?;
     let since = args.since.unwrap_or(start);
     let mut followers: Vec<Follower> = keys
@@ -253,7 +256,7 @@ fn show(
     }
     let text = match happening {
         Happening::Killed { id, failure } => format!(
-            "killed {}{}",
+            "dead {}{}",
             printable(id),
             match failure {
                 Some(f) => format!(" after attempt {}: {}", f.attempt + 1, why(f)),

@@ -91,18 +91,24 @@ pub async fn reserve(
     Ok(ids
         .into_iter()
         .zip(records)
-        .filter_map(|(id, record)| Some(reserved(redis::from_redis_value(id).ok()?, record)))
+        .filter_map(|(id, record)| {
+            Some(reserved(
+                redis::from_redis_value(id).ok()?,
+                record,
+                &keys.data,
+            ))
+        })
         .collect())
 }
 
 /// A reserved id and what its record, as Redis gave it, says.
-fn reserved(id: String, record: Value) -> Reserved {
+fn reserved(id: String, record: Value, data: &str) -> Reserved {
     let size = match &record {
         Value::BulkString(bytes) => bytes.len(),
         _ => 0,
     };
     let job = match record {
-        Value::Nil => Err(DecodeError("the job has no record in NAME:data".into())),
+        Value::Nil => Err(DecodeError(format!("the job has no record in {data}"))),
         Value::BulkString(bytes) => Job::decode(&bytes).and_then(|job| {
             if job.id == id {
                 Ok(job)

@@ -78,6 +78,38 @@ pub async fn discover(redis: &mut Redis, max_keys: u64) -> Result<Discovery, Err
     Ok(found)
 }
 
+/// Whether any of the queue's own keys exists. A name with none is no queue on this server:
+/// mistyped, or a queue that holds nothing and was never run by qctl (qctl consumers keep
+/// `NAME:stats`).
+pub async fn exists(redis: &mut Redis, keys: &QueueKeys) -> Result<bool, Error> {
+    let fixed = keys.fixed();
+    let n: u64 = redis
+        .query(
+            redis::cmd("EXISTS").arg(&fixed[..]),
+            format!("EXISTS {}", keys.active),
+        )
+        .await?;
+    Ok(n > 0)
+}
+
+/// How many keys [`near`] scans at most for the names of queues.
+const NEAR_KEYS: u64 = 1_000_000;
+
+/// The queues on the server, the closest to `name` first (at most 5), and how many there
+/// are.
+pub async fn near(redis: &mut Redis, name: &str) -> Result<(Vec<String>, usize), Error> {
+    let found = discover(redis, NEAR_KEYS).await?;
+    let mut ranked: Vec<(f64, String)> = found
+        .queues
+        .into_iter()
+        .filter(|q| q != name)
+        .map(|q| (strsim::jaro_winkler(name, &q), q))
+        .collect();
+    ranked.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let count = ranked.len();
+    Ok((ranked.into_iter().take(5).map(|(_, q)| q).collect(), count))
+}
+
 /// Queues in batches of at most [`STATS_BATCH`] for one round trip each; in a cluster, a
 /// batch holds only queues of one slot (a pipeline cannot span slots).
 pub fn batches(queues: &[String], cluster: bool) -> Vec<Vec<String>> {

@@ -1,0 +1,141 @@
+//! What qctl says to a person: a mistyped queue named with the queues it may have meant,
+//! counts in words that mean one thing, against real redis-servers.
+
+mod support;
+
+use std::time::Duration;
+
+use support::{qctl, wait_until, Background, RedisServer};
+
+/// Queues `mail` and `mail-retry` with a job each.
+fn queues() -> RedisServer {
+    let server = RedisServer::start();
+    for queue in ["mail", "mail-retry"] {
+        qctl(&server)
+            .args(["enqueue", queue, "x"])
+            .assert()
+            .success();
+    }
+    server
+}
+
+#[test]
+fn read_commands_name_the_queues_a_mistyped_one_may_mean() {
+    let server = queues();
+    let before = server.dump_all();
+    let reads: [&[&str]; 9] = [
+        &["stats", "mial"],
+        &["dead", "list", "mial"],
+        &["dead", "show", "mial", "some-id"],
+        &["scheduled", "list", "mial"],
+        &["active", "list", "mial"],
+        &["dead", "groups", "mial"],
+        &["consumers", "mial"],
+        &["inflight", "mial"],
+        &["stats", "mial", "--history", "1h"],
+    ];
+    for args in reads {
+        let out = qctl(&server).args(args).output().unwrap();
+        assert_eq!(out.status.code(), Some(5), "{args:?}: {out:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains("no queue \"mial\" (known: mail, mail-retry)"),
+            "{args:?}: {stderr}"
+        );
+    }
+    // Nothing close: the queues there are; none at all: said so.
+    let out = qctl(&server)
+        .args(["dead", "list", "zzzzzz"])
+        .output()
+        .unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("no queue \"zzzzzz\" (known: mail, mail-retry)"),
+        "{out:?}"
+    );
+    let empty = RedisServer::start();
+    let out = qctl(&empty)
+        .args(["dead", "list", "mail"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(5));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("no queue \"mail\" (this server has no queues)"),
+        "{out:?}"
+    );
+    assert_eq!(server.dump_all(), before, "a read changed something");
+}
+
+#[test]
+fn pause_consume_and_tail_warn_and_go_on() {
+    let server = queues();
+    let out = qctl(&server).args(["pause", "mial"]).output().unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("no queue \"mial\" (known: mail, mail-retry); pausing it anyway"),
+        "{stderr}"
+    );
+    assert_eq!(server.cmd::<i64>(&[b"EXISTS", b"mial:paused"]), 1);
+    qctl(&server).args(["resume", "mial"]).assert().success();
+    qctl(&server).args(["resume", "nope"]).assert().code(5);
+
+    // A drain of a queue with no key says so and finds nothing to run.
+    let out = qctl(&server)
+        .args(["consume", "mailx", "--drain", "--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("no queue \"mailx\" (known: mail, mail-retry); nothing to run"),
+        "{out:?}"
+    );
+    // A consumer waits for it, and runs its first job when it comes.
+    let mut consumer = Background::spawn({
+        let mut cmd = support::qctl_process(&server);
+        cmd.args(["consume", "later", "--", "true"]);
+        cmd
+    });
+    assert!(wait_until(Duration::from_secs(10), || consumer
+        .stderr()
+        .contains("no queue \"later\"")));
+    assert!(consumer.stderr().contains("waiting for its first job"));
+    qctl(&server)
+        .args(["enqueue", "later", "x"])
+        .assert()
+        .success();
+    assert!(wait_until(Duration::from_secs(10), || server
+        .cmd::<i64>(&[b"HLEN", b"later:data"])
+        == 0));
+    consumer.stop(Duration::from_secs(10));
+}
+
+#[test]
+fn the_words_of_a_consumer_mean_what_happened() {
+    let server = RedisServer::start();
+    qctl(&server).args(["enqueue", "q", "x"]).assert().success();
+    let out = qctl(&server)
+        .args([
+            "consume",
+            "q",
+            "--drain",
+            "--max-retries",
+            "0",
+            "--",
+            "false",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(7));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("moved to the dead set after 1 failure\n"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("ran 1, succeeded 0, retried 0, dead 1, damaged 0, returned 0"),
+        "{stderr}"
+    );
+}
