@@ -40,7 +40,6 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
             cand enqueue 'Add jobs to a queue'
-            cand consume 'Run a command for every job of a queue: a CurlyQ-compatible consumer'
             cand stats 'Count what each queue holds: active, scheduled, in flight, dead, consumers, paused'
             cand metrics 'Serve the queues'' metrics to Prometheus over HTTP (GET /metrics), until Ctrl-C'
             cand check 'Check queues against thresholds, for cron, CI and monitoring systems (Nagios, Icinga, Sensu, Zabbix)'
@@ -58,7 +57,8 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand doctor 'Check a queue''s server, the user''s rights and the queue''s integrity, with fixes'
             cand completions 'Print a shell completion script to standard output'
             cand man 'Print the manual page qctl.1, or write every page to a directory'
-            cand help 'Print this message or the help of the given subcommand(s)'
+            cand help 'Help on a command (qctl help dead list) or a topic: connection, exit-codes, handlers, pipe (qctl help topics lists them)'
+            cand consume 'Run a command for every job of a queue: a CurlyQ-compatible consumer'
         }
         &'qctl;enqueue'= {
             cand --file 'Read the job''s data (or, with --lines/--jsonl, the jobs) from this file'
@@ -76,48 +76,6 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand --response-timeout 'How long to wait for Redis to answer a command'
             cand --lines 'Every input line is the data of one job (without its newline)'
             cand --jsonl 'Every input line is a JSON object {"id"?, "data" | "data_b64", "at"?, "attempt"?}'
-            cand --tls-insecure 'Do not verify the server''s TLS certificate (a warning says so)'
-            cand --cluster 'The URL names a node of a Redis Cluster: commands go to the node owning each queue''s slot. Queue names need a hash tag, as in {mail}'
-            cand --json 'Print results as JSON'
-            cand -q 'Print only results: no progress, no summaries, no warnings'
-            cand --quiet 'Print only results: no progress, no summaries, no warnings'
-            cand -v 'Print more detail about what is being done (repeat for more)'
-            cand --verbose 'Print more detail about what is being done (repeat for more)'
-            cand --no-color 'Never use colour (also: the NO_COLOR environment variable)'
-            cand -h 'Print help (see more with ''--help'')'
-            cand --help 'Print help (see more with ''--help'')'
-            cand -V 'Print version'
-            cand --version 'Print version'
-        }
-        &'qctl;consume'= {
-            cand --queue 'The queue''s name, for names that start with ''-'' (`--queue=-jobs`)'
-            cand -c 'How many handlers run at once [default: the number of CPUs]'
-            cand --concurrency 'How many handlers run at once [default: the number of CPUs]'
-            cand --buffer 'How many reserved jobs may wait locally for a free handler [default: about 20 ms of work, measured as jobs run: --concurrency at least, 1000 at most]'
-            cand --timeout 'Stop a handler that runs longer than this (SIGTERM to its process group, then SIGKILL after --kill-after); the run counts as failed with reason "timeout"'
-            cand --kill-after 'Time between SIGTERM and SIGKILL when a handler is stopped'
-            cand --max-retries 'Retries after the first failure; a job runs at most this + 1 times, then goes dead'
-            cand --max-backoff 'The longest wait before a retry (the wait doubles with each failure)'
-            cand --heartbeat 'How often this consumer renews its heartbeat'
-            cand --orphan-after 'Another consumer whose heartbeat is older than this is dead and its jobs are recovered. Keep it at 2m or more beside Go CurlyQ consumers (they beat every 60s)'
-            cand --poll-interval 'The longest an idle consumer waits for a wake-up before it looks again'
-            cand --shutdown-grace 'On SIGINT/SIGTERM, how long running handlers may finish before they are stopped and their jobs returned to the queue'
-            cand --max-jobs 'Exit after this many jobs; exit code 7 if any job failed (with --drain: ended dead), 9 with --drain when it stopped with jobs left'
-            cand --replace 'Replace STR in ARGS by the job''s data (like xargs -I); no shell is involved'
-            cand --pipe-depth 'With --pipe: how many jobs may be outstanding per handler (answers matched by id) [default: 1]'
-            cand -u 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
-            cand --redis 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
-            cand --user 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line'
-            cand --password-file 'Read the Redis password from FILE (its first line)'
-            cand --tls-ca-cert 'Verify the server with this CA certificate (PEM) instead of the system''s trust store'
-            cand --tls-cert 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key'
-            cand --tls-key 'The client certificate''s private key (PEM); needs --tls-cert'
-            cand --connect-timeout 'How long to wait for a connection to Redis'
-            cand --response-timeout 'How long to wait for Redis to answer a command'
-            cand --drain 'Run every job that can run, then exit: when nothing is ready, nothing runs here or at other consumers, and no retry of a job that failed here is pending (it waits for them). Exit 0 when every job ended done, 7 when some ended dead, 8 when the queue is paused with jobs ready (see the README''s exit codes)'
-            cand --wait-scheduled 'With --drain: also wait for the jobs producers scheduled for later, and run them'
-            cand --prefix 'Put "[<job id>] " before every line a handler prints'
-            cand --pipe 'Keep --concurrency long-lived copies of CMD and feed them jobs as JSON lines on stdin; each answers one JSON line per job on stdout (see the README)'
             cand --tls-insecure 'Do not verify the server''s TLS certificate (a warning says so)'
             cand --cluster 'The URL names a node of a Redis Cluster: commands go to the node owning each queue''s slot. Queue names need a hash tag, as in {mail}'
             cand --json 'Print results as JSON'
@@ -269,8 +227,8 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand -v 'Print more detail about what is being done (repeat for more)'
             cand --verbose 'Print more detail about what is being done (repeat for more)'
             cand --no-color 'Never use colour (also: the NO_COLOR environment variable)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
             cand list 'List dead jobs, newest first'
@@ -279,7 +237,6 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand delete 'Delete dead jobs with their records'
             cand export 'Write dead jobs as JSON lines that `qctl enqueue --jsonl` reads back'
             cand groups 'Group dead jobs by the cause of their failure, largest group first'
-            cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'qctl;dead;list'= {
             cand --limit 'How many jobs to show'
@@ -308,8 +265,8 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand -v 'Print more detail about what is being done (repeat for more)'
             cand --verbose 'Print more detail about what is being done (repeat for more)'
             cand --no-color 'Never use colour (also: the NO_COLOR environment variable)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
@@ -332,8 +289,8 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand -v 'Print more detail about what is being done (repeat for more)'
             cand --verbose 'Print more detail about what is being done (repeat for more)'
             cand --no-color 'Never use colour (also: the NO_COLOR environment variable)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
@@ -366,8 +323,8 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand -v 'Print more detail about what is being done (repeat for more)'
             cand --verbose 'Print more detail about what is being done (repeat for more)'
             cand --no-color 'Never use colour (also: the NO_COLOR environment variable)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
@@ -400,8 +357,8 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand -v 'Print more detail about what is being done (repeat for more)'
             cand --verbose 'Print more detail about what is being done (repeat for more)'
             cand --no-color 'Never use colour (also: the NO_COLOR environment variable)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
@@ -429,8 +386,8 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand -v 'Print more detail about what is being done (repeat for more)'
             cand --verbose 'Print more detail about what is being done (repeat for more)'
             cand --no-color 'Never use colour (also: the NO_COLOR environment variable)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
@@ -460,29 +417,6 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
-        &'qctl;dead;help'= {
-            cand list 'List dead jobs, newest first'
-            cand show 'Show one dead job: its record and why it failed'
-            cand requeue 'Move dead jobs back to the queue (Attempt reset to 0, failure cleared)'
-            cand delete 'Delete dead jobs with their records'
-            cand export 'Write dead jobs as JSON lines that `qctl enqueue --jsonl` reads back'
-            cand groups 'Group dead jobs by the cause of their failure, largest group first'
-            cand help 'Print this message or the help of the given subcommand(s)'
-        }
-        &'qctl;dead;help;list'= {
-        }
-        &'qctl;dead;help;show'= {
-        }
-        &'qctl;dead;help;requeue'= {
-        }
-        &'qctl;dead;help;delete'= {
-        }
-        &'qctl;dead;help;export'= {
-        }
-        &'qctl;dead;help;groups'= {
-        }
-        &'qctl;dead;help;help'= {
-        }
         &'qctl;scheduled'= {
             cand -u 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
             cand --redis 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
@@ -501,8 +435,8 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand -v 'Print more detail about what is being done (repeat for more)'
             cand --verbose 'Print more detail about what is being done (repeat for more)'
             cand --no-color 'Never use colour (also: the NO_COLOR environment variable)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
             cand list 'List scheduled jobs, soonest first'
@@ -510,7 +444,6 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand run-now 'Make scheduled jobs ready now'
             cand delete 'Delete scheduled jobs with their records'
             cand groups 'Group retries by the cause of their last failure, largest group first'
-            cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'qctl;scheduled;list'= {
             cand --limit 'How many jobs to show'
@@ -539,8 +472,8 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand -v 'Print more detail about what is being done (repeat for more)'
             cand --verbose 'Print more detail about what is being done (repeat for more)'
             cand --no-color 'Never use colour (also: the NO_COLOR environment variable)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
@@ -563,8 +496,8 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand -v 'Print more detail about what is being done (repeat for more)'
             cand --verbose 'Print more detail about what is being done (repeat for more)'
             cand --no-color 'Never use colour (also: the NO_COLOR environment variable)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
@@ -596,8 +529,8 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand -v 'Print more detail about what is being done (repeat for more)'
             cand --verbose 'Print more detail about what is being done (repeat for more)'
             cand --no-color 'Never use colour (also: the NO_COLOR environment variable)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
@@ -629,8 +562,8 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand -v 'Print more detail about what is being done (repeat for more)'
             cand --verbose 'Print more detail about what is being done (repeat for more)'
             cand --no-color 'Never use colour (also: the NO_COLOR environment variable)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
@@ -660,26 +593,6 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand -V 'Print version'
             cand --version 'Print version'
         }
-        &'qctl;scheduled;help'= {
-            cand list 'List scheduled jobs, soonest first'
-            cand show 'Show one scheduled job'
-            cand run-now 'Make scheduled jobs ready now'
-            cand delete 'Delete scheduled jobs with their records'
-            cand groups 'Group retries by the cause of their last failure, largest group first'
-            cand help 'Print this message or the help of the given subcommand(s)'
-        }
-        &'qctl;scheduled;help;list'= {
-        }
-        &'qctl;scheduled;help;show'= {
-        }
-        &'qctl;scheduled;help;run-now'= {
-        }
-        &'qctl;scheduled;help;delete'= {
-        }
-        &'qctl;scheduled;help;groups'= {
-        }
-        &'qctl;scheduled;help;help'= {
-        }
         &'qctl;active'= {
             cand -u 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
             cand --redis 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
@@ -698,13 +611,12 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand -v 'Print more detail about what is being done (repeat for more)'
             cand --verbose 'Print more detail about what is being done (repeat for more)'
             cand --no-color 'Never use colour (also: the NO_COLOR environment variable)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
             cand list 'Show the jobs at the head of the queue (next to run first); reserves nothing'
             cand delete 'Delete ready jobs with their records'
-            cand help 'Print this message or the help of the given subcommand(s)'
         }
         &'qctl;active;list'= {
             cand --limit 'How many jobs to show'
@@ -733,8 +645,8 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand -v 'Print more detail about what is being done (repeat for more)'
             cand --verbose 'Print more detail about what is being done (repeat for more)'
             cand --no-color 'Never use colour (also: the NO_COLOR environment variable)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
@@ -759,21 +671,10 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand -v 'Print more detail about what is being done (repeat for more)'
             cand --verbose 'Print more detail about what is being done (repeat for more)'
             cand --no-color 'Never use colour (also: the NO_COLOR environment variable)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
-        }
-        &'qctl;active;help'= {
-            cand list 'Show the jobs at the head of the queue (next to run first); reserves nothing'
-            cand delete 'Delete ready jobs with their records'
-            cand help 'Print this message or the help of the given subcommand(s)'
-        }
-        &'qctl;active;help;list'= {
-        }
-        &'qctl;active;help;delete'= {
-        }
-        &'qctl;active;help;help'= {
         }
         &'qctl;tail'= {
             cand --since 'Start from the recent past: what happened since TIME (RFC 3339, unix seconds, or an age such as 10m) to dead jobs and retries is shown first'
@@ -849,8 +750,8 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand -v 'Print more detail about what is being done (repeat for more)'
             cand --verbose 'Print more detail about what is being done (repeat for more)'
             cand --no-color 'Never use colour (also: the NO_COLOR environment variable)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
@@ -876,8 +777,8 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand -v 'Print more detail about what is being done (repeat for more)'
             cand --verbose 'Print more detail about what is being done (repeat for more)'
             cand --no-color 'Never use colour (also: the NO_COLOR environment variable)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
@@ -899,8 +800,8 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand -v 'Print more detail about what is being done (repeat for more)'
             cand --verbose 'Print more detail about what is being done (repeat for more)'
             cand --no-color 'Never use colour (also: the NO_COLOR environment variable)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
@@ -922,8 +823,8 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand -v 'Print more detail about what is being done (repeat for more)'
             cand --verbose 'Print more detail about what is being done (repeat for more)'
             cand --no-color 'Never use colour (also: the NO_COLOR environment variable)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
@@ -948,8 +849,8 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand -v 'Print more detail about what is being done (repeat for more)'
             cand --verbose 'Print more detail about what is being done (repeat for more)'
             cand --no-color 'Never use colour (also: the NO_COLOR environment variable)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
@@ -998,8 +899,8 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand -v 'Print more detail about what is being done (repeat for more)'
             cand --verbose 'Print more detail about what is being done (repeat for more)'
             cand --no-color 'Never use colour (also: the NO_COLOR environment variable)'
-            cand -h 'Print help'
-            cand --help 'Print help'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
             cand -V 'Print version'
             cand --version 'Print version'
         }
@@ -1028,105 +929,69 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand --version 'Print version'
         }
         &'qctl;help'= {
-            cand enqueue 'Add jobs to a queue'
-            cand consume 'Run a command for every job of a queue: a CurlyQ-compatible consumer'
-            cand stats 'Count what each queue holds: active, scheduled, in flight, dead, consumers, paused'
-            cand metrics 'Serve the queues'' metrics to Prometheus over HTTP (GET /metrics), until Ctrl-C'
-            cand check 'Check queues against thresholds, for cron, CI and monitoring systems (Nagios, Icinga, Sensu, Zabbix)'
-            cand top 'A live full-screen view of every queue: counts, rates, consumers, dead jobs'
-            cand dead 'Look at and repair dead jobs (jobs that ran out of retries)'
-            cand scheduled 'Look at and change scheduled jobs (delayed jobs and retries)'
-            cand active 'Look at and delete jobs that are ready to run'
-            cand tail 'Follow what happens to queues until stopped (Ctrl-C): jobs killed and retried with their reasons, consumers joining, leaving, expiring and recovered, pause and resume, and a line per interval with the counts'
-            cand inflight 'List the jobs in flight: reserved by a consumer, running or about to'
-            cand consumers 'List the consumers of a queue: who runs them, where, their heartbeat and jobs in flight'
-            cand orphans 'Return the in-flight jobs of expired consumers to the queue'
-            cand pause 'Stop qctl consumers from reserving new jobs of a queue (running jobs finish)'
-            cand resume 'Let qctl consumers reserve jobs of a paused queue again'
-            cand purge 'Delete every key of a queue: jobs in every state, consumers, and qctl''s own keys'
-            cand doctor 'Check a queue''s server, the user''s rights and the queue''s integrity, with fixes'
-            cand completions 'Print a shell completion script to standard output'
-            cand man 'Print the manual page qctl.1, or write every page to a directory'
-            cand help 'Print this message or the help of the given subcommand(s)'
+            cand -u 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
+            cand --redis 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
+            cand --user 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line'
+            cand --password-file 'Read the Redis password from FILE (its first line)'
+            cand --tls-ca-cert 'Verify the server with this CA certificate (PEM) instead of the system''s trust store'
+            cand --tls-cert 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key'
+            cand --tls-key 'The client certificate''s private key (PEM); needs --tls-cert'
+            cand --connect-timeout 'How long to wait for a connection to Redis'
+            cand --response-timeout 'How long to wait for Redis to answer a command'
+            cand --tls-insecure 'Do not verify the server''s TLS certificate (a warning says so)'
+            cand --cluster 'The URL names a node of a Redis Cluster: commands go to the node owning each queue''s slot. Queue names need a hash tag, as in {mail}'
+            cand --json 'Print results as JSON'
+            cand -q 'Print only results: no progress, no summaries, no warnings'
+            cand --quiet 'Print only results: no progress, no summaries, no warnings'
+            cand -v 'Print more detail about what is being done (repeat for more)'
+            cand --verbose 'Print more detail about what is being done (repeat for more)'
+            cand --no-color 'Never use colour (also: the NO_COLOR environment variable)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
         }
-        &'qctl;help;enqueue'= {
-        }
-        &'qctl;help;consume'= {
-        }
-        &'qctl;help;stats'= {
-        }
-        &'qctl;help;metrics'= {
-        }
-        &'qctl;help;check'= {
-        }
-        &'qctl;help;top'= {
-        }
-        &'qctl;help;dead'= {
-            cand list 'List dead jobs, newest first'
-            cand show 'Show one dead job: its record and why it failed'
-            cand requeue 'Move dead jobs back to the queue (Attempt reset to 0, failure cleared)'
-            cand delete 'Delete dead jobs with their records'
-            cand export 'Write dead jobs as JSON lines that `qctl enqueue --jsonl` reads back'
-            cand groups 'Group dead jobs by the cause of their failure, largest group first'
-        }
-        &'qctl;help;dead;list'= {
-        }
-        &'qctl;help;dead;show'= {
-        }
-        &'qctl;help;dead;requeue'= {
-        }
-        &'qctl;help;dead;delete'= {
-        }
-        &'qctl;help;dead;export'= {
-        }
-        &'qctl;help;dead;groups'= {
-        }
-        &'qctl;help;scheduled'= {
-            cand list 'List scheduled jobs, soonest first'
-            cand show 'Show one scheduled job'
-            cand run-now 'Make scheduled jobs ready now'
-            cand delete 'Delete scheduled jobs with their records'
-            cand groups 'Group retries by the cause of their last failure, largest group first'
-        }
-        &'qctl;help;scheduled;list'= {
-        }
-        &'qctl;help;scheduled;show'= {
-        }
-        &'qctl;help;scheduled;run-now'= {
-        }
-        &'qctl;help;scheduled;delete'= {
-        }
-        &'qctl;help;scheduled;groups'= {
-        }
-        &'qctl;help;active'= {
-            cand list 'Show the jobs at the head of the queue (next to run first); reserves nothing'
-            cand delete 'Delete ready jobs with their records'
-        }
-        &'qctl;help;active;list'= {
-        }
-        &'qctl;help;active;delete'= {
-        }
-        &'qctl;help;tail'= {
-        }
-        &'qctl;help;inflight'= {
-        }
-        &'qctl;help;consumers'= {
-        }
-        &'qctl;help;orphans'= {
-        }
-        &'qctl;help;pause'= {
-        }
-        &'qctl;help;resume'= {
-        }
-        &'qctl;help;purge'= {
-        }
-        &'qctl;help;doctor'= {
-        }
-        &'qctl;help;completions'= {
-        }
-        &'qctl;help;man'= {
-        }
-        &'qctl;help;help'= {
+        &'qctl;consume'= {
+            cand --queue 'The queue''s name, for names that start with ''-'' (`--queue=-jobs`)'
+            cand -c 'How many handlers run at once [default: the number of CPUs]'
+            cand --concurrency 'How many handlers run at once [default: the number of CPUs]'
+            cand --buffer 'How many reserved jobs may wait locally for a free handler [default: about 20 ms of work, measured as jobs run: --concurrency at least, 1000 at most]'
+            cand --timeout 'Stop a handler that runs longer than this (SIGTERM to its process group, then SIGKILL after --kill-after); the run counts as failed with reason "timeout"'
+            cand --kill-after 'Time between SIGTERM and SIGKILL when a handler is stopped'
+            cand --max-retries 'Retries after the first failure; a job runs at most this + 1 times, then goes dead'
+            cand --max-backoff 'The longest wait before a retry (the wait doubles with each failure)'
+            cand --heartbeat 'How often this consumer renews its heartbeat'
+            cand --orphan-after 'Another consumer whose heartbeat is older than this is dead and its jobs are recovered. Keep it at 2m or more beside Go CurlyQ consumers (they beat every 60s)'
+            cand --poll-interval 'The longest an idle consumer waits for a wake-up before it looks again'
+            cand --shutdown-grace 'On SIGINT/SIGTERM, how long running handlers may finish before they are stopped and their jobs returned to the queue'
+            cand --max-jobs 'Exit after this many jobs; exit code 7 if any job failed (with --drain: ended dead), 9 with --drain when it stopped with jobs left'
+            cand --replace 'Replace STR in ARGS by the job''s data (like xargs -I); no shell is involved'
+            cand --pipe-depth 'With --pipe: how many jobs may be outstanding per handler (answers matched by id) [default: 1]'
+            cand -u 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
+            cand --redis 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
+            cand --user 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line'
+            cand --password-file 'Read the Redis password from FILE (its first line)'
+            cand --tls-ca-cert 'Verify the server with this CA certificate (PEM) instead of the system''s trust store'
+            cand --tls-cert 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key'
+            cand --tls-key 'The client certificate''s private key (PEM); needs --tls-cert'
+            cand --connect-timeout 'How long to wait for a connection to Redis'
+            cand --response-timeout 'How long to wait for Redis to answer a command'
+            cand --drain 'Run every job that can run, then exit: when nothing is ready, nothing runs here or at other consumers, and no retry of a job that failed here is pending (it waits for them). Exit 0 when every job ended done, 7 when some ended dead, 8 when the queue is paused with jobs ready (qctl help exit-codes)'
+            cand --wait-scheduled 'With --drain: also wait for the jobs producers scheduled for later, and run them'
+            cand --prefix 'Put "[<job id>] " before every line a handler prints'
+            cand --pipe 'Keep --concurrency long-lived copies of CMD and feed them jobs as JSON lines on stdin; each answers one JSON line per job on stdout (qctl help pipe)'
+            cand --tls-insecure 'Do not verify the server''s TLS certificate (a warning says so)'
+            cand --cluster 'The URL names a node of a Redis Cluster: commands go to the node owning each queue''s slot. Queue names need a hash tag, as in {mail}'
+            cand --json 'Print results as JSON'
+            cand -q 'Print only results: no progress, no summaries, no warnings'
+            cand --quiet 'Print only results: no progress, no summaries, no warnings'
+            cand -v 'Print more detail about what is being done (repeat for more)'
+            cand --verbose 'Print more detail about what is being done (repeat for more)'
+            cand --no-color 'Never use colour (also: the NO_COLOR environment variable)'
+            cand -h 'Print help (see more with ''--help'')'
+            cand --help 'Print help (see more with ''--help'')'
+            cand -V 'Print version'
+            cand --version 'Print version'
         }
     ]
     $completions[$command]

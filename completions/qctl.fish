@@ -41,7 +41,6 @@ complete -c qctl -n "__fish_qctl_needs_command" -l no-color -d 'Never use colour
 complete -c qctl -n "__fish_qctl_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_needs_command" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "enqueue" -d 'Add jobs to a queue'
-complete -c qctl -n "__fish_qctl_needs_command" -f -a "consume" -d 'Run a command for every job of a queue: a CurlyQ-compatible consumer'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "stats" -d 'Count what each queue holds: active, scheduled, in flight, dead, consumers, paused'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "metrics" -d 'Serve the queues\' metrics to Prometheus over HTTP (GET /metrics), until Ctrl-C'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "check" -d 'Check queues against thresholds, for cron, CI and monitoring systems (Nagios, Icinga, Sensu, Zabbix)'
@@ -59,7 +58,8 @@ complete -c qctl -n "__fish_qctl_needs_command" -f -a "purge" -d 'Delete every k
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "doctor" -d 'Check a queue\'s server, the user\'s rights and the queue\'s integrity, with fixes'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "completions" -d 'Print a shell completion script to standard output'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "man" -d 'Print the manual page qctl.1, or write every page to a directory'
-complete -c qctl -n "__fish_qctl_needs_command" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "help" -d 'Help on a command (qctl help dead list) or a topic: connection, exit-codes, handlers, pipe (qctl help topics lists them)'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "consume" -d 'Run a command for every job of a queue: a CurlyQ-compatible consumer'
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l file -d 'Read the job\'s data (or, with --lines/--jsonl, the jobs) from this file' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l id -d 'The job\'s id (default: a new UUID v4). When the id is taken nothing changes and qctl exits with code 5' -r
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l in -d 'Run the job after this delay: 90s, 10m, 2h, 3d, 1h30m' -r
@@ -82,40 +82,6 @@ complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -s v -l verbose -d 'P
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l queue -d 'The queue\'s name, for names that start with \'-\' (`--queue=-jobs`)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -s c -l concurrency -d 'How many handlers run at once [default: the number of CPUs]' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l buffer -d 'How many reserved jobs may wait locally for a free handler [default: about 20 ms of work, measured as jobs run: --concurrency at least, 1000 at most]' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l timeout -d 'Stop a handler that runs longer than this (SIGTERM to its process group, then SIGKILL after --kill-after); the run counts as failed with reason "timeout"' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l kill-after -d 'Time between SIGTERM and SIGKILL when a handler is stopped' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-retries -d 'Retries after the first failure; a job runs at most this + 1 times, then goes dead' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-backoff -d 'The longest wait before a retry (the wait doubles with each failure)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l heartbeat -d 'How often this consumer renews its heartbeat' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l orphan-after -d 'Another consumer whose heartbeat is older than this is dead and its jobs are recovered. Keep it at 2m or more beside Go CurlyQ consumers (they beat every 60s)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l poll-interval -d 'The longest an idle consumer waits for a wake-up before it looks again' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l shutdown-grace -d 'On SIGINT/SIGTERM, how long running handlers may finish before they are stopped and their jobs returned to the queue' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-jobs -d 'Exit after this many jobs; exit code 7 if any job failed (with --drain: ended dead), 9 with --drain when it stopped with jobs left' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l replace -d 'Replace STR in ARGS by the job\'s data (like xargs -I); no shell is involved' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l pipe-depth -d 'With --pipe: how many jobs may be outstanding per handler (answers matched by id) [default: 1]' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l drain -d 'Run every job that can run, then exit: when nothing is ready, nothing runs here or at other consumers, and no retry of a job that failed here is pending (it waits for them). Exit 0 when every job ended done, 7 when some ended dead, 8 when the queue is paused with jobs ready (see the README\'s exit codes)'
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l wait-scheduled -d 'With --drain: also wait for the jobs producers scheduled for later, and run them'
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l prefix -d 'Put "[<job id>] " before every line a handler prints'
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l pipe -d 'Keep --concurrency long-lived copies of CMD and feed them jobs as JSON lines on stdin; each answers one JSON line per job on stdout (see the README)'
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l json -d 'Print results as JSON'
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l watch -d 'Redraw every DUR (default 2s) with rates, until Ctrl-C' -r
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l orphan-after -d 'A consumer whose heartbeat is older than this counts as expired' -r
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l max-keys -d 'Stop discovering queues after scanning this many keys' -r
@@ -208,29 +174,28 @@ complete -c qctl -n "__fish_qctl_using_subcommand top" -s v -l verbose -d 'Print
 complete -c qctl -n "__fish_qctl_using_subcommand top" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand top" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand top" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -l json -d 'Print results as JSON'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -s h -l help -d 'Print help'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -f -a "list" -d 'List dead jobs, newest first'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -f -a "show" -d 'Show one dead job: its record and why it failed'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -f -a "requeue" -d 'Move dead jobs back to the queue (Attempt reset to 0, failure cleared)'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -f -a "delete" -d 'Delete dead jobs with their records'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -f -a "export" -d 'Write dead jobs as JSON lines that `qctl enqueue --jsonl` reads back'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -f -a "groups" -d 'Group dead jobs by the cause of their failure, largest group first'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -f -a "list" -d 'List dead jobs, newest first'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -f -a "show" -d 'Show one dead job: its record and why it failed'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -f -a "requeue" -d 'Move dead jobs back to the queue (Attempt reset to 0, failure cleared)'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -f -a "delete" -d 'Delete dead jobs with their records'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -f -a "export" -d 'Write dead jobs as JSON lines that `qctl enqueue --jsonl` reads back'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -f -a "groups" -d 'Group dead jobs by the cause of their failure, largest group first'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l limit -d 'How many jobs to show' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l offset -d 'Skip this many jobs (the next page\'s offset is printed)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l grep -d 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason' -r
@@ -254,7 +219,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcomma
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
@@ -271,7 +236,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcomma
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l grep -d 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l reason -d 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none' -r
@@ -297,7 +262,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcomma
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l grep -d 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l reason -d 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none' -r
@@ -323,7 +288,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcomma
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l grep -d 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l reason -d 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none' -r
@@ -345,7 +310,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcomma
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l limit -d 'How many groups to show, largest first (0: every group)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l since -d 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)' -r
@@ -366,35 +331,27 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcomma
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from help" -f -a "list" -d 'List dead jobs, newest first'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show one dead job: its record and why it failed'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from help" -f -a "requeue" -d 'Move dead jobs back to the queue (Attempt reset to 0, failure cleared)'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete dead jobs with their records'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from help" -f -a "export" -d 'Write dead jobs as JSON lines that `qctl enqueue --jsonl` reads back'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from help" -f -a "groups" -d 'Group dead jobs by the cause of their failure, largest group first'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -l json -d 'Print results as JSON'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -s h -l help -d 'Print help'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -f -a "list" -d 'List scheduled jobs, soonest first'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -f -a "show" -d 'Show one scheduled job'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -f -a "run-now" -d 'Make scheduled jobs ready now'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -f -a "delete" -d 'Delete scheduled jobs with their records'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -f -a "groups" -d 'Group retries by the cause of their last failure, largest group first'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -f -a "list" -d 'List scheduled jobs, soonest first'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -f -a "show" -d 'Show one scheduled job'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -f -a "run-now" -d 'Make scheduled jobs ready now'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -f -a "delete" -d 'Delete scheduled jobs with their records'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -f -a "groups" -d 'Group retries by the cause of their last failure, largest group first'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l limit -d 'How many jobs to show' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l offset -d 'Skip this many jobs (the next page\'s offset is printed)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l grep -d 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason' -r
@@ -418,7 +375,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_sub
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
@@ -435,7 +392,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_sub
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l grep -d 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l reason -d 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none' -r
@@ -460,7 +417,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_sub
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l grep -d 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l reason -d 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none' -r
@@ -485,7 +442,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_sub
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l limit -d 'How many groups to show, largest first (0: every group)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l since -d 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)' -r
@@ -506,31 +463,24 @@ complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_sub
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from help" -f -a "list" -d 'List scheduled jobs, soonest first'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from help" -f -a "show" -d 'Show one scheduled job'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from help" -f -a "run-now" -d 'Make scheduled jobs ready now'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete scheduled jobs with their records'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from help" -f -a "groups" -d 'Group retries by the cause of their last failure, largest group first'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
-complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
-complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
-complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
-complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
-complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -l json -d 'Print results as JSON'
-complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
-complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
-complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -s h -l help -d 'Print help'
-complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -f -a "list" -d 'Show the jobs at the head of the queue (next to run first); reserves nothing'
-complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -f -a "delete" -d 'Delete ready jobs with their records'
-complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -f -a "list" -d 'Show the jobs at the head of the queue (next to run first); reserves nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -f -a "delete" -d 'Delete ready jobs with their records'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l limit -d 'How many jobs to show' -r
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l offset -d 'Skip this many jobs (the next page\'s offset is printed)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l grep -d 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason' -r
@@ -554,7 +504,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcom
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
@@ -572,11 +522,8 @@ complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcom
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from help" -f -a "list" -d 'Show the jobs at the head of the queue (next to run first); reserves nothing'
-complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from help" -f -a "delete" -d 'Delete ready jobs with their records'
-complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l since -d 'Start from the recent past: what happened since TIME (RFC 3339, unix seconds, or an age such as 10m) to dead jobs and retries is shown first' -r
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l interval -d 'Print a line with each queue\'s counts every DUR' -r
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l poll -d 'Look for changes every DUR' -r
@@ -633,7 +580,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l json -d 'Print r
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l orphan-after -d 'A consumer whose heartbeat is older than this is expired. Below the default, live consumers may look expired: qctl then names them and asks' -r
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
@@ -652,7 +599,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l json -d 'Print res
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand orphans" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand orphans" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand pause" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand pause" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
@@ -668,7 +615,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand pause" -l json -d 'Print resul
 complete -c qctl -n "__fish_qctl_using_subcommand pause" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand pause" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand pause" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand pause" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand pause" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand pause" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand resume" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand resume" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
@@ -684,7 +631,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand resume" -l json -d 'Print resu
 complete -c qctl -n "__fish_qctl_using_subcommand resume" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand resume" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand resume" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand resume" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand resume" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand resume" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
@@ -702,7 +649,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand purge" -l json -d 'Print resul
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand purge" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand purge" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
@@ -737,7 +684,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand completions" -l json -d 'Print
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand completions" -s h -l help -d 'Print help'
+complete -c qctl -n "__fish_qctl_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand man" -l dir -d 'Write qctl.1 and the page of every subcommand into DIR (created if missing) and print the path of each page written' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand man" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
@@ -756,36 +703,53 @@ complete -c qctl -n "__fish_qctl_using_subcommand man" -s v -l verbose -d 'Print
 complete -c qctl -n "__fish_qctl_using_subcommand man" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand man" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats metrics check top dead scheduled active tail inflight consumers orphans pause resume purge doctor completions man help" -f -a "enqueue" -d 'Add jobs to a queue'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats metrics check top dead scheduled active tail inflight consumers orphans pause resume purge doctor completions man help" -f -a "consume" -d 'Run a command for every job of a queue: a CurlyQ-compatible consumer'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats metrics check top dead scheduled active tail inflight consumers orphans pause resume purge doctor completions man help" -f -a "stats" -d 'Count what each queue holds: active, scheduled, in flight, dead, consumers, paused'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats metrics check top dead scheduled active tail inflight consumers orphans pause resume purge doctor completions man help" -f -a "metrics" -d 'Serve the queues\' metrics to Prometheus over HTTP (GET /metrics), until Ctrl-C'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats metrics check top dead scheduled active tail inflight consumers orphans pause resume purge doctor completions man help" -f -a "check" -d 'Check queues against thresholds, for cron, CI and monitoring systems (Nagios, Icinga, Sensu, Zabbix)'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats metrics check top dead scheduled active tail inflight consumers orphans pause resume purge doctor completions man help" -f -a "top" -d 'A live full-screen view of every queue: counts, rates, consumers, dead jobs'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats metrics check top dead scheduled active tail inflight consumers orphans pause resume purge doctor completions man help" -f -a "dead" -d 'Look at and repair dead jobs (jobs that ran out of retries)'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats metrics check top dead scheduled active tail inflight consumers orphans pause resume purge doctor completions man help" -f -a "scheduled" -d 'Look at and change scheduled jobs (delayed jobs and retries)'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats metrics check top dead scheduled active tail inflight consumers orphans pause resume purge doctor completions man help" -f -a "active" -d 'Look at and delete jobs that are ready to run'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats metrics check top dead scheduled active tail inflight consumers orphans pause resume purge doctor completions man help" -f -a "tail" -d 'Follow what happens to queues until stopped (Ctrl-C): jobs killed and retried with their reasons, consumers joining, leaving, expiring and recovered, pause and resume, and a line per interval with the counts'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats metrics check top dead scheduled active tail inflight consumers orphans pause resume purge doctor completions man help" -f -a "inflight" -d 'List the jobs in flight: reserved by a consumer, running or about to'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats metrics check top dead scheduled active tail inflight consumers orphans pause resume purge doctor completions man help" -f -a "consumers" -d 'List the consumers of a queue: who runs them, where, their heartbeat and jobs in flight'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats metrics check top dead scheduled active tail inflight consumers orphans pause resume purge doctor completions man help" -f -a "orphans" -d 'Return the in-flight jobs of expired consumers to the queue'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats metrics check top dead scheduled active tail inflight consumers orphans pause resume purge doctor completions man help" -f -a "pause" -d 'Stop qctl consumers from reserving new jobs of a queue (running jobs finish)'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats metrics check top dead scheduled active tail inflight consumers orphans pause resume purge doctor completions man help" -f -a "resume" -d 'Let qctl consumers reserve jobs of a paused queue again'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats metrics check top dead scheduled active tail inflight consumers orphans pause resume purge doctor completions man help" -f -a "purge" -d 'Delete every key of a queue: jobs in every state, consumers, and qctl\'s own keys'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats metrics check top dead scheduled active tail inflight consumers orphans pause resume purge doctor completions man help" -f -a "doctor" -d 'Check a queue\'s server, the user\'s rights and the queue\'s integrity, with fixes'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats metrics check top dead scheduled active tail inflight consumers orphans pause resume purge doctor completions man help" -f -a "completions" -d 'Print a shell completion script to standard output'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats metrics check top dead scheduled active tail inflight consumers orphans pause resume purge doctor completions man help" -f -a "man" -d 'Print the manual page qctl.1, or write every page to a directory'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and not __fish_seen_subcommand_from enqueue consume stats metrics check top dead scheduled active tail inflight consumers orphans pause resume purge doctor completions man help" -f -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from dead" -f -a "list" -d 'List dead jobs, newest first'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from dead" -f -a "show" -d 'Show one dead job: its record and why it failed'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from dead" -f -a "requeue" -d 'Move dead jobs back to the queue (Attempt reset to 0, failure cleared)'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from dead" -f -a "delete" -d 'Delete dead jobs with their records'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from dead" -f -a "export" -d 'Write dead jobs as JSON lines that `qctl enqueue --jsonl` reads back'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from dead" -f -a "groups" -d 'Group dead jobs by the cause of their failure, largest group first'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from scheduled" -f -a "list" -d 'List scheduled jobs, soonest first'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from scheduled" -f -a "show" -d 'Show one scheduled job'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from scheduled" -f -a "run-now" -d 'Make scheduled jobs ready now'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from scheduled" -f -a "delete" -d 'Delete scheduled jobs with their records'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from scheduled" -f -a "groups" -d 'Group retries by the cause of their last failure, largest group first'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from active" -f -a "list" -d 'Show the jobs at the head of the queue (next to run first); reserves nothing'
-complete -c qctl -n "__fish_qctl_using_subcommand help; and __fish_seen_subcommand_from active" -f -a "delete" -d 'Delete ready jobs with their records'
+complete -c qctl -n "__fish_qctl_using_subcommand help" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand help" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand help" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand help" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand help" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand help" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand help" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand help" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand help" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand help" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
+complete -c qctl -n "__fish_qctl_using_subcommand help" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand help" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand help" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand help" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand help" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l queue -d 'The queue\'s name, for names that start with \'-\' (`--queue=-jobs`)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -s c -l concurrency -d 'How many handlers run at once [default: the number of CPUs]' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l buffer -d 'How many reserved jobs may wait locally for a free handler [default: about 20 ms of work, measured as jobs run: --concurrency at least, 1000 at most]' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l timeout -d 'Stop a handler that runs longer than this (SIGTERM to its process group, then SIGKILL after --kill-after); the run counts as failed with reason "timeout"' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l kill-after -d 'Time between SIGTERM and SIGKILL when a handler is stopped' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-retries -d 'Retries after the first failure; a job runs at most this + 1 times, then goes dead' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-backoff -d 'The longest wait before a retry (the wait doubles with each failure)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l heartbeat -d 'How often this consumer renews its heartbeat' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l orphan-after -d 'Another consumer whose heartbeat is older than this is dead and its jobs are recovered. Keep it at 2m or more beside Go CurlyQ consumers (they beat every 60s)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l poll-interval -d 'The longest an idle consumer waits for a wake-up before it looks again' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l shutdown-grace -d 'On SIGINT/SIGTERM, how long running handlers may finish before they are stopped and their jobs returned to the queue' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-jobs -d 'Exit after this many jobs; exit code 7 if any job failed (with --drain: ended dead), 9 with --drain when it stopped with jobs left' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l replace -d 'Replace STR in ARGS by the job\'s data (like xargs -I); no shell is involved' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l pipe-depth -d 'With --pipe: how many jobs may be outstanding per handler (answers matched by id) [default: 1]' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l drain -d 'Run every job that can run, then exit: when nothing is ready, nothing runs here or at other consumers, and no retry of a job that failed here is pending (it waits for them). Exit 0 when every job ended done, 7 when some ended dead, 8 when the queue is paused with jobs ready (qctl help exit-codes)'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l wait-scheduled -d 'With --drain: also wait for the jobs producers scheduled for later, and run them'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l prefix -d 'Put "[<job id>] " before every line a handler prints'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l pipe -d 'Keep --concurrency long-lived copies of CMD and feed them jobs as JSON lines on stdin; each answers one JSON line per job on stdout (qctl help pipe)'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -s V -l version -d 'Print version'

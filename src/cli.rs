@@ -15,7 +15,8 @@ use clap::{Args, CommandFactory, Parser, Subcommand, ValueEnum};
     version,
     propagate_version = true,
     max_term_width = 100,
-    args_override_self = true
+    args_override_self = true,
+    disable_help_subcommand = true
 )]
 pub struct Cli {
     #[command(flatten)]
@@ -25,27 +26,91 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The heading of the connection options: shown by `--help` and `qctl help connection`, left
+/// out of `-h`.
+pub const CONNECTION: &str = "Connection";
+
+/// The line every command's help ends with, pointing to the connection options.
+const CONNECTION_HINT: &str =
+    "Connection options (-u/--redis URL, --user, --password-file, --tls-*, --cluster, \
+     timeouts, and their QCTL_* variables): qctl help connection, or --help.";
+
+/// qctl's command line as clap knows it, with what the derive does not say: every
+/// command's help points to the connection options; the manual pages carry the exit codes,
+/// and `consume`'s the handler contract and the `--pipe` protocol.
+pub fn command() -> clap::Command {
+    fn hint(cmd: clap::Command) -> clap::Command {
+        cmd.after_help(CONNECTION_HINT).mut_subcommands(hint)
+    }
+    let topics = crate::commands::help::TOPICS
+        .iter()
+        .map(|(name, line)| format!("  {name:<12} {line}"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    // An error's usage line names the options given, and clap counts one set by its
+    // environment variable as given (`qctl dead list --redis <URL> <QUEUE>`, as if it were
+    // required): every command's usage is fixed to the plain one.
+    fn plain_usage(cmd: &mut clap::Command) {
+        for sub in cmd.get_subcommands_mut() {
+            let usage = sub.render_usage().to_string();
+            let usage = usage.trim().trim_start_matches("Usage:").trim().to_string();
+            *sub = std::mem::take(sub).override_usage(usage);
+            plain_usage(sub);
+        }
+    }
+    let mut cmd = hint(Cli::command())
+        .after_long_help(format!(
+            "{}\nHelp topics (qctl help TOPIC):\n{topics}",
+            crate::commands::help::EXIT_CODES
+        ))
+        .mut_subcommand("consume", |c| {
+            c.after_long_help(format!(
+                "{}\n{}\n{}",
+                crate::commands::help::HANDLERS,
+                crate::commands::help::PIPE,
+                crate::commands::help::EXIT_CODES
+            ))
+        });
+    cmd.build();
+    plain_usage(&mut cmd);
+    cmd
+}
+
 /// Parses the command line, or prints the usage error (with a hint where clap's own tip
 /// would mislead) and exits with 2.
 pub fn parse() -> Cli {
-    Cli::try_parse().unwrap_or_else(|err| {
+    let parsed = command()
+        .try_get_matches()
+        .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m));
+    parsed.unwrap_or_else(|err| {
         // `check` and `doctor` speak the monitoring-plugins convention: a bad command line
         // is UNKNOWN.
         let checking = std::env::args()
             .skip(1)
-            .find(|a| Cli::command().find_subcommand(a).is_some())
+            .find(|a| command().find_subcommand(a).is_some())
             .is_some_and(|a| a == "check" || a == "doctor");
         if checking && err.use_stderr() {
             let _ = err.print();
             std::process::exit(3);
         }
-        // For `consume`, clap suggests `-- -name`, but `--` starts the command there.
+        // For `consume`, clap suggests `-- -name`, but `--` starts the command there. A
+        // misspelt flag has clap's own tip; an unknown word with no `--` in the line is
+        // most likely the handler's, which goes after `--`.
         let consume = std::env::args().any(|a| a == "consume");
         if consume && err.kind() == clap::error::ErrorKind::UnknownArgument {
+            use clap::error::ContextKind;
             let _ = err.print();
-            crate::output::stderr_line(
-                "hint: a queue name that starts with '-' is given as --queue=NAME",
-            );
+            let tip = err.get(ContextKind::SuggestedArg).is_some();
+            let separated = std::env::args().any(|a| a == "--");
+            if !separated {
+                crate::output::stderr_line(
+                    "hint: the handler goes after --: qctl consume QUEUE [OPTIONS] -- CMD [ARGS...]",
+                );
+            } else if !tip {
+                crate::output::stderr_line(
+                    "hint: a queue name that starts with '-' is given as --queue=NAME",
+                );
+            }
             std::process::exit(2);
         }
         err.exit()
@@ -58,6 +123,7 @@ pub struct GlobalArgs {
     /// unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379.
     #[arg(
         help_heading = "Connection",
+        hide_short_help = true,
         short = 'u',
         long = "redis",
         env = "QCTL_REDIS_URL",
@@ -71,6 +137,7 @@ pub struct GlobalArgs {
     /// $QCTL_REDIS_PASSWORD or --password-file, never from the command line.
     #[arg(
         help_heading = "Connection",
+        hide_short_help = true,
         long,
         global = true,
         env = "QCTL_REDIS_USER",
@@ -81,6 +148,7 @@ pub struct GlobalArgs {
     /// Read the Redis password from FILE (its first line).
     #[arg(
         help_heading = "Connection",
+        hide_short_help = true,
         long,
         global = true,
         env = "QCTL_REDIS_PASSWORD_FILE",
@@ -91,6 +159,7 @@ pub struct GlobalArgs {
     /// Verify the server with this CA certificate (PEM) instead of the system's trust store.
     #[arg(
         help_heading = "Connection",
+        hide_short_help = true,
         long,
         global = true,
         env = "QCTL_TLS_CA_CERT",
@@ -101,6 +170,7 @@ pub struct GlobalArgs {
     /// Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key.
     #[arg(
         help_heading = "Connection",
+        hide_short_help = true,
         long,
         global = true,
         env = "QCTL_TLS_CERT",
@@ -112,6 +182,7 @@ pub struct GlobalArgs {
     /// The client certificate's private key (PEM); needs --tls-cert.
     #[arg(
         help_heading = "Connection",
+        hide_short_help = true,
         long,
         global = true,
         env = "QCTL_TLS_KEY",
@@ -121,12 +192,14 @@ pub struct GlobalArgs {
     pub tls_key: Option<PathBuf>,
 
     /// Do not verify the server's TLS certificate (a warning says so).
-    #[arg(help_heading = "Connection", long, global = true, env = "QCTL_TLS_INSECURE", value_parser = clap::builder::FalseyValueParser::new())]
+    #[arg(help_heading = "Connection",
+        hide_short_help = true, long, global = true, env = "QCTL_TLS_INSECURE", value_parser = clap::builder::FalseyValueParser::new())]
     pub tls_insecure: bool,
 
     /// The URL names a node of a Redis Cluster: commands go to the node owning each queue's
     /// slot. Queue names need a hash tag, as in {mail}.
-    #[arg(help_heading = "Connection", long, global = true, env = "QCTL_CLUSTER", value_parser = clap::builder::FalseyValueParser::new())]
+    #[arg(help_heading = "Connection",
+        hide_short_help = true, long, global = true, env = "QCTL_CLUSTER", value_parser = clap::builder::FalseyValueParser::new())]
     pub cluster: bool,
 
     /// Print results as JSON.
@@ -146,11 +219,13 @@ pub struct GlobalArgs {
     pub no_color: bool,
 
     /// How long to wait for a connection to Redis.
-    #[arg(help_heading = "Connection", long, global = true, value_name = "DUR", default_value = "5s", value_parser = parse_positive_duration)]
+    #[arg(help_heading = "Connection",
+        hide_short_help = true, long, global = true, value_name = "DUR", default_value = "5s", value_parser = parse_positive_duration)]
     pub connect_timeout: Duration,
 
     /// How long to wait for Redis to answer a command.
-    #[arg(help_heading = "Connection", long, global = true, value_name = "DUR", default_value = "10s", value_parser = parse_positive_duration)]
+    #[arg(help_heading = "Connection",
+        hide_short_help = true, long, global = true, value_name = "DUR", default_value = "10s", value_parser = parse_positive_duration)]
     pub response_timeout: Duration,
 }
 
@@ -292,6 +367,14 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
+
+    /// Help on a command (qctl help dead list) or a topic: connection, exit-codes, handlers,
+    /// pipe (qctl help topics lists them).
+    Help {
+        /// A command and its subcommand, or a topic.
+        #[arg(value_name = "COMMAND|TOPIC")]
+        words: Vec<String>,
+    },
 }
 
 impl Command {
@@ -308,6 +391,7 @@ impl Command {
             | Command::Inflight(_)
             | Command::Tail(_)
             | Command::Completions { .. }
+            | Command::Help { .. }
             | Command::Man { .. } => true,
             Command::Doctor(args) => !args.fix || args.confirm.dry_run,
             Command::Orphans { confirm, .. } => confirm.dry_run,
@@ -440,7 +524,7 @@ pub struct ConsumeArgs {
     /// Run every job that can run, then exit: when nothing is ready, nothing runs here or at
     /// other consumers, and no retry of a job that failed here is pending (it waits for
     /// them). Exit 0 when every job ended done, 7 when some ended dead, 8 when the queue is
-    /// paused with jobs ready (see the README's exit codes).
+    /// paused with jobs ready (qctl help exit-codes).
     #[arg(long)]
     pub drain: bool,
 
@@ -462,7 +546,7 @@ pub struct ConsumeArgs {
     pub prefix: bool,
 
     /// Keep --concurrency long-lived copies of CMD and feed them jobs as JSON lines on
-    /// stdin; each answers one JSON line per job on stdout (see the README).
+    /// stdin; each answers one JSON line per job on stdout (qctl help pipe).
     #[arg(long, conflicts_with_all = ["replace", "prefix"])]
     pub pipe: bool,
 

@@ -395,3 +395,121 @@ fn nothing_in_the_project_reads_files_outside_it() {
         );
     }
 }
+
+/// The text of `qctl ARGS` on stdout, which must succeed.
+fn stdout_of(args: &[&str]) -> String {
+    let out = qctl().args(args).assert().success().get_output().clone();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn short_help_shows_the_commands_own_options_and_points_to_the_connection_ones() {
+    let short = stdout_of(&["dead", "list", "-h"]);
+    assert!(
+        short.contains("--limit") && short.contains("--grep"),
+        "{short}"
+    );
+    for connection in [
+        "--tls-ca-cert <FILE>",
+        "--password-file <FILE>",
+        "--connect-timeout <DUR>",
+        "names a node of a Redis Cluster",
+    ] {
+        assert!(!short.contains(connection), "{connection} in -h:\n{short}");
+    }
+    assert!(short.contains("qctl help connection"), "{short}");
+    let long = stdout_of(&["dead", "list", "--help"]);
+    assert!(
+        long.contains("--tls-ca-cert") && long.contains("--limit"),
+        "{long}"
+    );
+    // The command's own options come first.
+    assert!(long.find("--limit") < long.find("--tls-ca-cert"), "{long}");
+}
+
+#[test]
+fn help_topics_carry_what_the_readme_says() {
+    let connection = stdout_of(&["help", "connection"]);
+    for word in [
+        "--redis",
+        "QCTL_REDIS_URL",
+        "--password-file",
+        "--tls-cert",
+        "--cluster",
+    ] {
+        assert!(connection.contains(word), "{word}:\n{connection}");
+    }
+    let codes = stdout_of(&["help", "exit-codes"]);
+    for word in ["141", "130", "monitoring-plugins", "NOPERM"] {
+        assert!(codes.contains(word), "{word}:\n{codes}");
+    }
+    let handlers = stdout_of(&["help", "handlers"]);
+    for word in ["QCTL_JOB_ATTEMPT", "QCTL_JOB_ID", "no shell", "--timeout"] {
+        assert!(handlers.contains(word), "{word}:\n{handlers}");
+    }
+    let pipe = stdout_of(&["help", "pipe"]);
+    assert!(
+        pipe.contains("data_b64") && pipe.contains("retry_in"),
+        "{pipe}"
+    );
+    assert!(stdout_of(&["help", "topics"]).contains("exit-codes"));
+    let list = stdout_of(&["help", "dead", "list"]);
+    assert!(
+        list.contains("List dead jobs") && list.contains("--limit"),
+        "{list}"
+    );
+    qctl()
+        .args(["help", "nosuch"])
+        .assert()
+        .code(2)
+        .stderr(contains("qctl help topics"));
+    // consume's --help and manual page carry the handler contract and the protocol.
+    let consume = stdout_of(&["consume", "--help"]);
+    assert!(consume.contains("QCTL_JOB_ATTEMPT") && consume.contains("data_b64"));
+    let page = stdout_of(&["man"]);
+    assert!(page.contains("Exit codes"), "qctl.1 without exit codes");
+}
+
+#[test]
+fn consume_hints_only_where_they_help() {
+    // A forgotten `--`: the handler's word is taken for an option.
+    let out = qctl()
+        .args(["consume", "q", "./send.sh", "-x"])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("the handler goes after --"), "{stderr}");
+    // A misspelt flag has clap's tip, not a hint about queue names.
+    let out = qctl()
+        .args(["consume", "q", "--concurency", "2", "--", "true"])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--concurrency"), "{stderr}");
+    assert!(!stderr.contains("hint:"), "{stderr}");
+}
+
+#[test]
+fn an_option_set_by_its_variable_is_not_shown_as_required() {
+    let out = qctl()
+        .env("QCTL_REDIS_URL", "redis://127.0.0.1:1")
+        .env("QCTL_REDIS_USER", "worker")
+        .args(["dead", "list"])
+        .assert()
+        .code(2)
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("Usage: qctl dead list [OPTIONS] <QUEUE>"),
+        "{stderr}"
+    );
+    assert!(
+        !stderr.contains("--redis") && !stderr.contains("--user"),
+        "{stderr}"
+    );
+}

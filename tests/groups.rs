@@ -738,6 +738,8 @@ fn scheduled_groups_group_retries_by_due_time_and_delayed_jobs_have_none() {
 #[test]
 fn an_empty_set_has_no_groups_and_exits_0() {
     let server = RedisServer::start();
+    // The queue has a ready job and no dead one.
+    qctl(&server).args(["enqueue", "q", "x"]).assert().success();
     qctl(&server)
         .args(["dead", "groups", "q"])
         .assert()

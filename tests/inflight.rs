@@ -265,6 +265,8 @@ fn a_killed_consumers_description_expires_with_its_lease() {
 #[test]
 fn nothing_in_flight_is_said_and_is_exit_0() {
     let server = RedisServer::start();
+    // The queue has a ready job, and no consumer.
+    qctl(&server).args(["enqueue", "q", "x"]).assert().success();
     qctl(&server)
         .args(["inflight", "q"])
         .assert()

@@ -224,11 +224,11 @@ fn since_starts_in_the_past_and_failures_shows_only_failures() {
     assert!(lines[0].contains("q since"), "{text}");
     assert!(
         lines[1].ends_with(
-            "q killed old: no failure recorded (a Go CurlyQ consumer or another tool moved it)"
+            "q dead old: no failure recorded (a Go CurlyQ consumer or another tool moved it)"
         ),
         "{text}"
     );
-    assert!(lines[2].contains("q killed recent"), "{text}");
+    assert!(lines[2].contains("q dead recent"), "{text}");
 }
 
 #[test]

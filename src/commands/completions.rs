@@ -1,10 +1,9 @@
 //! `qctl completions SHELL`: the completion script, generated from the CLI definition.
 
-use clap::CommandFactory;
 use clap_complete::Shell as Target;
 
 use super::Context;
-use crate::cli::{Cli, Shell};
+use crate::cli::Shell;
 use crate::engine::ExitCode;
 
 pub fn run(mut ctx: Context, shell: Shell) -> anyhow::Result<ExitCode> {
@@ -24,5 +23,5 @@ pub fn generate(shell: Shell, buf: &mut Vec<u8>) {
         Shell::Elvish => Target::Elvish,
         Shell::Powershell => Target::PowerShell,
     };
-    clap_complete::generate(target, &mut Cli::command(), "qctl", buf);
+    clap_complete::generate(target, &mut crate::cli::command(), "qctl", buf);
 }

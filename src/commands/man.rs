@@ -4,10 +4,9 @@
 use std::path::Path;
 
 use anyhow::Context as _;
-use clap::CommandFactory;
 
 use super::Context;
-use crate::cli::Cli;
+
 use crate::engine::ExitCode;
 
 pub fn run(mut ctx: Context, dir: Option<&Path>) -> anyhow::Result<ExitCode> {
@@ -35,7 +34,7 @@ pub fn run(mut ctx: Context, dir: Option<&Path>) -> anyhow::Result<ExitCode> {
 /// Every manual page as (file name, roff): qctl.1 first, then one per subcommand, depth
 /// first (`qctl dead list` is qctl-dead-list.1).
 pub fn pages() -> std::io::Result<Vec<(String, Vec<u8>)>> {
-    let mut cmd = Cli::command().disable_help_subcommand(true);
+    let mut cmd = crate::cli::command().disable_help_subcommand(true);
     cmd.build();
     let mut pages = Vec::new();
     add_pages(cmd, &mut pages)?;

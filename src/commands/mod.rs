@@ -9,6 +9,7 @@ mod dead;
 mod doctor;
 mod enqueue;
 mod groups;
+pub(crate) mod help;
 mod history;
 mod inflight;
 mod listing;
@@ -141,6 +142,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Command::Doctor(args) => doctor::run(ctx, args).await,
             Command::Completions { shell } => completions::run(ctx, shell),
             Command::Man { dir } => man::run(ctx, dir.as_deref()),
+            Command::Help { words } => help::run(ctx, &words),
         }
     })
 }
@@ -148,7 +150,10 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 /// The words for a queue that has no key on the server, with the names it may have meant:
 /// `no queue "mial" (known: mail, mail-retry)`.
 async fn no_queue(redis: &mut crate::engine::Redis, name: &str) -> anyhow::Result<String> {
-    let (names, found) = crate::engine::queues::near(redis, name).await?;
+    // A user who may not SCAN is told no more than that.
+    let Ok((names, found)) = crate::engine::queues::near(redis, name).await else {
+        return Ok(format!("no queue {name:?}"));
+    };
     let shown: Vec<String> = names.iter().map(|n| crate::output::printable(n)).collect();
     let known = match (found, shown.len()) {
         (0, _) => "this server has no queues".to_string(),
@@ -161,10 +166,20 @@ async fn no_queue(redis: &mut crate::engine::Redis, name: &str) -> anyhow::Resul
 /// Fails (exit 5) when `keys` names a queue with no key on the server, naming the queues
 /// it may have meant: read commands have nothing to read there.
 async fn require_queue(redis: &mut crate::engine::Redis, keys: &QueueKeys) -> anyhow::Result<()> {
-    if crate::engine::queues::exists(redis, keys).await? {
+    if queue_known(redis, keys).await? {
         return Ok(());
     }
     Err(Error::NothingDone(no_queue(redis, &keys.name).await?).into())
+}
+
+/// Whether the queue has a key on the server; true when the user may not look (the
+/// command's own reads then say what it may not do, naming the key).
+async fn queue_known(redis: &mut crate::engine::Redis, keys: &QueueKeys) -> anyhow::Result<bool> {
+    match crate::engine::queues::exists(redis, keys).await {
+        Ok(known) => Ok(known),
+        Err(e) if e.is_key_denied() => Ok(true),
+        Err(e) => Err(e.into()),
+    }
 }
 
 /// Warns when `keys` names a queue with no key on the server (a command that waits for it,
@@ -175,7 +190,7 @@ async fn warn_unknown_queue(
     keys: &QueueKeys,
     then: &str,
 ) -> anyhow::Result<()> {
-    if !crate::engine::queues::exists(redis, keys).await? {
+    if !queue_known(redis, keys).await? {
         let words = no_queue(redis, &keys.name).await?;
         ctx.out.warn(format_args!("{words}; {then}"));
     }

@@ -82,14 +82,18 @@ pub async fn discover(redis: &mut Redis, max_keys: u64) -> Result<Discovery, Err
 /// mistyped, or a queue that holds nothing and was never run by qctl (qctl consumers keep
 /// `NAME:stats`).
 pub async fn exists(redis: &mut Redis, keys: &QueueKeys) -> Result<bool, Error> {
+    // One EXISTS per key: a refusal then names its key, and a server that wants a password
+    // answers NOAUTH (it closes the connection on a longer command from a client that has
+    // not authenticated).
     let fixed = keys.fixed();
-    let n: u64 = redis
-        .query(
-            redis::cmd("EXISTS").arg(&fixed[..]),
-            format!("EXISTS {}", keys.active),
-        )
+    let mut pipe = redis::pipe();
+    for key in fixed {
+        pipe.exists(key);
+    }
+    let found: Vec<u64> = redis
+        .pipeline(&pipe, format!("EXISTS {}", keys.active))
         .await?;
-    Ok(n > 0)
+    Ok(found.iter().any(|n| *n > 0))
 }
 
 /// How many keys [`near`] scans at most for the names of queues.
