@@ -1190,7 +1190,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__enqueue)
-            opts="-u -q -v -h -V --file --id --in --at --lines --jsonl --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-u -q -v -h -V --file --id --in --at --lines --keep-cr --jsonl --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

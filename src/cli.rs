@@ -452,9 +452,14 @@ pub struct EnqueueArgs {
     #[arg(long, value_name = "TIME", value_parser = parse_time)]
     pub at: Option<f64>,
 
-    /// Every input line is the data of one job (without its newline).
+    /// Every input line is the data of one job (without its newline; a \r before it, as in a
+    /// CRLF file, goes too unless --keep-cr).
     #[arg(long, conflicts_with = "jsonl")]
     pub lines: bool,
+
+    /// With --lines, keep a \r that ends a line as part of the job's data.
+    #[arg(long, requires = "lines")]
+    pub keep_cr: bool,
 
     /// Every input line is a JSON object {"id"?, "data" | "data_b64", "at"?, "attempt"?}.
     #[arg(long)]
@@ -703,10 +708,12 @@ pub struct FilterArgs {
     /// prints, or `none` for jobs without a failure record.
     #[arg(long, value_name = "FP", value_parser = parse_group)]
     pub group: Option<String>,
-    /// Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h).
+    /// Only jobs at or after this time: dead at or after it, or due at or after it (RFC 3339,
+    /// unix seconds, an age such as 2h for two hours ago, or +2h for two hours from now).
     #[arg(long, value_name = "TIME", value_parser = parse_time_or_age)]
     pub since: Option<f64>,
-    /// Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h).
+    /// Only jobs at or before this time (as --since): `scheduled list Q --until +2h` lists
+    /// what is due within two hours.
     #[arg(long, value_name = "TIME", value_parser = parse_time_or_age)]
     pub until: Option<f64>,
     /// Only jobs that failed at least N times.
@@ -1009,7 +1016,13 @@ pub fn check_time(t: f64) -> Result<f64, String> {
 
 /// A point in time, or an age (`2h`: two hours ago). Returns unix seconds.
 pub fn parse_time_or_age(s: &str) -> Result<f64, String> {
-    if let Ok(age) = humantime::parse_duration(s.trim()) {
+    let s = s.trim();
+    if let Some(ahead) = s.strip_prefix('+') {
+        return humantime::parse_duration(ahead.trim())
+            .map(|d| crate::engine::now() + d.as_secs_f64())
+            .map_err(|e| format!("{e} (expected +DURATION such as +2h: that long from now)"));
+    }
+    if let Ok(age) = humantime::parse_duration(s) {
         return Ok(crate::engine::now() - age.as_secs_f64());
     }
     parse_time(s)

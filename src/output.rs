@@ -180,14 +180,36 @@ impl Output {
             return ProgressBar::hidden();
         }
         let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
-        bar.set_style(
+        bar.set_style(with_rate(
             ProgressStyle::with_template(&format!(
-                "{{spinner}} {{human_pos}} {what} ({{per_sec}}, {{elapsed}})"
+                "{{spinner}} {{human_pos}} {what} ({{rate}}, {{elapsed}})"
             ))
             .expect("valid progress template"),
-        );
+        ));
         bar.enable_steady_tick(Duration::from_millis(120));
         bar
+    }
+}
+
+/// The style with a key `{rate}`: items per second, whole above 10 (`72,609/s`), else with
+/// one decimal (`3.5/s`).
+fn with_rate(style: ProgressStyle) -> ProgressStyle {
+    style.with_key(
+        "rate",
+        |state: &indicatif::ProgressState, w: &mut dyn std::fmt::Write| {
+            let _ = write!(w, "{}", per_second(state.per_sec()));
+        },
+    )
+}
+
+/// A rate for people: `72,609/s`, `3.5/s`.
+pub fn per_second(rate: f64) -> String {
+    if !rate.is_finite() || rate < 0.0 {
+        "-/s".into()
+    } else if rate >= 10.0 {
+        format!("{}/s", thousands(rate.round() as u64))
+    } else {
+        format!("{rate:.1}/s")
     }
 }
 
@@ -482,12 +504,51 @@ impl TerminalMode {
 
 /// This command line with `--yes` added, quoted for a POSIX shell.
 pub fn rerun_with_yes() -> String {
-    let mut words: Vec<String> = std::env::args().map(|a| shell_quote(&a)).collect();
+    let mut hidden = false;
+    let mut words: Vec<String> = std::env::args()
+        .map(|a| {
+            let plain = without_password(&a);
+            hidden |= plain != a;
+            shell_quote(&plain)
+        })
+        .collect();
     if let Some(first) = words.first_mut() {
         *first = "qctl".into();
     }
     words.push("--yes".into());
-    crate::engine::error::redact(&words.join(" "))
+    let line = words.join(" ");
+    if hidden {
+        format!("{line}\n  (the URL's password is left out: give it in $QCTL_REDIS_PASSWORD or --password-file)")
+    } else {
+        line
+    }
+}
+
+/// `word` with the password of every URL in it left out (`redis://:pw@h` is `redis://h`,
+/// `redis://u:pw@h` is `redis://u@h`).
+fn without_password(word: &str) -> String {
+    let mut out = String::with_capacity(word.len());
+    let mut rest = word;
+    while let Some(pos) = rest.find("://") {
+        let (head, tail) = rest.split_at(pos + 3);
+        out.push_str(head);
+        let end = tail.find(['/', '?']).unwrap_or(tail.len());
+        let authority = &tail[..end];
+        match authority.rfind('@') {
+            Some(at) => {
+                let user = authority[..at].split(':').next().unwrap_or("");
+                if user.is_empty() {
+                    out.push_str(&authority[at + 1..]);
+                } else {
+                    out.push_str(&format!("{user}@{}", &authority[at + 1..]));
+                }
+            }
+            None => out.push_str(authority),
+        }
+        rest = &tail[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// A word quoted for a POSIX shell, when it needs quoting.
@@ -667,12 +728,12 @@ impl Output {
             return ProgressBar::hidden();
         }
         let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-        bar.set_style(
+        bar.set_style(with_rate(
             ProgressStyle::with_template(&format!(
-                "{what} {{bar:30}} {{human_pos}}/{{human_len}} ({{per_sec}}, eta {{eta}})"
+                "{what} {{bar:30}} {{human_pos}}/{{human_len}} ({{rate}}, eta {{eta}})"
             ))
             .expect("valid progress template"),
-        );
+        ));
         bar
     }
 }
@@ -680,6 +741,19 @@ impl Output {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_rerun_line_leaves_the_password_out_and_rates_are_short() {
+        assert_eq!(
+            without_password("redis://:hunter2@h:6379/0"),
+            "redis://h:6379/0"
+        );
+        assert_eq!(without_password("-u=redis://u:pw@h"), "-u=redis://u@h");
+        assert_eq!(without_password("rediss://h:6380"), "rediss://h:6380");
+        assert_eq!(without_password("mail"), "mail");
+        assert_eq!(per_second(72_609.367_9), "72,609/s");
+        assert_eq!(per_second(3.46), "3.5/s");
+    }
 
     #[test]
     fn counts_get_thousands_separators() {

@@ -139,3 +139,59 @@ fn the_words_of_a_consumer_mean_what_happened() {
         "{stderr}"
     );
 }
+
+#[test]
+fn input_and_times_mean_what_a_person_means() {
+    let server = RedisServer::start();
+    // A CRLF file: the \r is no part of a job, unless --keep-cr.
+    qctl(&server)
+        .args(["enqueue", "crlf", "--lines"])
+        .write_stdin("a\r\nb\r\n")
+        .assert()
+        .success();
+    qctl(&server)
+        .args(["enqueue", "crlf", "--lines", "--keep-cr"])
+        .write_stdin("c\r\n")
+        .assert()
+        .success();
+    let out = qctl(&server)
+        .args(["active", "list", "crlf", "--json"])
+        .output()
+        .unwrap();
+    let jobs: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let data: Vec<&str> = jobs
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["data"].as_str().unwrap())
+        .collect();
+    assert_eq!(data, ["a", "b", "c\r"]);
+
+    // Due within two hours: +2h is two hours from now.
+    qctl(&server)
+        .args(["enqueue", "t", "--id", "soon", "--in", "1h", "x"])
+        .assert()
+        .success();
+    qctl(&server)
+        .args(["enqueue", "t", "--id", "later", "--in", "3h", "x"])
+        .assert()
+        .success();
+    let out = qctl(&server)
+        .args(["scheduled", "list", "t", "--until", "+2h", "--json"])
+        .output()
+        .unwrap();
+    let listed: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ids: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(ids, ["soon"]);
+    // Ready jobs have no time: a time filter is refused, not ignored.
+    qctl(&server)
+        .args(["active", "list", "crlf", "--since", "1h"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("ready jobs have none"));
+}

@@ -309,9 +309,10 @@ async fn bulk(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow::
     };
 
     let (tx, mut rx) = mpsc::channel::<Chunk>(READ_AHEAD);
-    let jsonl = args.jsonl;
+    let (jsonl, keep_cr) = (args.jsonl, args.keep_cr);
     let reader_keys = keys.clone();
-    let reader = std::thread::spawn(move || read_items(input, jsonl, due, &reader_keys, tx));
+    let reader =
+        std::thread::spawn(move || read_items(input, jsonl, keep_cr, due, &reader_keys, tx));
 
     // The counter shows what Redis confirmed, never what is only sent.
     let counter = ctx.out.counter("jobs enqueued");
@@ -588,6 +589,7 @@ fn hand_over<'k>(
 fn read_items(
     input: Box<dyn Read + Send>,
     jsonl: bool,
+    keep_cr: bool,
     due: Option<f64>,
     keys: &QueueKeys,
     tx: mpsc::Sender<Chunk>,
@@ -613,6 +615,10 @@ fn read_items(
         line += 1;
         if buf.last() == Some(&b'\n') {
             buf.pop();
+            // A line of a CRLF file ends in \r\n: the \r is no part of the job.
+            if !keep_cr && !jsonl && buf.last() == Some(&b'\r') {
+                buf.pop();
+            }
         }
         // A job that would take the batch past a call's byte budget starts the next one: a
         // record larger than the budget goes alone.

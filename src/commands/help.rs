@@ -96,10 +96,12 @@ pub fn run(mut ctx: Context, words: &[String]) -> anyhow::Result<ExitCode> {
             for word in path {
                 cmd = match cmd.find_subcommand(word) {
                     Some(sub) => sub.clone(),
-                    None => return Err(Error::Usage(format!(
+                    None => {
+                        return Err(Error::Usage(format!(
                         "no command or topic {word:?} (see `qctl help topics` and `qctl --help`)"
                     ))
-                    .into()),
+                        .into())
+                    }
                 };
             }
             let name = format!("qctl {}", path.join(" "));

@@ -52,6 +52,20 @@ fn verb(action: Action) -> &'static str {
     }
 }
 
+/// The filter of `args` for jobs in `place`; ready jobs have no time, so selecting them by
+/// one is refused rather than ignored.
+pub fn filter_for(args: &FilterArgs, place: Place) -> Result<Filter, Error> {
+    if place == Place::Active && (args.since.is_some() || args.until.is_some()) {
+        return Err(Error::Usage(
+            "--since and --until select by time, and ready jobs have none (a dead job has its \
+             time of death, a scheduled one its due time): use --grep, --reason, --group or \
+             --min-attempts"
+                .into(),
+        ));
+    }
+    Ok(filter(args))
+}
+
 pub fn filter(args: &FilterArgs) -> Filter {
     Filter {
         grep: args.grep.clone(),
@@ -67,7 +81,7 @@ pub async fn list(mut ctx: Context, args: ListArgs, place: Place) -> anyhow::Res
     let keys = ctx.keys(&args.queue)?;
     let mut redis = ctx.server()?.connect().await?;
     super::require_queue(&mut redis, &keys).await?;
-    let filter = filter(&args.filter);
+    let filter = filter_for(&args.filter, place)?;
     let limit = args.limit as u64;
     let mut pager = match place {
         Place::Active => Pager::active(&mut redis, &keys, &filter, args.offset, limit).await,
@@ -362,7 +376,7 @@ pub async fn bulk(
     extra_until: Option<f64>,
 ) -> anyhow::Result<ExitCode> {
     let keys = ctx.keys(&args.queue)?;
-    let mut filter = filter(&args.filter);
+    let mut filter = filter_for(&args.filter, place)?;
     if let Some(t) = extra_until {
         filter.until = Some(filter.until.map_or(t, |u| u.min(t)));
     }
