@@ -555,7 +555,7 @@ fn sigusr1_prints_each_loop_state_the_running_jobs_and_the_counts() {
     for name in ["heartbeat", "scheduler", "custodian", "poller", "processor"] {
         assert!(stderr.contains(name), "no state for {name}: {stderr}");
     }
-    assert!(stderr.contains("running busy (attempt 0)"), "{stderr}");
+    assert!(stderr.contains("running busy (run 1)"), "{stderr}");
     assert!(stderr.contains("so far: ran 0"), "{stderr}");
 }
 

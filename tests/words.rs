@@ -195,3 +195,105 @@ fn input_and_times_mean_what_a_person_means() {
         .code(2)
         .stderr(predicates::str::contains("ready jobs have none"));
 }
+
+#[test]
+fn one_job_has_the_same_numbers_in_the_log_the_tables_json_and_show() {
+    let server = RedisServer::start();
+    qctl(&server)
+        .args(["enqueue", "q", "--id", "j", "x"])
+        .assert()
+        .success();
+    // Two runs, both failing: run 1 is retried, run 2 goes dead with attempt 2.
+    let out = qctl(&server)
+        .args([
+            "consume",
+            "q",
+            "--drain",
+            "--max-retries",
+            "1",
+            "--max-backoff",
+            "0s",
+        ])
+        .args(["--json", "--", "sh", "-c", "exit 3"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(7));
+    let events: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect();
+    let attempts = |kind: &str| -> Vec<i64> {
+        events
+            .iter()
+            .filter(|e| e["event"] == kind)
+            .map(|e| e["attempt"].as_i64().unwrap())
+            .collect()
+    };
+    assert_eq!(attempts("failed"), [0, 1]);
+    assert_eq!(attempts("killed"), [2]);
+
+    qctl(&server)
+        .args(["enqueue", "q", "--id", "k", "x"])
+        .assert()
+        .success();
+    let out = qctl(&server)
+        .args([
+            "consume",
+            "q",
+            "--drain",
+            "--max-retries",
+            "1",
+            "--max-backoff",
+            "0s",
+        ])
+        .args(["--", "sh", "-c", "exit 3"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("job k failed (exit 3) on run 1 after"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("job k failed (exit 3) on run 2 after"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("job k moved to the dead set after 2 failures"),
+        "{stderr}"
+    );
+
+    // The table: FAILURES 2; JSON: attempt 2, its failure record's run was attempt 1.
+    let out = qctl(&server).args(["dead", "list", "q"]).output().unwrap();
+    let table = String::from_utf8_lossy(&out.stdout);
+    let header: Vec<&str> = table.lines().next().unwrap().split_whitespace().collect();
+    let row: Vec<&str> = table
+        .lines()
+        .find(|l| l.trim_start().starts_with("j "))
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    let column = header.iter().position(|h| *h == "FAILURES").unwrap();
+    assert_eq!(row[column], "2", "{table}");
+    let out = qctl(&server)
+        .args(["dead", "show", "q", "j", "--json"])
+        .output()
+        .unwrap();
+    let shown: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(shown["attempt"], 2);
+    assert_eq!(shown["failure"]["attempt"], 1);
+    let out = qctl(&server)
+        .args(["dead", "show", "q", "j"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("failures:  2"), "{text}");
+    assert!(text.contains("failure:   exit 3 (run 2,"), "{text}");
+    // tail says the same run.
+    let out = qctl(&server)
+        .args(["tail", "q", "--since", "1h", "--no-follow", "--failures"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("dead j after run 2: exit 3"), "{text}");
+}

@@ -253,7 +253,7 @@ async fn watch(
                     text.push_str(&format!("\n  {name:<10} {}", serde_json::to_string(state).unwrap_or_default()));
                 }
                 for (id, attempt, secs) in &snap.running {
-                    text.push_str(&format!("\n  running {id} (attempt {attempt}) for {secs:.1}s"));
+                    text.push_str(&format!("\n  running {id} (run {}) for {secs:.1}s", attempt + 1));
                 }
                 let s = handle.summary();
                 text.push_str(&format!(
@@ -391,7 +391,7 @@ fn render(ctx: &mut Context, event: &Event) -> std::io::Result<()> {
             duration_ms,
             ..
         } => ctx.out.note(format_args!(
-            "job {id} failed ({reason}) after {duration_ms} ms, attempt {}",
+            "job {id} failed ({reason}) on run {} after {duration_ms} ms",
             attempt + 1
         )),
         Event::Retried { id, retry_at, .. } => ctx.out.note(format_args!(
@@ -414,7 +414,7 @@ fn render(ctx: &mut Context, event: &Event) -> std::io::Result<()> {
             .verbose(format_args!("job {id} returned to the queue")),
         Event::Started { id, attempt } => ctx
             .out
-            .verbose(format_args!("job {id} started (attempt {})", attempt + 1)),
+            .verbose(format_args!("job {id} started (run {})", attempt + 1)),
         Event::Succeeded {
             id, duration_ms, ..
         } => ctx

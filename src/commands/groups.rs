@@ -53,7 +53,7 @@ pub async fn run(mut ctx: Context, args: GroupsArgs, place: Place) -> anyhow::Re
     } else {
         let mut table = ctx
             .out
-            .table(&["GROUP", "COUNT", "ATTEMPTS", "FIRST", "LAST"]);
+            .table(&["GROUP", "COUNT", "FAILURES", "FIRST", "LAST"]);
         if let Some(count) = table.column_mut(1) {
             count.set_cell_alignment(comfy_table::CellAlignment::Right);
         }

@@ -107,7 +107,7 @@ pub async fn run(mut ctx: Context, args: InflightArgs) -> anyhow::Result<ExitCod
                     ("CONSUMER", Fit::Keep),
                     ("HOST:PID", Fit::Cut(12)),
                     ("RUNNING", Fit::Keep),
-                    ("ATTEMPT", Fit::Number),
+                    ("FAILURES", Fit::Number),
                     ("DATA", Fit::Cut(8)),
                 ],
                 rows,

@@ -103,7 +103,7 @@ pub async fn list(mut ctx: Context, args: ListArgs, place: Place) -> anyhow::Res
     let columns: &[(&str, Fit)] = match place {
         Place::Dead => &[
             ("ID", Fit::Keep),
-            ("ATTEMPTS", Fit::Number),
+            ("FAILURES", Fit::Number),
             ("DIED", Fit::Keep),
             ("REASON", Fit::Cut(12)),
             ("DATA", Fit::Cut(8)),
@@ -112,13 +112,13 @@ pub async fn list(mut ctx: Context, args: ListArgs, place: Place) -> anyhow::Res
             ("ID", Fit::Keep),
             ("KIND", Fit::Keep),
             ("DUE", Fit::Keep),
-            ("ATTEMPTS", Fit::Number),
+            ("FAILURES", Fit::Number),
             ("DATA", Fit::Cut(8)),
         ],
         Place::Active => &[
-            ("#", Fit::Number),
+            ("AHEAD", Fit::Number),
             ("ID", Fit::Keep),
-            ("ATTEMPTS", Fit::Number),
+            ("FAILURES", Fit::Number),
             ("DATA", Fit::Cut(8)),
         ],
     };
@@ -135,12 +135,12 @@ pub async fn list(mut ctx: Context, args: ListArgs, place: Place) -> anyhow::Res
     {
         for e in &chunk {
             if args.jsonl {
-                ctx.out.json_line(&entry_json(e, place.score_name()))?;
+                ctx.out.json_line(&listed_json(e, place))?;
             } else if ctx.out.json {
                 if shown > 0 {
                     ctx.out.raw(b",")?;
                 }
-                ctx.out.json(&entry_json(e, place.score_name()))?;
+                ctx.out.json(&listed_json(e, place))?;
             } else {
                 rows.push(row(place, e, args.offset + shown, now));
             }
@@ -215,6 +215,23 @@ async fn nothing_shown(
     })
 }
 
+/// The JSON of a listed job: in the active list, `ahead` (jobs before it) instead of a time.
+fn listed_json(e: &Entry, place: Place) -> serde_json::Value {
+    if place != Place::Active {
+        return entry_json(e, place.score_name());
+    }
+    let ahead = e.score;
+    let mut v = entry_json(
+        &Entry {
+            score: None,
+            ..e.clone()
+        },
+        place.score_name(),
+    );
+    v["ahead"] = ahead.map(|a| a as u64).into();
+    v
+}
+
 /// One table row of a listing; `index` is the job's position in the listing.
 fn row(place: Place, e: &Entry, index: u64, now: f64) -> Vec<String> {
     let attempts = e.attempt().map_or("-".to_string(), |a| a.to_string());
@@ -235,7 +252,12 @@ fn row(place: Place, e: &Entry, index: u64, now: f64) -> Vec<String> {
             };
             vec![id, kind.into(), when, attempts, data]
         }
-        Place::Active => vec![index.to_string(), id, attempts, data],
+        Place::Active => vec![
+            e.score.map_or(index, |a| a as u64).to_string(),
+            id,
+            attempts,
+            data,
+        ],
     }
 }
 
@@ -319,7 +341,7 @@ pub async fn show(mut ctx: Context, args: ShowArgs, place: Place) -> anyhow::Res
             ));
         }
         if let Some(a) = entry.attempt() {
-            lines.push(format!("attempts:  {a}"));
+            lines.push(format!("failures:  {a}"));
         }
         match entry.damage() {
             Some(why) => {
@@ -339,9 +361,9 @@ pub async fn show(mut ctx: Context, args: ShowArgs, place: Place) -> anyhow::Res
         }
         if let Some(f) = &entry.failure {
             lines.push(format!(
-                "failure:   {} (attempt {}, {} ms, at {})",
+                "failure:   {} (run {}, {} ms, at {})",
                 f.reason,
-                f.attempt,
+                f.attempt.saturating_add(1),
                 f.duration_ms,
                 describe_time(f.time)
             ));

@@ -259,7 +259,7 @@ fn show(
             "dead {}{}",
             printable(id),
             match failure {
-                Some(f) => format!(" after attempt {}: {}", f.attempt + 1, why(f)),
+                Some(f) => format!(" after run {}: {}", f.attempt + 1, why(f)),
                 None =>
                     ": no failure recorded (a Go CurlyQ consumer or another tool moved it)".into(),
             }
@@ -280,7 +280,7 @@ fn show(
             },
             failure
                 .as_ref()
-                .map(|f| format!(" after attempt {}: {}", f.attempt + 1, why(f)))
+                .map(|f| format!(" after run {}: {}", f.attempt + 1, why(f)))
                 .unwrap_or_default()
         ),
         Happening::Joined {

@@ -27,7 +27,8 @@ pub enum Location {
 impl std::fmt::Display for Location {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Location::Active { position } => write!(f, "active, position {position} in line"),
+            Location::Active { position: 0 } => write!(f, "active, next to run"),
+            Location::Active { position } => write!(f, "active, {position} ahead of it"),
             Location::Scheduled { due } => write!(f, "scheduled, due {}", describe_time(*due)),
             Location::InFlight { consumer } => write!(f, "in flight, reserved by {consumer}"),
             Location::Dead { died } => write!(f, "dead since {}", describe_time(*died)),

@@ -109,7 +109,8 @@ pub async fn lengths(
 #[derive(Debug, Clone)]
 pub struct Entry {
     pub id: String,
-    /// Its score (death or due time); None in the active list.
+    /// Its score (death or due time); in the active list, how many jobs are ahead of it
+    /// (its index from the head: 0 is next to run).
     pub score: Option<f64>,
     /// None when the id has no record (or the record was not read).
     pub job: Option<Result<Job, DecodeError>>,
@@ -576,7 +577,11 @@ impl Pager {
                         format!("LRANGE {}", keys.active),
                     )
                     .await?;
-                ids.into_iter().map(|id| (id, None)).collect()
+                let first = self.pos;
+                ids.into_iter()
+                    .enumerate()
+                    .map(|(i, id)| (id, Some((first + i as u64) as f64)))
+                    .collect()
             }
         };
         Fetched::measure(redis, keys, ids, true).await

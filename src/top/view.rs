@@ -363,7 +363,7 @@ fn draw_queue(frame: &mut Frame, area: Rect, m: &Model, queue: &str) {
                 Constraint::Fill(1),
             ],
         )
-        .header(header(["ID", "DIED", "ATTEMPTS", "REASON", "DATA"]))
+        .header(header(["ID", "DIED", "FAILURES", "REASON", "DATA"]))
     };
     frame.render_widget(table.block(Block::bordered().title(title)), dead);
 }
