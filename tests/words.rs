@@ -204,8 +204,9 @@ fn one_job_has_the_same_numbers_in_the_log_the_tables_json_and_show() {
         .assert()
         .success();
     // Two runs, both failing: run 1 is retried, run 2 goes dead with attempt 2.
-    let out = qctl(&server)
-        .args([
+    let fail_twice = |json: bool| {
+        let mut cmd = qctl(&server);
+        cmd.args([
             "consume",
             "q",
             "--drain",
@@ -213,10 +214,13 @@ fn one_job_has_the_same_numbers_in_the_log_the_tables_json_and_show() {
             "1",
             "--max-backoff",
             "0s",
-        ])
-        .args(["--json", "--", "sh", "-c", "exit 3"])
-        .output()
-        .unwrap();
+        ]);
+        if json {
+            cmd.arg("--json");
+        }
+        cmd.args(["--", "sh", "-c", "exit 3"]).output().unwrap()
+    };
+    let out = fail_twice(true);
     assert_eq!(out.status.code(), Some(7));
     let events: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
         .lines()
@@ -236,19 +240,7 @@ fn one_job_has_the_same_numbers_in_the_log_the_tables_json_and_show() {
         .args(["enqueue", "q", "--id", "k", "x"])
         .assert()
         .success();
-    let out = qctl(&server)
-        .args([
-            "consume",
-            "q",
-            "--drain",
-            "--max-retries",
-            "1",
-            "--max-backoff",
-            "0s",
-        ])
-        .args(["--", "sh", "-c", "exit 3"])
-        .output()
-        .unwrap();
+    let out = fail_twice(false);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
         stderr.contains("job k failed (exit 3) on run 1 after"),

@@ -392,15 +392,7 @@ pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Re
         // the pass shift no element that stays in the list past the page being read.
         let mut from = 0usize;
         loop {
-            let page: Vec<Vec<u8>> = redis
-                .query(
-                    redis::cmd("LRANGE")
-                        .arg(&keys.active)
-                        .arg(-((from + PAGE) as i64))
-                        .arg(-((from + 1) as i64)),
-                    format!("LRANGE {}", keys.active),
-                )
-                .await?;
+            let page = tail_page(redis, keys, from).await?;
             let n = page.len();
             let list = &keys.active;
             take_page(
@@ -1023,15 +1015,7 @@ async fn active_holds(
     let mut seen: HashSet<u64> = HashSet::new();
     let mut from = 0usize;
     loop {
-        let page: Vec<Vec<u8>> = redis
-            .query(
-                redis::cmd("LRANGE")
-                    .arg(&keys.active)
-                    .arg(-((from + PAGE) as i64))
-                    .arg(-((from + 1) as i64)),
-                format!("LRANGE {}", keys.active),
-            )
-            .await?;
+        let page = tail_page(redis, keys, from).await?;
         let n = page.len();
         for id in &page {
             let h = hash_id(id);
@@ -1301,4 +1285,22 @@ pub async fn drop_missing(
         }
     }
     Ok(())
+}
+
+/// A page of `NAME:active` counted from its tail: the ids `from` to `from + PAGE` before the
+/// last one (pushes at the tail and pops at the head during a pass shift none of them).
+async fn tail_page(
+    redis: &mut Redis,
+    keys: &QueueKeys,
+    from: usize,
+) -> Result<Vec<Vec<u8>>, Error> {
+    redis
+        .query(
+            redis::cmd("LRANGE")
+                .arg(&keys.active)
+                .arg(-((from + PAGE) as i64))
+                .arg(-((from + 1) as i64)),
+            format!("LRANGE {}", keys.active),
+        )
+        .await
 }
