@@ -157,6 +157,9 @@ fn an_ack_that_finds_its_job_gone_says_where_the_job_is() {
         err.contains("job j: it was no longer reserved by this consumer: it is back in q:active"),
         "{err}"
     );
+    // No other consumer is registered: no other consumer is blamed.
+    assert!(err.contains("and no other consumer is registered"), "{err}");
+    assert!(!err.contains("by another one"), "{err}");
 
     // Redis lost the job: neither its id nor its record is there.
     let server = RedisServer::start();

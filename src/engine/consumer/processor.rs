@@ -45,6 +45,11 @@ async fn not_reserved(shared: &Shared, id: &str) -> String {
         Location::InFlight { consumer } => {
             format!("it is reserved by {consumer} (it was {recovered})")
         }
+        Location::Active { .. } if others(shared).await == Some(0) => format!(
+            "it is back in {}, and no other consumer is registered: `qctl orphans` returned \
+             it, or Redis lost the reservation (a restart from an older snapshot, a failover)",
+            keys.active
+        ),
         Location::Active { .. } => format!("it is back in {} (it was {recovered})", keys.active),
         Location::Scheduled { .. } | Location::Dead { .. } | Location::Stranded => {
             format!("it is {place}")
@@ -55,6 +60,19 @@ async fn not_reserved(shared: &Shared, id: &str) -> String {
             .to_string(),
     };
     format!("it was no longer reserved by this consumer: {now}; not settled here")
+}
+
+/// How many consumers other than this one are registered; None when that cannot be read.
+async fn others(shared: &Shared) -> Option<u64> {
+    let mut redis = shared.redis.clone();
+    let consumers = &shared.keys.consumers;
+    let mut pipe = redis::pipe();
+    pipe.zcard(consumers).zscore(consumers, &shared.inflight);
+    let (all, own): (u64, Option<f64>) = redis
+        .pipeline(&pipe, format!("ZCARD {consumers}"))
+        .await
+        .ok()?;
+    Some(all.saturating_sub(u64::from(own.is_some())))
 }
 
 /// A job that succeeded, waiting for its ack; the answer says whether it was still reserved
