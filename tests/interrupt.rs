@@ -48,16 +48,20 @@ fn zcard(server: &RedisServer, key: &str) -> u64 {
     server.cmd(&[b"ZCARD", key.as_bytes()])
 }
 
-/// `n` jobs `j1`..`jn` with records in `q:data` and ids in the sorted set `set`, scored
+/// `n` jobs `j1`..`jn` with records in the data hash of the queue of `set` and ids in `set`, scored
 /// `score`, written straight to Redis.
 fn fill_set(server: &RedisServer, set: &str, n: u64, score: f64) {
+    let data = format!(
+        "{}:data",
+        set.rsplit_once(':').map_or("q", |(queue, _)| queue)
+    );
     let mut con = server.conn();
     for start in (1..=n).step_by(10_000) {
         let mut pipe = redis::pipe();
         for i in start..(start + 10_000).min(n + 1) {
             let id = format!("j{i}");
             let record = qctl::engine::Job::new(id.as_str(), Some(b"x".to_vec())).encode();
-            pipe.hset("q:data", &id, record).ignore();
+            pipe.hset(&data, &id, record).ignore();
             pipe.zadd(set, &id, score).ignore();
         }
         let () = pipe.query(&mut con).expect("fill the set");
@@ -750,20 +754,21 @@ fn a_second_signal_stops_at_once_and_says_what_is_not_known() {
     let first = count_after(&err, "; lines ");
     assert_eq!(first, count_after(&err, "(lines 1 to ") + 1, "{err}");
 
+    // Another queue: what the proxy held of the enqueue may still reach Redis.
     server.cmd::<()>(&[b"FLUSHALL"]);
-    fill_set(&server, "q:dead", BIG, 1_700_000_000.0);
+    fill_set(&server, "r:dead", BIG, 1_700_000_000.0);
     let mut cmd = qctl_process_at(&proxy.url());
     cmd.args([
         "--response-timeout",
         "120s",
         "dead",
         "requeue",
-        "q",
+        "r",
         "--all",
         "--yes",
     ]);
     let mut bg = Background::spawn(cmd);
-    assert!(wait_until(START_LIMIT, || llen(&server, "q:active") >= 20_000));
+    assert!(wait_until(START_LIMIT, || llen(&server, "r:active") >= 20_000));
     proxy.blackhole();
     std::thread::sleep(Duration::from_millis(300));
     bg.signal(Signal::SIGINT);
@@ -779,7 +784,7 @@ fn a_second_signal_stops_at_once_and_says_what_is_not_known() {
     proxy.pass();
     let moved = count_after(&err, "interrupted (SIGINT): requeued ");
     let unknown = count_after(&err, "the last step, ");
-    let held = llen(&server, "q:active");
+    let held = llen(&server, "r:active");
     assert!(
         moved <= held && held <= moved + unknown,
         "printed {moved} and {unknown} not known; Redis holds {held}"
