@@ -5,7 +5,6 @@ use serde_json::json;
 
 use super::Context;
 use crate::cli::ConfirmArgs;
-use crate::engine::conn::Node;
 use crate::engine::{consumers, ExitCode};
 use crate::output::{printable, stopped_by, thousands};
 use crate::signals;
@@ -25,29 +24,14 @@ pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow:
     }
     // In-flight sets whose consumer entry is gone, the descriptions of qctl consumers and
     // the minutes of the queue's history: one SCAN pass.
-    let pattern = format!("{}:*", glob_escape(queue));
-    let mut cursor = 0u64;
-    loop {
-        let (next, found): (u64, Vec<String>) = redis
-            .query_at(
-                &Node::Owning(keys.active.clone()),
-                redis::cmd("SCAN")
-                    .arg(cursor)
-                    .arg("MATCH")
-                    .arg(&pattern)
-                    .arg("COUNT")
-                    .arg(10_000),
-                "SCAN",
-            )
-            .await?;
-        targets.extend(found.into_iter().filter(|k| {
-            keys.is_inflight_key(k) || keys.is_consumer_key(k) || keys.is_history_key(k)
-        }));
-        cursor = next;
-        if cursor == 0 {
-            break;
-        }
-    }
+    targets.extend(
+        keys.scan(&mut redis, "*", 10_000)
+            .await?
+            .into_iter()
+            .filter(|k| {
+                keys.is_inflight_key(k) || keys.is_consumer_key(k) || keys.is_history_key(k)
+            }),
+    );
     targets.sort();
     targets.dedup();
     let mut pipe = redis::pipe();
@@ -171,15 +155,4 @@ pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow:
         existing.len()
     ));
     Ok(ExitCode::Success)
-}
-
-fn glob_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if matches!(c, '*' | '?' | '[' | ']' | '\\') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
 }

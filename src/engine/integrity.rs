@@ -15,7 +15,7 @@ use std::hash::{Hash, Hasher};
 
 use redis::Value;
 
-use super::conn::{Node, Redis};
+use super::conn::Redis;
 use super::doctor::{Area, Finding, SAMPLES};
 use super::error::Error;
 use super::health::Severity;
@@ -117,45 +117,6 @@ fn shown(id: &[u8]) -> String {
     String::from_utf8_lossy(id).into_owned()
 }
 
-/// The keys that match `pattern` on the node owning `owner`, by SCAN pages.
-async fn scan_keys(redis: &mut Redis, owner: &str, pattern: &str) -> Result<Vec<String>, Error> {
-    let mut found = Vec::new();
-    let mut cursor = 0u64;
-    loop {
-        let (next, page): (u64, Vec<String>) = redis
-            .query_at(
-                &Node::Owning(owner.to_string()),
-                redis::cmd("SCAN")
-                    .arg(cursor)
-                    .arg("MATCH")
-                    .arg(pattern)
-                    .arg("COUNT")
-                    .arg(PAGE),
-                format!("SCAN MATCH {pattern}"),
-            )
-            .await?;
-        found.extend(page);
-        cursor = next;
-        if cursor == 0 {
-            break;
-        }
-    }
-    found.sort();
-    found.dedup();
-    Ok(found)
-}
-
-fn glob_escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        if matches!(c, '*' | '?' | '[' | ']' | '\\') {
-            out.push('\\');
-        }
-        out.push(c);
-    }
-    out
-}
-
 /// Checks the integrity of the queue `keys` (`node` names its server in findings).
 pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Report, Error> {
     let mut report = Report::default();
@@ -212,12 +173,7 @@ pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Re
         members.sort_by(|a, b| a.0.cmp(&b.0));
         members.dedup_by(|a, b| a.0 == b.0);
     }
-    let scanned = scan_keys(
-        redis,
-        &keys.active,
-        &format!("{}:inflight:*", glob_escape(&keys.name)),
-    )
-    .await?;
+    let scanned = keys.scan(redis, "inflight:*", PAGE as u64).await?;
     let mut inflight: Vec<String> = members
         .iter()
         .map(|(k, _)| k.clone())
@@ -375,10 +331,7 @@ pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Re
 
     // The ids of every state, hashed; ids without a record are found on the way.
     let mut ids: [Vec<u64>; 4] = Default::default();
-    let mut total = 0usize;
-    let mut too_many = false;
-    let mut missing: Vec<(String, &'static str, Vec<u8>)> = Vec::new();
-    let mut missing_seen = 0u64;
+    let mut taken = Taken::default();
     let mut multi: HashSet<u64> = HashSet::new();
 
     if active_ok {
@@ -402,10 +355,7 @@ pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Re
                 (list, "list"),
                 page,
                 &mut ids[0],
-                &mut missing,
-                &mut missing_seen,
-                &mut total,
-                &mut too_many,
+                &mut taken,
             )
             .await?;
             if n < PAGE {
@@ -436,10 +386,7 @@ pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Re
                 (key, "zset"),
                 page,
                 &mut ids[slot],
-                &mut missing,
-                &mut missing_seen,
-                &mut total,
-                &mut too_many,
+                &mut taken,
             )
             .await?;
             if n < PAGE {
@@ -481,10 +428,7 @@ pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Re
                 (set, "set"),
                 page,
                 &mut own,
-                &mut missing,
-                &mut missing_seen,
-                &mut total,
-                &mut too_many,
+                &mut taken,
             )
             .await?;
             cursor = next;
@@ -509,7 +453,7 @@ pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Re
     }
 
     // Ids without a record, read again.
-    let missing = confirm_missing(redis, keys, missing, report.active_len).await?;
+    let missing = confirm_missing(redis, keys, taken.missing, report.active_len).await?;
     {
         let mut f = finding("ids-without-record", Severity::Critical, String::new());
         let sample_ids: Vec<String> = missing.iter().map(|(_, _, id)| shown(id)).collect();
@@ -537,8 +481,8 @@ pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Re
                 crate::output::shell_quote(&keys.name)
             ),
         );
-        if missing_seen as usize > CANDIDATES {
-            note_more(report.findings.last_mut(), missing_seen);
+        if taken.missing_seen as usize > CANDIDATES {
+            note_more(report.findings.last_mut(), taken.missing_seen);
         }
     }
     report.missing = missing;
@@ -549,7 +493,7 @@ pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Re
     let mut doubled: Vec<(Vec<u8>, bool)> = Vec::new();
     let mut damaged: Vec<(Vec<u8>, String)> = Vec::new();
     let mut damaged_seen = 0u64;
-    let cross = !too_many;
+    let cross = !taken.too_many;
     let mut records_read = data_ok;
     if data_ok {
         let mut cursor = 0u64;
@@ -660,7 +604,7 @@ pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Re
         }
     }
 
-    if too_many {
+    if taken.too_many {
         report.findings.push(
             finding(
                 "cross-check",
@@ -770,7 +714,18 @@ fn damage(id: &[u8], record: &[u8]) -> Option<String> {
 
 /// Hashes a page of ids of one key into `into` and checks that each has a record
 /// (pipelined HEXISTS); those without one become candidates.
-#[allow(clippy::too_many_arguments)]
+/// What the pages of the state keys gave so far: how many ids, whether there were too many
+/// to hold, and the ids without a record (the first [`CANDIDATES`], and how many in all).
+#[derive(Default)]
+struct Taken {
+    total: usize,
+    too_many: bool,
+    missing: Vec<(String, &'static str, Vec<u8>)>,
+    missing_seen: u64,
+}
+
+/// Takes a page of ids of `key` (of type `kind`): their hashes into `into` (while there are
+/// not too many), and those without a record into `taken` (when the records may be read).
 async fn take_page(
     redis: &mut Redis,
     keys: &QueueKeys,
@@ -778,19 +733,16 @@ async fn take_page(
     (key, kind): (&str, &'static str),
     page: Vec<Vec<u8>>,
     into: &mut Vec<u64>,
-    missing: &mut Vec<(String, &'static str, Vec<u8>)>,
-    missing_seen: &mut u64,
-    total: &mut usize,
-    too_many: &mut bool,
+    taken: &mut Taken,
 ) -> Result<(), Error> {
     if page.is_empty() {
         return Ok(());
     }
-    *total += page.len();
-    if *total > MAX_IDS {
-        *too_many = true;
+    taken.total += page.len();
+    if taken.total > MAX_IDS {
+        taken.too_many = true;
     }
-    if !*too_many {
+    if !taken.too_many {
         into.extend(page.iter().map(|id| hash_id(id)));
     }
     if !data_ok {
@@ -805,9 +757,9 @@ async fn take_page(
         .await?;
     for (id, exists) in page.into_iter().zip(exists) {
         if !exists {
-            *missing_seen += 1;
-            if missing.len() < CANDIDATES {
-                missing.push((key.to_string(), kind, id));
+            taken.missing_seen += 1;
+            if taken.missing.len() < CANDIDATES {
+                taken.missing.push((key.to_string(), kind, id));
             }
         }
     }

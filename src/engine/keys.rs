@@ -41,6 +41,18 @@ pub fn hash_tag(name: &str) -> Option<&str> {
     (len > 0).then(|| &name[open + 1..open + 1 + len])
 }
 
+/// `s` with the characters a SCAN MATCH pattern gives a meaning (`*?[]\`) escaped.
+pub fn glob_escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        if matches!(c, '*' | '?' | '[' | ']' | '\\') {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// The prefix of every consumer's in-flight set key.
 const INFLIGHT: &str = ":inflight:";
 /// The prefix of the keys that describe a qctl consumer.
@@ -98,6 +110,42 @@ impl QueueKeys {
     /// (unix seconds): see [`super::history`].
     pub fn history(&self, minute: i64) -> String {
         format!("{}:history:{minute}", self.name)
+    }
+
+    /// The keys of this queue named `NAME:` then what the MATCH pattern `rest` matches, on
+    /// the node owning the queue, found by SCAN (`count` keys a call), sorted.
+    pub async fn scan(
+        &self,
+        redis: &mut super::conn::Redis,
+        rest: &str,
+        count: u64,
+    ) -> Result<Vec<String>, super::Error> {
+        let pattern = format!("{}:{rest}", glob_escape(&self.name));
+        let owner = super::conn::Node::Owning(self.active.clone());
+        let mut found = Vec::new();
+        let mut cursor = 0u64;
+        loop {
+            let (next, page): (u64, Vec<String>) = redis
+                .query_at(
+                    &owner,
+                    redis::cmd("SCAN")
+                        .arg(cursor)
+                        .arg("MATCH")
+                        .arg(&pattern)
+                        .arg("COUNT")
+                        .arg(count),
+                    format!("SCAN MATCH {pattern}"),
+                )
+                .await?;
+            found.extend(page);
+            cursor = next;
+            if cursor == 0 {
+                break;
+            }
+        }
+        found.sort();
+        found.dedup();
+        Ok(found)
     }
 
     /// The UUID of a well-formed in-flight key of this queue.
