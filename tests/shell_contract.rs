@@ -643,6 +643,88 @@ fn ctrl_c_and_sigterm_through_a_pipeline_stop_a_consumer_cleanly() {
     ));
 }
 
+/// systemd's `KillMode=control-group` (and a Ctrl-C that reaches a handler in the instant it
+/// is being started) sends the consumer's stop signal to its handlers too. A handler that dies
+/// of it was stopped with the consumer: its job goes back unchanged, no failed run recorded.
+#[test]
+fn a_handler_killed_by_the_signal_that_stops_the_consumer_gives_its_job_back() {
+    let server = RedisServer::start();
+    let dir = tempfile::tempdir().expect("temp dir");
+    let pids = dir.path().join("pids");
+    let script = format!("echo $$ >> '{}'; exec sleep 30", pids.display());
+    for signal in [Signal::SIGTERM, Signal::SIGINT] {
+        fill(&server);
+        let _ = std::fs::remove_file(&pids);
+        let mut cmd = qctl_process(&server);
+        cmd.args(["consume", "q", "-c", "2", "--shutdown-grace", "10s"])
+            .args(FAST)
+            .args(["--", "sh", "-c", &script])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let mut consumer = cmd.spawn().expect("start qctl");
+        let started = || {
+            std::fs::read_to_string(&pids)
+                .map(|s| s.lines().count() >= 2)
+                .unwrap_or(false)
+        };
+        assert!(
+            wait_until(Duration::from_secs(15), started),
+            "{signal}: the handlers never started"
+        );
+        let handlers: Vec<i32> = std::fs::read_to_string(&pids)
+            .unwrap()
+            .lines()
+            .map(|l| l.trim().parse().expect("a pid"))
+            .collect();
+        let began = Instant::now();
+        for pid in handlers.iter().copied().chain([consumer.id() as i32]) {
+            let _ = nix::sys::signal::kill(Pid::from_raw(pid), signal);
+        }
+        let code = wait_for(&mut consumer, Duration::from_secs(30));
+        let mut err = String::new();
+        use std::io::Read as _;
+        let _ = consumer
+            .stderr
+            .take()
+            .map(|mut e| e.read_to_string(&mut err));
+        let what = format!("handlers and consumer sent {signal}");
+        let ran = Ran {
+            code,
+            stdout: String::new(),
+            stderr: err.clone(),
+        };
+        check(&server, &what, &ran, 0, false);
+        let ready: u64 = server.cmd(&[b"LLEN", b"q:active"]);
+        assert_eq!(ready, 30, "{what}: every job went back\n{err}");
+        let scheduled: u64 = server.cmd(&[b"ZCARD", b"q:scheduled"]);
+        assert_eq!(
+            scheduled, 5,
+            "{what}: no job was scheduled for a retry\n{err}"
+        );
+        let failures: u64 = server.cmd(&[b"HLEN", b"q:failures"]);
+        assert_eq!(failures, 30, "{what}: no failure was recorded\n{err}");
+        for id in ["r1", "r2"] {
+            let record: Vec<u8> = server.cmd(&[b"HGET", b"q:data", id.as_bytes()]);
+            let job = qctl::engine::Job::decode(&record).expect("a record");
+            assert_eq!(job.attempt, 0, "{what}: {id}'s attempt is unchanged");
+        }
+        let handlers_run = std::fs::read_to_string(&pids).unwrap().lines().count();
+        assert_eq!(
+            handlers_run, 2,
+            "{what}: no job started after the signal\n{err}"
+        );
+        assert!(
+            !err.contains("failed"),
+            "{what}: no run is reported failed\n{err}"
+        );
+        figure(&format!(
+            "SC7 {what}: exit 0 after {:.1}s, both jobs back in q:active with attempt 0, no failure recorded",
+            began.elapsed().as_secs_f64()
+        ));
+    }
+}
+
 #[test]
 fn drains_exit_codes_tell_ci_what_happened() {
     let server = RedisServer::start();

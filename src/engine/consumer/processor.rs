@@ -273,10 +273,21 @@ async fn process(shared: &Shared, acks: &Acks, reserved: Reserved, slot: OwnedSe
         consumer_id: &shared.id,
         data: job.data_bytes(),
     };
-    let report = shared
+    let mut report = shared
         .handler
         .run(input, &shared.halt, &shared.kill_now)
         .await;
+    // The slot is held while this is found out: no next job starts in the moment before the
+    // stop is seen.
+    if let Outcome::Failed {
+        signal: Some(signal),
+        ..
+    } = report.outcome
+    {
+        if stopped_with_consumer(shared, signal).await {
+            report.outcome = Outcome::Cancelled;
+        }
+    }
     drop(slot);
     if report.outcome != Outcome::Cancelled {
         shared.note_run_time(report.duration);
@@ -362,6 +373,25 @@ async fn process(shared: &Shared, acks: &Acks, reserved: Reserved, slot: OwnedSe
             settle_failure(shared, &job, now, &failure, report.retry_in).await;
         }
     }
+}
+
+/// How long a handler that died of SIGHUP, SIGINT or SIGTERM waits for the consumer's own
+/// stop: the same signal reaches both at once and either may be seen first.
+const STOP_SIGNAL_WINDOW: Duration = Duration::from_millis(250);
+
+/// Whether a handler that died of `signal` was stopped together with the consumer, so its job
+/// goes back unchanged rather than counting a failed run. That is a handler killed by the
+/// signal that stops the consumer: systemd's `KillMode=control-group` sends SIGTERM to every
+/// process of the service, and Ctrl-C reaches a handler still in the consumer's process group
+/// in the instant it is being started.
+async fn stopped_with_consumer(shared: &Shared, signal: i32) -> bool {
+    if ![libc::SIGHUP, libc::SIGINT, libc::SIGTERM].contains(&signal) {
+        return false;
+    }
+    shared.stop.is_cancelled()
+        || tokio::time::timeout(STOP_SIGNAL_WINDOW, shared.stop.cancelled())
+            .await
+            .is_ok()
 }
 
 async fn settle_failure(
