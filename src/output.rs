@@ -12,6 +12,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::GlobalArgs;
+pub use crate::engine::text::{agree, plural, thousands};
 
 /// Cancelled when a write to stdout or stderr finds the stream closed (its reader is gone):
 /// a consumer or a bulk command then stops as it does on SIGTERM.
@@ -50,19 +51,6 @@ pub fn stderr_line(text: &str) {
 /// Whether stderr is still open (no write to it has found it closed).
 pub fn stderr_open() -> bool {
     !STDERR_CLOSED.load(Ordering::Relaxed)
-}
-
-/// `1,299,960`: a count in a message, with thousands separators.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// How a message names what stopped a command before it was done: `interrupted (SIGINT)`,
@@ -595,12 +583,6 @@ pub fn queue_cells(s: &crate::engine::queues::QueueStats) -> Vec<String> {
     ]
 }
 
-/// `1 failure`, `3 failures`, `1,000 jobs`: a count with its noun, plural as it needs.
-pub fn plural(n: u64, noun: &str) -> String {
-    let s = if n == 1 { "" } else { "s" };
-    format!("{} {noun}{s}", thousands(n))
-}
-
 /// A count for a table cell: `?` when it could not be read.
 pub fn count(c: crate::engine::queues::Count) -> String {
     c.map_or("?".into(), |n| n.to_string())
@@ -753,19 +735,5 @@ mod tests {
         assert_eq!(without_password("mail"), "mail");
         assert_eq!(per_second(72_609.367_9), "72,609/s");
         assert_eq!(per_second(3.46), "3.5/s");
-    }
-
-    #[test]
-    fn counts_get_thousands_separators() {
-        for (n, text) in [
-            (0, "0"),
-            (999, "999"),
-            (1000, "1,000"),
-            (63_500, "63,500"),
-            (1_299_960, "1,299,960"),
-            (u64::MAX, "18,446,744,073,709,551,615"),
-        ] {
-            assert_eq!(thousands(n), text);
-        }
     }
 }

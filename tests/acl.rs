@@ -1,4 +1,4 @@
-//! Least-privilege ACL users and passwords: the README's recipe runs the whole workload, a
+//! Least-privilege ACL users and passwords: the recipe of docs/configuration.md runs the whole workload, a
 //! missing right is exit 4 naming the command and the key, passwords never show, and `stats`
 //! passes over queues the user cannot read.
 
@@ -688,7 +688,7 @@ fn stats_passes_over_queues_the_user_may_not_read_with_one_note() {
     assert!(!out.contains("other"), "{out}");
     let notes: Vec<&str> = err.lines().filter(|l| l.contains("skipped")).collect();
     assert_eq!(notes.len(), 1, "{err}");
-    assert!(notes[0].contains("2 queue(s)"), "{err}");
+    assert!(notes[0].contains("skipped 2 queues whose keys"), "{err}");
     assert!(notes[0].contains("may not read"), "{err}");
     let lower = err.to_lowercase();
     assert!(

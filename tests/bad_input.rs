@@ -580,7 +580,7 @@ fn a_key_of_the_wrong_type_is_refused_by_every_command_that_touches_it() {
             vec!["consume --drain", "stats"],
             vec![],
         ),
-        // A consumer whose in-flight key is not a set is skipped and reported (README).
+        // A consumer whose in-flight key is not a set is skipped and reported (docs/commands.md).
         (
             INFLIGHT,
             vec![b"SET", INFLIGHT.as_bytes(), b"f1"],
@@ -743,7 +743,7 @@ fn stats_shows_the_completed_and_failed_counters_and_a_question_mark_when_unread
     assert_eq!(wrong.code, Some(4), "{wrong:?}");
     assert!(
         fine.stdout().contains("7777") && fine.stdout().contains("5555"),
-        "the README lists completed/failed among the counts: {fine:?}"
+        "the docs list completed/failed among the counts: {fine:?}"
     );
     let row = wrong
         .stdout()

@@ -283,7 +283,7 @@ fn a_queue_without_a_hash_tag_is_refused_with_the_fix() {
     assert_eq!(rows.as_array().map(Vec::len), Some(1), "{rows}");
     assert_eq!(rows[0]["queue"], "{tagged}");
     assert!(
-        stderr(&out).contains("skipped 1 queue(s) without a hash tag"),
+        stderr(&out).contains("skipped 1 queue without a hash tag"),
         "{}",
         stderr(&out)
     );
@@ -431,7 +431,7 @@ fn a_failover_under_a_running_consumer_loses_no_job() {
     ));
 }
 
-/// The README's least-privilege recipe for `{mail}:*` on every node, with what a cluster
+/// The least-privilege recipe of docs/configuration.md for `{mail}:*` on every node, with what a cluster
 /// adds to it (`extra`).
 fn cluster_user(cluster: &Cluster, extra: &[&str]) {
     let (_, rules) = support::acl_recipe();

@@ -231,10 +231,13 @@ fn drain_waits_for_a_killed_consumers_jobs_and_recovers_them_after_the_cutoff() 
     let waited = killed_at.elapsed();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("waiting for 1 job(s) in flight at other consumers"),
+        stderr.contains("waiting for 1 job in flight at other consumers"),
         "{stderr}"
     );
-    assert!(stderr.contains("recovered 1 jobs"), "{stderr}");
+    assert!(
+        stderr.contains("recovered 1 job of expired consumer"),
+        "{stderr}"
+    );
     // The last heartbeat was at most 1 s before the kill; the cut-off is 3 s.
     assert!(
         waited >= Duration::from_millis(1900),

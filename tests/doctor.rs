@@ -261,7 +261,7 @@ fn every_kind_of_damage_is_found_with_its_key_and_samples() {
     assert_eq!(samples(two), ["both"]);
     let unowned = finding(&doc, "inflight-without-consumer");
     assert_eq!(unowned["severity"], "CRITICAL");
-    assert_eq!(samples(unowned), [format!("{inflight} (1 job(s))")]);
+    assert_eq!(samples(unowned), [format!("{inflight} (1 job)")]);
     let beat = finding(&doc, "heartbeat-ahead");
     assert_eq!(beat["severity"], "WARNING");
     assert!(samples(beat)[0].starts_with(ahead), "{beat:#}");

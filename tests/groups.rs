@@ -351,7 +351,7 @@ fn groups_keep_exit_codes_apart_and_report_counts_times_attempts_and_a_sample() 
         .args(["dead", "groups", "q", "--limit", "2"])
         .assert()
         .success()
-        .stderr(contains("2 more group(s) not shown"))
+        .stderr(contains("2 more groups not shown"))
         .get_output()
         .stdout
         .clone();
@@ -553,7 +553,7 @@ fn group_requeue_with_yes_moves_exactly_that_groups_jobs() {
         .args(["dead", "requeue", "q", "--group", &gw, "--yes"])
         .assert()
         .success()
-        .stderr(contains("will requeue 5 job(s) of q:dead"))
+        .stderr(contains("will requeue 5 jobs of q:dead"))
         .stderr(contains("requeued 5, not found 0, skipped 0"));
     let active: BTreeSet<String> = server.lrange("q:active").into_iter().collect();
     assert_eq!(active, set(&["gw0", "gw1", "gw2", "gw3", "gw4"]));
@@ -610,12 +610,12 @@ fn dry_run_of_a_group_or_a_reason_changes_nothing() {
         .args(["dead", "requeue", "q", "--group", &gw, "--dry-run"])
         .assert()
         .success()
-        .stderr(contains("will requeue 5 job(s) of q:dead"));
+        .stderr(contains("will requeue 5 jobs of q:dead"));
     qctl(&server)
         .args(["dead", "delete", "q", "--reason", "refused", "--dry-run"])
         .assert()
         .success()
-        .stderr(contains("will delete 3 job(s) of q:dead"));
+        .stderr(contains("will delete 3 jobs of q:dead"));
     let out = stdout_of(
         qctl(&server).args([
             "--json",

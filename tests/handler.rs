@@ -110,18 +110,27 @@ fn a_consumer_that_exits_normally_leaves_no_reaper_and_the_reaper_holds_only_its
         &[&["q", "--drain"], FAST, &["--", "sleep", "1"]].concat(),
     );
     let reaper = found_reaper(consumer.id());
-    let mut fds: Vec<(String, String)> = std::fs::read_dir(format!("/proc/{reaper}/fd"))
-        .unwrap()
-        .filter_map(|e| {
-            let e = e.ok()?;
-            let target = std::fs::read_link(e.path()).ok()?;
-            Some((
-                e.file_name().into_string().ok()?,
-                target.display().to_string(),
-            ))
-        })
-        .collect();
-    fds.sort();
+    let open_fds = || {
+        let mut fds: Vec<(String, String)> = std::fs::read_dir(format!("/proc/{reaper}/fd"))
+            .unwrap()
+            .filter_map(|e| {
+                let e = e.ok()?;
+                let target = std::fs::read_link(e.path()).ok()?;
+                Some((
+                    e.file_name().into_string().ok()?,
+                    target.display().to_string(),
+                ))
+            })
+            .collect();
+        fds.sort();
+        fds
+    };
+    // The reaper closes what it inherited first thing; it may be found before that.
+    let mut fds = open_fds();
+    wait_until(Duration::from_secs(5), || {
+        fds = open_fds();
+        fds.len() == 3
+    });
     assert_eq!(fds.len(), 3, "{fds:?}");
     assert!(fds[0].1.starts_with("pipe:"), "stdin is the pipe: {fds:?}");
     assert_eq!(

@@ -222,7 +222,9 @@ fn the_history_table_says_what_it_cannot_know() {
         "{stderr}"
     );
     assert!(
-        stderr.contains("consumer(s) of q keep no history (Go CurlyQ consumers)"),
+        stderr.contains(
+            "2 consumers of q keep no history (Go CurlyQ consumers): the jobs they run are not counted here"
+        ),
         "{stderr}"
     );
 }

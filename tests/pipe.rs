@@ -419,17 +419,17 @@ fn the_example_handlers_in_examples_work() {
 }
 
 #[test]
-fn the_readme_shows_the_example_handlers_as_they_are() {
+fn the_docs_show_the_example_handlers_as_they_are() {
     let root = env!("CARGO_MANIFEST_DIR");
-    let readme = std::fs::read_to_string(format!("{root}/README.md")).unwrap();
+    let page = std::fs::read_to_string(format!("{root}/docs/consume.md")).unwrap();
     for (file, lang) in [
         ("examples/pipe-handler.py", "python"),
         ("examples/pipe-handler.sh", "sh"),
     ] {
         let body = std::fs::read_to_string(format!("{root}/{file}")).unwrap();
         assert!(
-            readme.contains(&format!("```{lang}\n{body}```")),
-            "README.md does not show {file} as it is"
+            page.contains(&format!("```{lang}\n{body}```")),
+            "docs/consume.md does not show {file} as it is"
         );
         assert!(body.lines().count() <= 14, "{file} grew");
     }

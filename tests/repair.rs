@@ -549,7 +549,7 @@ fn consumers_and_orphans_judge_heartbeats_and_skip_invalid_members() {
         .args(["orphans", "q", "--dry-run"])
         .assert()
         .success()
-        .stdout(contains("2500"));
+        .stdout(contains("would recover 2,500 jobs of"));
     assert_eq!(server.dump_all(), before);
     qctl(&server)
         .args(["orphans", "q", "--yes"])

@@ -2,7 +2,7 @@
 //! subcommand runs with its stdout closed, its stderr closed, both, and through `| head -1`;
 //! consume also with SIGINT delivered to the whole pipeline (as a terminal's Ctrl-C does) and
 //! with SIGTERM; and the `--drain` cases a CI script relies on. Each run must end with the exit
-//! code of README's table, never 101 (a panic), and leave no job in flight and no consumer
+//! code of docs/exit-codes.md, never 101 (a panic), and leave no job in flight and no consumer
 //! registered.
 
 mod support;
@@ -891,7 +891,7 @@ fn a_confirmation_answers_ctrl_c_sigterm_n_and_y_on_a_small_terminal() {
     let server = RedisServer::start();
     fill(&server);
     let dead = || server.cmd::<i64>(&[b"ZCARD", b"q:dead"]);
-    let question = "requeue 30 job(s) of q:dead?";
+    let question = "requeue 30 jobs of q:dead?";
     // Asks, answers with `answer` once the question shows, and gives the exit status and
     // the screen (None when tmux is missing).
     let ask = |answer: &dyn Fn(&Tmux)| -> Option<(i32, String)> {

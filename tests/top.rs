@@ -72,7 +72,7 @@ fn top_shows_every_queue_and_follows_the_counts_as_jobs_are_consumed() {
     let screen = tmux.wait("both queues", |s| {
         active(s, "mail").as_deref() == Some("6") && active(s, "sms").as_deref() == Some("2")
     });
-    assert!(screen.contains("2 queue(s)"), "{screen}");
+    assert!(screen.contains("2 queues"), "{screen}");
     let mail = row(&screen, "mail").unwrap();
     assert_eq!(mail[6..8], ["0", "no"], "{screen}");
     assert_eq!(mail[10..12], ["··········", "-"], "{screen}");

@@ -19,7 +19,7 @@ use crate::engine::consumer::{
 use crate::engine::jobs::describe_time;
 use crate::engine::{Error, ExitCode};
 use crate::handler::{resolve_program, HandlerSpec, LineSink, ProcessHandler};
-use crate::output::plural;
+use crate::output::{agree, plural};
 use crate::pipe::{PipeHandler, PipeSpec};
 use crate::signals;
 
@@ -271,7 +271,7 @@ fn handle_grace(handle: &Handle) -> f64 {
     handle.shutdown_grace().as_secs_f64()
 }
 
-/// The exit code of a consumer that ran: see the README's exit-code table. A stop request
+/// The exit code of a consumer that ran: see docs/exit-codes.md. A stop request
 /// ends a bounded run (--drain, --max-jobs) before it was done; a consumer that runs until
 /// stopped did what it was asked when a signal stops it, but not when its output is closed.
 fn exit_code(
@@ -406,7 +406,8 @@ fn render(ctx: &mut Context, event: &Event) -> std::io::Result<()> {
             "job {id} has a damaged record ({reason}); moved to the dead set"
         )),
         Event::Recovered { consumer, jobs } => ctx.out.note(format_args!(
-            "recovered {jobs} jobs of expired consumer {consumer}"
+            "recovered {} of expired consumer {consumer}",
+            plural(*jobs, "job")
         )),
         Event::Lost { id, reason } => ctx.out.warn(format_args!("job {id}: {reason}")),
         Event::Returned { id, .. } => ctx
@@ -507,7 +508,11 @@ fn describe_left(l: &Left, scheduled_not_waited: bool) -> String {
         parts.push(format!("{} ready", l.ready));
     }
     if l.retries_pending > 0 {
-        parts.push(format!("{} retries pending", l.retries_pending));
+        parts.push(format!(
+            "{} {} pending",
+            l.retries_pending,
+            agree(l.retries_pending, "retry", "retries")
+        ));
     }
     if l.in_flight_elsewhere > 0 {
         parts.push(format!("{} in flight elsewhere", l.in_flight_elsewhere));

@@ -8,7 +8,7 @@ use super::Context;
 use crate::cli::DeadCommand;
 use crate::engine::bulk::{Selection, Walk};
 use crate::engine::{self, ExitCode};
-use crate::output::entry_json;
+use crate::output::{entry_json, plural};
 
 pub async fn run(ctx: Context, cmd: DeadCommand) -> anyhow::Result<ExitCode> {
     match cmd {
@@ -62,7 +62,9 @@ async fn export(
         n += chunk.len() as u64;
     }
     ctx.out.flush()?;
-    ctx.out
-        .note(format_args!("exported {n} dead job(s) of queue {queue:?}"));
+    ctx.out.note(format_args!(
+        "exported {} of queue {queue:?}",
+        plural(n, "dead job")
+    ));
     Ok(ExitCode::Success)
 }

@@ -11,7 +11,7 @@ use crate::engine::doctor::{self, Area, Finding};
 use crate::engine::health::Severity;
 use crate::engine::integrity::{self, Repair, Report};
 use crate::engine::{Error, ExitCode, QueueKeys};
-use crate::output::{printable, shell_quote, stopped_by, thousands};
+use crate::output::{agree, plural, printable, shell_quote, stopped_by};
 use crate::signals;
 
 /// The width human output fits.
@@ -122,7 +122,7 @@ async fn gather(
                 )
                 .node(&node)
                 .explain("A command the check sends was refused; the other checks of the queue were not made.")
-                .fix("Run doctor as a user that may read every key of the queue (see the README's ACL section).");
+                .fix("Run doctor as a user that may read every key of the queue (see the ACL recipe in docs/configuration.md).");
                 f.queue = Some(keys.name.clone());
                 findings.push(f);
             }
@@ -169,7 +169,7 @@ fn render(
                 let records = reports
                     .iter()
                     .find(|(k, _)| k.name == q)
-                    .map(|(_, r)| format!(" ({} records)", thousands(r.records)))
+                    .map(|(_, r)| format!(" ({})", plural(r.records, "record")))
                     .unwrap_or_default();
                 format!("queue {}{records}", printable(&shell_quote(q)))
             }
@@ -319,7 +319,10 @@ async fn fix(
     // command says what it did.
     let stop = signals::install()?;
     let plan = format!(
-        "put {stranded} record(s) in no state back at the tail of NAME:active and remove {missing} id(s) without a record from their keys"
+        "put {} in no state back at the tail of NAME:active and remove {} without a record from {} keys",
+        plural(stranded as u64, "record"),
+        plural(missing as u64, "id"),
+        agree(missing as u64, "its", "their")
     );
     ctx.out.note(format_args!("will {plan}"));
     if args.confirm.dry_run {
@@ -396,9 +399,9 @@ async fn fix(
         }
     }
     let tally = format!(
-        "requeued {} record(s) in no state and removed {} id(s) without a record",
-        thousands(repair.requeued.len() as u64),
-        thousands(repair.removed.len() as u64)
+        "requeued {} in no state and removed {} without a record",
+        plural(repair.requeued.len() as u64, "record"),
+        plural(repair.removed.len() as u64, "id")
     );
     let written = write_repair(&mut ctx, &findings, worst, &repair);
     let done = repair.requeued.len() + repair.removed.len() + repair.left as usize;

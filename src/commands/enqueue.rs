@@ -18,7 +18,7 @@ use crate::engine::jobs::{describe_time, locate};
 use crate::engine::keys::QueueKeys;
 use crate::engine::listing::CALL_BYTES;
 use crate::engine::{self, Error, ExitCode};
-use crate::output::{stopped_by, thousands};
+use crate::output::{plural, stopped_by, thousands};
 use crate::signals;
 
 /// Script calls in flight: Redis runs one while the next ones wait in its socket, so it
@@ -485,11 +485,7 @@ fn describe_settled(
 ) -> String {
     let not_added: u64 = lines.not_added.iter().map(|(a, b)| b - a + 1).sum();
     let invalid = summary.failed - not_added;
-    let mut text = format!(
-        "enqueued {} job{}",
-        thousands(summary.enqueued),
-        if summary.enqueued == 1 { "" } else { "s" }
-    );
+    let mut text = format!("enqueued {}", plural(summary.enqueued, "job"));
     if summary.duplicates > 0 {
         text.push_str(&format!(", {} duplicates", thousands(summary.duplicates)));
     }
@@ -501,8 +497,8 @@ fn describe_settled(
     }
     if not_added > 0 {
         text.push_str(&format!(
-            "; not enqueued: {} jobs of {} (their calls failed)",
-            thousands(not_added),
+            "; not enqueued: {} of {} (their calls failed)",
+            plural(not_added, "job"),
             ranges_text(&lines.not_added)
         ));
     }

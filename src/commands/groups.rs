@@ -10,7 +10,7 @@ use crate::cli::GroupsArgs;
 use crate::engine::groups::{self, Group, MAX_GROUPS};
 use crate::engine::jobs::describe_time;
 use crate::engine::{self, ExitCode};
-use crate::output::{printable, relative, thousands};
+use crate::output::{agree, plural, printable, relative, thousands};
 
 /// The width the table keeps within.
 const WIDTH: usize = 80;
@@ -80,21 +80,23 @@ pub async fn run(mut ctx: Context, args: GroupsArgs, place: Place) -> anyhow::Re
     ctx.out.flush()?;
     if found.ungrouped > 0 {
         ctx.out.warn(format_args!(
-            "more than {} distinct failure patterns: {} job(s) of further patterns are in no group",
+            "more than {} distinct failure patterns: {} of further patterns {} in no group",
             thousands(MAX_GROUPS as u64),
-            thousands(found.ungrouped)
+            plural(found.ungrouped, "job"),
+            agree(found.ungrouped, "is", "are")
         ));
     }
     if found.jobs > 0 && !ctx.out.json {
         let mut text = format!(
-            "{} job(s) of {set} in {} group(s)",
-            thousands(found.jobs),
-            thousands(found.groups.len() as u64)
+            "{} of {set} in {}",
+            plural(found.jobs, "job"),
+            plural(found.groups.len() as u64, "group")
         );
         if more > 0 {
             text.push_str(&format!(
-                "; {} more group(s) not shown (--limit 0 shows every one)",
-                thousands(more as u64)
+                "; {} more {} not shown (--limit 0 shows every one)",
+                thousands(more as u64),
+                agree(more as u64, "group", "groups")
             ));
         }
         ctx.out.note(text);

@@ -8,7 +8,7 @@ use super::Context;
 use crate::engine::consumers;
 use crate::engine::history::{self, Step, Tally};
 use crate::engine::{ExitCode, Redis};
-use crate::output::{count, cut, printable, table_width, Fit};
+use crate::output::{agree, count, cut, plural, printable, table_width, Fit};
 
 /// The percentiles shown, as fractions and as names.
 pub const PERCENTILES: [(f64, &str); 3] = [(0.5, "p50"), (0.95, "p95"), (0.99, "p99")];
@@ -74,9 +74,14 @@ pub async fn blind_spot(
         .filter(|(c, d)| c.in_flight.is_some() && d.is_none())
         .count();
     Ok((go > 0).then(|| {
+        let go = go as u64;
         format!(
-            "{go} consumer(s) of {} keep no history (Go CurlyQ consumers): the jobs they run are not counted here",
-            printable(&keys.name)
+            "{} of {} {} no history ({}): the jobs {} run are not counted here",
+            plural(go, "consumer"),
+            printable(&keys.name),
+            agree(go, "keeps", "keep"),
+            agree(go, "a Go CurlyQ consumer", "Go CurlyQ consumers"),
+            agree(go, "it", "they")
         )
     }))
 }

@@ -12,7 +12,7 @@ use crate::engine::jobs::describe_time;
 use crate::engine::listing::{self, Entry, Filter, Pager};
 use crate::engine::{self, Error, ExitCode, QueueKeys};
 use crate::output::{
-    dead_reason, entry_json, preview, printable, relative, stopped_by, thousands, Fit,
+    dead_reason, entry_json, plural, preview, printable, relative, stopped_by, thousands, Fit,
 };
 use crate::signals;
 
@@ -431,7 +431,7 @@ pub async fn bulk(
 
     // Say what will be touched: a count and a sample.
     let (count, sample) = preview_selection(&mut redis, &keys, &set, &selection).await?;
-    let what = format!("{} {count} job(s) of {set}", verb(action));
+    let what = format!("{} {} of {set}", verb(action), plural(count, "job"));
     if count == 0 && !missing.is_empty() {
         return report(&mut ctx, action, &args.queue, &set, 0, &missing, &[], None);
     }
@@ -626,8 +626,8 @@ impl Tally {
         }
         if self.unconfirmed > 0 {
             text.push_str(&format!(
-                "; the last step, {} jobs, was sent and whether it took effect is not known",
-                thousands(self.unconfirmed)
+                "; the last step, {}, was sent and whether it took effect is not known",
+                plural(self.unconfirmed, "job")
             ));
         }
         text.push_str("; run the same command again to go on");

@@ -10,7 +10,7 @@ use super::Context;
 use crate::cli::ConfirmArgs;
 use crate::engine::consumers::{self, ConsumerInfo, Recovery, Step};
 use crate::engine::ExitCode;
-use crate::output::{printable, stopped_by, thousands};
+use crate::output::{plural, printable, stopped_by};
 use crate::signals;
 
 /// Below this age a heartbeat looks alive: the default `--orphan-after`, and twice the
@@ -93,8 +93,8 @@ pub async fn run(
                         .out
                         .line(format!("would skip {}: {why}", printable(&p.consumer.key)))?,
                     None => ctx.out.line(format!(
-                        "would recover {} job(s) of {} (heartbeat {} ago{})",
-                        p.consumer.in_flight.unwrap_or(0),
+                        "would recover {} of {} (heartbeat {} ago{})",
+                        plural(p.consumer.in_flight.unwrap_or(0), "job"),
                         printable(&p.consumer.key),
                         seconds(p.age),
                         if p.age < LOOKS_ALIVE.as_secs_f64() {
@@ -119,8 +119,9 @@ pub async fn run(
     let stop = signals::install()?;
     if !recoverable.is_empty() {
         let mut question = format!(
-            "return {jobs} job(s) of {} consumer(s) silent for more than {} to {}",
-            recoverable.len(),
+            "return {} of {} silent for more than {} to {}",
+            plural(jobs, "job"),
+            plural(recoverable.len() as u64, "consumer"),
             seconds(orphan_after.as_secs_f64()),
             keys.active
         );
@@ -225,9 +226,9 @@ pub async fn run(
     // A stop request that came once the last call was out stopped nothing.
     let stopped = stop.cause().filter(|_| cut_short || failure.is_some()).map(|cause| {
         let mut text = format!(
-            "{}: moved {} job(s) back to {}",
+            "{}: moved {} back to {}",
             stopped_by(cause),
-            thousands(report.moved()),
+            plural(report.moved(), "job"),
             keys.active
         );
         if unconfirmed {
@@ -239,8 +240,8 @@ pub async fn run(
     if stopped.is_none() {
         if let Some(err) = failure {
             return Err(err.context(format!(
-                "moved {} job(s) back to {} before the error",
-                report.moved(),
+                "moved {} back to {} before the error",
+                plural(report.moved(), "job"),
                 keys.active
             )));
         }
@@ -286,8 +287,11 @@ fn write_report(
         ctx.out.json_line(&value)?;
     } else {
         for (c, n) in &report.recovered {
-            ctx.out
-                .line(format!("recovered {n} job(s) of {}", printable(c)))?;
+            ctx.out.line(format!(
+                "recovered {} of {}",
+                plural(*n, "job"),
+                printable(c)
+            ))?;
         }
         for (c, why) in &report.skipped {
             ctx.out.line(format!("skipped {}: {why}", printable(c)))?;
@@ -296,9 +300,9 @@ fn write_report(
             (Some(_), _) => {}
             (None, true) => ctx.out.note("no expired consumers"),
             (None, false) => ctx.out.note(format_args!(
-                "moved {} job(s) back to {active}; {} consumer(s) skipped",
-                report.moved(),
-                report.skipped.len()
+                "moved {} back to {active}; {} skipped",
+                plural(report.moved(), "job"),
+                plural(report.skipped.len() as u64, "consumer")
             )),
         }
     }

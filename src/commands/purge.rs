@@ -6,7 +6,7 @@ use serde_json::json;
 use super::Context;
 use crate::cli::ConfirmArgs;
 use crate::engine::{consumers, ExitCode};
-use crate::output::{printable, stopped_by, thousands};
+use crate::output::{plural, printable, stopped_by, thousands};
 use crate::signals;
 
 pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow::Result<ExitCode> {
@@ -57,8 +57,9 @@ pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow:
     // UNLINK nothing changed, and with the UNLINK out its answer says whether the keys went.
     let stop = signals::install()?;
     ctx.out.note(format_args!(
-        "will delete {} key(s) of queue {queue:?} holding {jobs} job record(s): {}",
-        existing.len(),
+        "will delete {} of queue {queue:?} holding {}: {}",
+        plural(existing.len() as u64, "key"),
+        plural(jobs, "job record"),
         existing
             .iter()
             .take(12)
@@ -75,7 +76,7 @@ pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow:
         }
         return Ok(super::dry_run_end(&stop));
     }
-    let question = format!("delete queue {queue:?} with {jobs} job(s)?");
+    let question = format!("delete queue {queue:?} with {}?", plural(jobs, "job"));
     if let Some(end) = super::ask(&mut ctx, &question, confirm.yes, &stop).await? {
         return Ok(end);
     }
@@ -119,9 +120,9 @@ pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow:
         }
     }
     let tally = format!(
-        "deleted {} of {} key(s) of queue {queue:?}{}; run the same command again to go on",
+        "deleted {} of {} of queue {queue:?}{}; run the same command again to go on",
         thousands(deleted),
-        thousands(existing.len() as u64),
+        plural(existing.len() as u64, "key"),
         if unconfirmed {
             "; the last UNLINK was sent and whether it took effect is not known"
         } else {
@@ -151,8 +152,8 @@ pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow:
         ctx.out.flush()?;
     }
     ctx.out.note(format_args!(
-        "deleted {} key(s) of queue {queue:?}",
-        existing.len()
+        "deleted {} of queue {queue:?}",
+        plural(existing.len() as u64, "key")
     ));
     Ok(ExitCode::Success)
 }

@@ -11,7 +11,7 @@ use super::Context;
 use crate::cli::StatsArgs;
 use crate::engine::queues::{self, rate, QueueStats};
 use crate::engine::{self, Error, ExitCode, Redis};
-use crate::output::{count, printable, queue_cells, Fit, QUEUE_COLUMNS};
+use crate::output::{agree, count, plural, printable, queue_cells, Fit, QUEUE_COLUMNS};
 use crate::prometheus;
 
 pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> {
@@ -47,6 +47,11 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
         }
         return super::history::show(&mut ctx, &mut redis, &queues, span, args.step).await;
     }
+    // Ctrl-C, SIGTERM or SIGHUP is how a watch ends: that is success, as for `tail` and `top`.
+    let stop = match args.watch {
+        Some(_) => Some(crate::signals::install()?),
+        None => None,
+    };
     let mut previous: Option<(Instant, HashMap<String, QueueStats>)> = None;
     loop {
         let started = Instant::now();
@@ -62,9 +67,9 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
             ctx.out.warn(warning);
         }
         ctx.out.verbose(format_args!(
-            "{} queue(s), {} round trip(s)",
-            reading.stats.len(),
-            reading.round_trips
+            "{}, {}",
+            plural(reading.stats.len() as u64, "queue"),
+            plural(reading.round_trips, "round trip")
         ));
         let stats = reading.stats;
         let now = Instant::now();
@@ -148,9 +153,10 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
             now,
             stats.into_iter().map(|s| (s.queue.clone(), s)).collect(),
         ));
+        let stop = stop.as_ref().expect("installed for --watch");
         tokio::select! {
             _ = tokio::time::sleep(every) => {}
-            _ = tokio::signal::ctrl_c() => return Ok(ExitCode::Success),
+            _ = stop.requested.cancelled() => return Ok(ExitCode::Success),
         }
     }
 }
@@ -185,8 +191,8 @@ pub(super) async fn read(
         trips += found.round_trips;
         if !found.complete {
             warnings.push(format!(
-                "stopped discovering after {} keys (--max-keys); some queues may be missing",
-                found.keys_scanned
+                "stopped discovering after {} (--max-keys); some queues may be missing",
+                plural(found.keys_scanned, "key")
             ));
         }
         queues = found.queues;
@@ -196,7 +202,9 @@ pub(super) async fn read(
             let untagged = untagged - queues.len();
             if untagged > 0 {
                 warnings.push(format!(
-                    "skipped {untagged} queue(s) without a hash tag: in Redis Cluster their keys are spread over slots"
+                    "skipped {} without a hash tag: in Redis Cluster {} keys are spread over slots",
+                    plural(untagged as u64, "queue"),
+                    agree(untagged as u64, "its", "their")
                 ));
             }
         }
@@ -223,8 +231,8 @@ fn unreadable_note(queues: &[String]) -> String {
         names.push(format!("and {} more", queues.len() - SHOWN));
     }
     format!(
-        "note: skipped {} queue(s) whose keys this Redis user may not read (NOPERM): {}",
-        queues.len(),
+        "note: skipped {} whose keys this Redis user may not read (NOPERM): {}",
+        plural(queues.len() as u64, "queue"),
         names.join(", ")
     )
 }

@@ -11,7 +11,7 @@ use crate::engine::consumers::Description;
 use crate::engine::failure::Failure;
 use crate::engine::tail::{Counts, Follower, Happening};
 use crate::engine::{Error, ExitCode};
-use crate::output::{printable, relative, thousands};
+use crate::output::{plural, printable, relative, thousands};
 use crate::signals;
 
 /// The longest wait between tries while Redis cannot be reached.
@@ -193,11 +193,11 @@ fn started(
 
 fn holds(c: &Counts) -> String {
     format!(
-        "{} ready, {} scheduled, {} dead, {} consumer(s){}",
+        "{} ready, {} scheduled, {} dead, {}{}",
         thousands(c.ready),
         thousands(c.scheduled),
         thousands(c.dead),
-        c.consumers,
+        plural(c.consumers, "consumer"),
         if c.paused { ", paused" } else { "" }
     )
 }
@@ -299,10 +299,10 @@ fn show(
             heartbeat,
             in_flight,
         } => format!(
-            "consumer {} expired: heartbeat {}, {} job(s) in flight",
+            "consumer {} expired: heartbeat {}, {} in flight",
             short_name(consumer, keys),
             relative(*heartbeat, now),
-            in_flight.map_or("?".into(), |n| n.to_string())
+            in_flight.map_or("? jobs".into(), |n| plural(n, "job"))
         ),
         Happening::Recovered { consumer } => format!(
             "consumer {} recovered: its jobs went back to {}",

@@ -923,7 +923,7 @@ pub fn rights_findings(keys: &QueueKeys, node: &str, permissions: &[Permission])
                     ))
                     .fix(format!(
                         "If this user should {}, grant the command and the key: \
-                         ACL SETUSER <user> +{} '~{}:*' (see the README's ACL recipe).",
+                         ACL SETUSER <user> +{} '~{}:*' (see the ACL recipe in docs/configuration.md).",
                         p.group,
                         what.split_whitespace()
                             .next()

@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-/// Process exit codes, one table for every command (documented in the README).
+/// Process exit codes, one table for every command (documented in docs/exit-codes.md).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u8)]
 pub enum ExitCode {

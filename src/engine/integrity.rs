@@ -22,6 +22,7 @@ use super::health::Severity;
 use super::job::Job;
 use super::keys::QueueKeys;
 use super::scripts;
+use super::text::{agree, plural};
 
 /// Entries asked for per LRANGE, ZRANGE, SSCAN and SCAN call.
 const PAGE: usize = 500;
@@ -216,7 +217,7 @@ pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Re
         let mut f = finding(
             "key-types",
             Severity::Critical,
-            format!("{} key(s) of the wrong type", wrong.len()),
+            format!("{} of the wrong type", plural(wrong.len() as u64, "key")),
         )
         .key(&wrong[0].0)
         .explain(
@@ -248,7 +249,12 @@ pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Re
         &mut report.findings,
         finding("heartbeat-ahead", Severity::Warning, String::new()).key(&keys.consumers),
         &ahead,
-        |n| format!("{n} consumer(s) with a heartbeat in the future"),
+        |n| {
+            format!(
+                "{} with a heartbeat in the future",
+                plural(n as u64, "consumer")
+            )
+        },
         "heartbeats not in the future",
         "A consumer's clock is ahead of the server's: while its heartbeat stays in the future \
          it never looks expired, so if it dies its jobs wait until the server's clock passes \
@@ -266,9 +272,14 @@ pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Re
             "consumer-members",
             Severity::Warning,
             format!(
-                "{} member(s) of {} are not in-flight keys of this queue",
-                malformed.len(),
-                keys.consumers
+                "{} of {} {} of this queue",
+                plural(malformed.len() as u64, "member"),
+                keys.consumers,
+                agree(
+                    malformed.len() as u64,
+                    "is not an in-flight key",
+                    "are not in-flight keys"
+                )
             ),
         )
         .key(&keys.consumers)
@@ -306,7 +317,8 @@ pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Re
         &unowned,
         |n| {
             format!(
-                "{n} in-flight set(s) without an entry in {}",
+                "{} without an entry in {}",
+                plural(n as u64, "in-flight set"),
                 keys.consumers
             )
         },
@@ -468,7 +480,8 @@ pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Re
                 let keys_named: HashSet<&str> =
                     missing.iter().map(|(k, _, _)| k.as_str()).collect();
                 format!(
-                    "{n} id(s) without a record in {} (in {})",
+                    "{} without a record in {} (in {})",
+                    plural(n as u64, "id"),
                     keys.data,
                     keys_named.into_iter().collect::<Vec<_>>().join(", ")
                 )
@@ -585,7 +598,7 @@ pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Re
             &mut report.findings,
             finding("damaged-records", Severity::Warning, String::new()).key(&keys.data),
             &samples,
-            |n| format!("{n} damaged record(s) in {}", keys.data),
+            |n| format!("{} in {}", plural(n as u64, "damaged record"), keys.data),
             "every record decodes as a CurlyQ job",
             "A record that does not decode as CurlyQ's {ID, Data, Attempt} stalls a Go CurlyQ \
              consumer's whole batch; qctl consumers move the job to the dead set as damaged.",
@@ -631,7 +644,12 @@ pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Re
         &mut report.findings,
         finding("records-in-no-state", Severity::Critical, String::new()).key(&keys.data),
         &stranded.iter().map(|id| shown(id)).collect::<Vec<_>>(),
-        |n| format!("{n} record(s) whose id is in no list or set"),
+        |n| {
+            format!(
+                "{} whose id is in no list or set",
+                plural(n as u64, "record")
+            )
+        },
         "every record's id is in a list or set",
         "These jobs are stored but no consumer will ever run them: their ids are in none of \
          active, scheduled, dead and the in-flight sets.",
@@ -651,7 +669,7 @@ pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Re
         &mut report.findings,
         finding("ids-in-two-states", Severity::Warning, String::new()).key(&keys.data),
         &doubled,
-        |n| format!("{n} id(s) in two states at once"),
+        |n| format!("{} in two states at once", plural(n as u64, "id")),
         "no id is in two states",
         "An id in two of active, scheduled, dead and the in-flight sets can run twice, or run \
          while it is also counted dead.",
@@ -806,9 +824,10 @@ async fn placements(
             .pipeline(
                 &pipe,
                 format!(
-                    "reading where {} id(s) of queue {:?} are",
-                    chunk.len(),
-                    keys.name
+                    "reading where {} of queue {:?} {}",
+                    plural(chunk.len() as u64, "id"),
+                    keys.name,
+                    agree(chunk.len() as u64, "is", "are")
                 ),
             )
             .await?;
@@ -1144,7 +1163,7 @@ async fn confirm_unowned(
             .pipeline(&pipe, format!("ZSCORE {}", keys.consumers))
             .await?;
         if beat.is_none() && n > 0 {
-            out.push(format!("{set} ({n} job(s))"));
+            out.push(format!("{set} ({})", plural(n, "job")));
         }
     }
     Ok(out)

@@ -22,6 +22,7 @@ pub mod queues;
 pub mod scheduled;
 pub mod scripts;
 pub mod tail;
+pub mod text;
 
 pub use conn::{Redis, ServerSpec};
 pub use error::{Error, ExitCode};

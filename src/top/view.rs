@@ -13,7 +13,7 @@ use super::fetch::DEAD_SHOWN;
 use super::model::{Model, Prompt, QueueRow, View};
 use crate::commands::millis;
 use crate::engine::consumers::AHEAD_TOLERANCE;
-use crate::output::{dead_reason, preview, printable, queue_cells, relative};
+use crate::output::{agree, dead_reason, plural, preview, printable, queue_cells, relative};
 
 pub fn draw(frame: &mut Frame, m: &Model) {
     let [title, body, charts, status, keys] = Layout::vertical([
@@ -45,9 +45,9 @@ fn title_line(m: &Model) -> String {
         format!(", {shown} matching /{}", printable(&m.filter))
     };
     format!(
-        "qctl top: {}: {} queue(s){filter}, sorted by {}, every {}",
+        "qctl top: {}: {}{filter}, sorted by {}, every {}",
         m.server,
-        m.rows.len(),
+        plural(m.rows.len() as u64, "queue"),
         m.sort.label(),
         humantime::format_duration(m.interval)
     )
@@ -439,18 +439,19 @@ fn status_line(m: &Model) -> Line<'static> {
     };
     let mut parts = vec![
         format!("updated {}", age.unwrap_or_default()),
-        format!("{} round trip(s) per refresh", l.round_trips),
+        format!("{} per refresh", plural(l.round_trips, "round trip")),
     ];
     if l.unreadable > 0 {
         parts.push(format!(
-            "{} queue(s) skipped: this Redis user may not read their keys",
-            l.unreadable
+            "{} skipped: this Redis user may not read {} keys",
+            plural(l.unreadable as u64, "queue"),
+            agree(l.unreadable as u64, "its", "their")
         ));
     }
     if l.untagged > 0 {
         parts.push(format!(
-            "{} queue(s) without a hash tag skipped",
-            l.untagged
+            "{} without a hash tag skipped",
+            plural(l.untagged as u64, "queue")
         ));
     }
     if l.incomplete {

@@ -558,14 +558,14 @@ pub fn figure(line: &str) {
         .unwrap_or_else(|e| panic!("append to {path}: {e}"));
 }
 
-/// The recipe of README.md's "Users and passwords (ACL)": the user name and every rule after
-/// it, from the first `ACL SETUSER` code block of that section.
+/// The recipe of docs/configuration.md's "Users and passwords (ACL)": the user name and every
+/// rule after it, from the first `ACL SETUSER` code block of that section.
 pub fn acl_recipe() -> (String, Vec<String>) {
-    let readme = include_str!("../../README.md");
-    let section = readme
+    let page = include_str!("../../docs/configuration.md");
+    let section = page
         .split("### Users and passwords (ACL)")
         .nth(1)
-        .expect("README.md has a section \"### Users and passwords (ACL)\"");
+        .expect("docs/configuration.md has a section \"### Users and passwords (ACL)\"");
     let block = section
         .split("```")
         .skip(1)

@@ -9,6 +9,7 @@ use std::time::Duration;
 use super::{custodian, scheduler, DrainEnd, Event, Shared};
 use crate::engine::consumers;
 use crate::engine::error::Error;
+use crate::engine::text::{agree, plural};
 
 /// Retry times read per call when checking which retries are still pending.
 const CHUNK: usize = 1000;
@@ -52,7 +53,8 @@ pub async fn check(shared: &Shared, said: &mut String) -> Result<Check, Error> {
             said,
             format!("held {held}"),
             format!(
-                "draining: waiting for {held} job(s) in flight at other consumers ({}); a consumer that died is recovered after --orphan-after",
+                "draining: waiting for {} in flight at other consumers ({}); a consumer that died is recovered after --orphan-after",
+                plural(held, "job"),
                 names.join(", ")
             ),
         );
@@ -86,9 +88,9 @@ pub async fn check(shared: &Shared, said: &mut String) -> Result<Check, Error> {
             said,
             "retries".into(),
             format!(
-                "draining: waiting for {} retr{} of jobs that failed here; the next is due {}",
+                "draining: waiting for {} {} of jobs that failed here; the next is due {}",
                 pending.len(),
-                if pending.len() == 1 { "y" } else { "ies" },
+                agree(pending.len() as u64, "retry", "retries"),
                 due_in(at - shared.now())
             ),
         );

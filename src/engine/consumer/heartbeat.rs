@@ -11,6 +11,7 @@ use tokio_util::sync::CancellationToken;
 use super::Shared;
 use crate::engine::consumers;
 use crate::engine::error::Error;
+use crate::engine::text::plural;
 
 /// The longest a heartbeat call may take: a beat that needs longer counts as failed, so a
 /// stalled link cannot hold the heartbeat past the lease.
@@ -81,10 +82,10 @@ pub async fn beat(shared: &Shared) -> Result<(), Error> {
     if !present {
         if shared.held() > 0 {
             let why = format!(
-                "its entry {} was removed from {} while it held {} job(s)",
+                "its entry {} was removed from {} while it held {}",
                 shared.inflight,
                 shared.keys.consumers,
-                shared.held()
+                plural(shared.held() as u64, "job")
             );
             shared.lose_lease(why.clone());
             return Err(lost(shared, why));

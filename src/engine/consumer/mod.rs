@@ -48,7 +48,7 @@ pub fn auto_buffer(concurrency: usize, run_time: Option<Duration>) -> usize {
     (jobs as usize).clamp(concurrency, MAX_AUTO_BUFFER.max(concurrency))
 }
 
-/// How the consumer behaves; the CLI's defaults are documented in the README.
+/// How the consumer behaves; the CLI's defaults are documented in docs/consume.md.
 #[derive(Clone, Debug)]
 pub struct Config {
     pub queue: String,

@@ -15,6 +15,7 @@ use super::{heartbeat, Event, Shared};
 use crate::engine::conn::Redis;
 use crate::engine::error::Error;
 use crate::engine::inflight::{self, Reserved};
+use crate::engine::text::plural;
 
 /// A reserved job and the local slot it holds until it is settled.
 pub type Work = (Reserved, OwnedSemaphorePermit);
@@ -253,7 +254,8 @@ async fn reserve(
             if n > 0 {
                 shared.emit(Event::Warning {
                     message: format!(
-                        "returned {n} job(s) to {} whose reservation reply was lost",
+                        "returned {} to {} whose reservation reply was lost",
+                        plural(n, "job"),
                         shared.keys.active
                     ),
                 });

@@ -1,0 +1,642 @@
+//! The docs a person reads: every link of README.md and docs/ resolves, every `qctl` command
+//! they show parses, and the README's tour and the operator's guide run as written, each recipe
+//! against a real redis-server set up in the situation it describes.
+
+mod support;
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use nix::sys::signal::{killpg, Signal};
+use nix::unistd::Pid;
+use std::os::unix::process::CommandExt as _;
+use support::{figure, invariants, qctl, qctl_process, wait_until, Background, RedisServer};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+/// README.md and every page of docs/, as (path from the root, text).
+fn pages() -> Vec<(String, String)> {
+    let mut names = vec!["README.md".to_string()];
+    let mut docs: Vec<String> = std::fs::read_dir(format!("{ROOT}/docs"))
+        .expect("docs/")
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(".md"))
+        .map(|n| format!("docs/{n}"))
+        .collect();
+    docs.sort();
+    names.extend(docs);
+    names
+        .into_iter()
+        .map(|n| {
+            let text = std::fs::read_to_string(format!("{ROOT}/{n}")).unwrap();
+            (n, text)
+        })
+        .collect()
+}
+
+/// GitHub's anchor for a heading: lower case, punctuation dropped, spaces as hyphens.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || *c == '-' || *c == '_' || *c == ' ')
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+/// The lines of a page outside its code blocks, and its code blocks as (language, section
+/// heading, text).
+struct Page {
+    prose: Vec<String>,
+    blocks: Vec<(String, String, String)>,
+}
+
+fn parse(text: &str) -> Page {
+    let mut page = Page {
+        prose: Vec::new(),
+        blocks: Vec::new(),
+    };
+    let mut block: Option<(String, String)> = None;
+    let mut section = String::new();
+    for line in text.lines() {
+        if let Some(fence) = line.strip_prefix("```") {
+            match block.take() {
+                Some((lang, body)) => page.blocks.push((lang, section.clone(), body)),
+                None => block = Some((fence.trim().to_string(), String::new())),
+            }
+            continue;
+        }
+        match &mut block {
+            Some((_, body)) => {
+                body.push_str(line);
+                body.push('\n');
+            }
+            None => {
+                if let Some(h) = line.strip_prefix("## ") {
+                    section = h.to_string();
+                }
+                page.prose.push(line.to_string());
+            }
+        }
+    }
+    assert!(block.is_none(), "a code block is never closed");
+    page
+}
+
+/// The anchors of a page's headings (a repeated heading gets `-1`, `-2`, as on GitHub).
+fn anchors(page: &Page) -> HashSet<String> {
+    let mut found = HashSet::new();
+    for line in &page.prose {
+        let hashes = line.chars().take_while(|c| *c == '#').count();
+        if (1..=6).contains(&hashes) && line[hashes..].starts_with(' ') {
+            let base = slug(&line[hashes + 1..]);
+            let mut anchor = base.clone();
+            let mut n = 0;
+            while found.contains(&anchor) {
+                n += 1;
+                anchor = format!("{base}-{n}");
+            }
+            found.insert(anchor);
+        }
+    }
+    found
+}
+
+/// The targets of the Markdown links `[text](target)` of a line.
+fn link_targets(line: &str) -> Vec<String> {
+    let mut targets = Vec::new();
+    let mut rest = line;
+    while let Some(at) = rest.find("](") {
+        rest = &rest[at + 2..];
+        if let Some(end) = rest.find(')') {
+            targets.push(rest[..end].to_string());
+            rest = &rest[end..];
+        }
+    }
+    targets
+}
+
+#[test]
+fn every_link_in_the_readme_and_the_docs_resolves() {
+    let pages = pages();
+    let parsed: BTreeMap<&str, Page> = pages
+        .iter()
+        .map(|(name, text)| (name.as_str(), parse(text)))
+        .collect();
+    let anchors: BTreeMap<&str, HashSet<String>> =
+        parsed.iter().map(|(n, p)| (*n, anchors(p))).collect();
+    let mut broken = Vec::new();
+    let mut reached: HashSet<String> = HashSet::new();
+    let mut checked = 0;
+    for (name, page) in &parsed {
+        let dir = Path::new(name).parent().unwrap_or(Path::new(""));
+        for line in &page.prose {
+            for target in link_targets(line) {
+                if target.contains("://") || target.starts_with("mailto:") {
+                    continue;
+                }
+                checked += 1;
+                let (path, fragment) = target.split_once('#').unwrap_or((&target, ""));
+                let file = if path.is_empty() {
+                    name.to_string()
+                } else {
+                    normalise(&dir.join(path))
+                };
+                if !Path::new(ROOT).join(&file).exists() {
+                    broken.push(format!("{name}: {target}: no file {file}"));
+                    continue;
+                }
+                reached.insert(file.clone());
+                if !fragment.is_empty() {
+                    match anchors.get(file.as_str()) {
+                        Some(a) if a.contains(fragment) => {}
+                        Some(_) => broken.push(format!("{name}: {target}: no heading #{fragment}")),
+                        None => broken.push(format!(
+                            "{name}: {target}: an anchor into a file that is not a page"
+                        )),
+                    }
+                }
+            }
+        }
+    }
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+    let readme_links: HashSet<String> = parsed["README.md"]
+        .prose
+        .iter()
+        .flat_map(|l| link_targets(l))
+        .map(|t| t.split('#').next().unwrap().to_string())
+        .collect();
+    for (name, _) in &pages {
+        if name != "README.md" {
+            assert!(
+                readme_links.contains(name),
+                "README.md links to every page of docs/: {name} is missing"
+            );
+        }
+    }
+    assert!(checked > 50, "links were found: {checked}");
+    figure(&format!(
+        "D1 {checked} links in {} pages resolve (files and headings); README links to all {} pages of docs/",
+        pages.len(),
+        pages.len() - 1
+    ));
+}
+
+fn normalise(path: &Path) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for c in path.components() {
+        match c {
+            std::path::Component::ParentDir => {
+                parts.pop();
+            }
+            std::path::Component::CurDir => {}
+            other => parts.push(other.as_os_str().to_string_lossy().into_owned()),
+        }
+    }
+    parts.join("/")
+}
+
+/// The command lines of a shell block: comments dropped, `\` continuations joined. Each comes
+/// with the exit code its comment names (`# exit 7`), else 0.
+fn command_lines(block: &str) -> Vec<(String, i32)> {
+    let mut lines = Vec::new();
+    let mut pending = String::new();
+    for raw in block.lines() {
+        if let Some(head) = raw.strip_suffix('\\') {
+            pending.push_str(head);
+            continue;
+        }
+        let line = format!("{pending}{raw}");
+        pending.clear();
+        let trimmed = line.trim();
+        if trimmed.is_empty() || trimmed.starts_with('#') {
+            continue;
+        }
+        let (command, comment) = match trimmed.find("  #") {
+            Some(at) => (trimmed[..at].trim_end(), &trimmed[at..]),
+            None => (trimmed, ""),
+        };
+        let code = comment
+            .split("exit ")
+            .nth(1)
+            .and_then(|rest| {
+                let digits: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                digits.parse().ok()
+            })
+            .unwrap_or(0);
+        lines.push((command.to_string(), code));
+    }
+    lines
+}
+
+/// The qctl invocations of a command line, as argv: split at `|`, `;` and `&&`, leading
+/// `VAR=value` and redirections dropped.
+fn qctl_invocations(line: &str) -> Vec<Vec<String>> {
+    let words = shlex::split(line).unwrap_or_else(|| panic!("not shell words: {line}"));
+    let mut found = Vec::new();
+    for segment in words.split(|w| ["|", "&&", ";", "||"].contains(&w.as_str())) {
+        let mut argv: Vec<String> = Vec::new();
+        let mut words = segment
+            .iter()
+            .skip_while(|w| w.contains('=') && !w.starts_with('-'))
+            .peekable();
+        if words.peek().map(|w| w.as_str()) != Some("qctl") {
+            continue;
+        }
+        while let Some(w) = words.next() {
+            if [">", "<", ">>", "2>"].contains(&w.as_str()) {
+                words.next();
+            } else if w == "2>&1" || w.starts_with('>') || w.starts_with('<') {
+            } else {
+                argv.push(w.trim_end_matches(';').to_string());
+            }
+        }
+        found.push(argv);
+    }
+    found
+}
+
+#[test]
+fn every_qctl_command_in_the_docs_parses() {
+    let mut parsed = 0;
+    let mut wrong = Vec::new();
+    for (name, text) in pages() {
+        for (lang, section, block) in parse(&text).blocks {
+            if lang != "sh" {
+                continue;
+            }
+            for (line, _) in command_lines(&block) {
+                // One block of the development page shows a ; inside a word list.
+                let line = line.replace("; ", " ; ");
+                for argv in qctl_invocations(&line) {
+                    parsed += 1;
+                    if let Err(e) = qctl::cli::command().try_get_matches_from(&argv) {
+                        wrong.push(format!("{name} ({section}): {line}\n{e}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
+    assert!(parsed > 60, "commands were found: {parsed}");
+    figure(&format!(
+        "D2 {parsed} qctl commands shown in README.md and docs/ parse"
+    ));
+}
+
+/// Where the docs' commands run: a directory with the scripts they name, qctl first on the
+/// PATH, `QCTL_REDIS_URL` set.
+struct Shell {
+    dir: tempfile::TempDir,
+    env: Vec<(String, String)>,
+}
+
+impl Shell {
+    fn new(server: &RedisServer) -> Shell {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let bin = Path::new(env!("CARGO_BIN_EXE_qctl")).parent().unwrap();
+        let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap());
+        Shell {
+            dir,
+            env: vec![
+                ("PATH".into(), path),
+                ("QCTL_REDIS_URL".into(), server.url()),
+                ("COLUMNS".into(), "100".into()),
+            ],
+        }
+    }
+
+    fn script(&self, name: &str, body: &str) {
+        let path = self.dir.path().join(name);
+        std::fs::write(&path, body).unwrap();
+        let mut perms = std::fs::metadata(&path).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+        std::fs::set_permissions(&path, perms).unwrap();
+    }
+
+    fn command(&self, line: &str) -> Command {
+        let mut cmd = Command::new("bash");
+        cmd.arg("-c")
+            .arg(line)
+            .current_dir(self.dir.path())
+            .env_remove("REDIS_URL")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        for var in support::TLS_ENV {
+            cmd.env_remove(var);
+        }
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        cmd
+    }
+
+    /// Runs one line of the docs as a person would and checks it ends as they say. A command
+    /// that runs until stopped (a consumer, `--watch`, `tail` without `--no-follow`) is
+    /// stopped with SIGTERM after two seconds, and ends with 0.
+    fn run(&self, what: &str, line: &str, want: i32) -> String {
+        let until_stopped = qctl_invocations(line).iter().any(|argv| {
+            let has = |flag: &str| argv.iter().any(|a| a == flag);
+            (argv.get(1).map(String::as_str) == Some("consume")
+                && !has("--drain")
+                && !has("--max-jobs"))
+                || has("--watch")
+                || (argv.get(1).map(String::as_str) == Some("tail") && !has("--no-follow"))
+        });
+        let started = Instant::now();
+        let out = if until_stopped {
+            let mut cmd = self.command(&format!("exec {line}"));
+            cmd.process_group(0);
+            let mut child = Background::spawn(cmd);
+            std::thread::sleep(Duration::from_secs(2));
+            let _ = killpg(Pid::from_raw(child.pid()), Signal::SIGTERM);
+            let status = child.wait_timeout(Duration::from_secs(60));
+            let code = status.and_then(|s| s.code());
+            assert_eq!(
+                code,
+                Some(want),
+                "{what}: `{line}` stopped with SIGTERM\nstdout: {}\nstderr: {}",
+                child.stdout(),
+                child.stderr()
+            );
+            child.stdout()
+        } else {
+            let out = self.command(line).output().expect("run bash");
+            let (stdout, stderr) = (
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr),
+            );
+            assert_eq!(
+                out.status.code(),
+                Some(want),
+                "{what}: `{line}`\nstdout: {stdout}\nstderr: {stderr}"
+            );
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "{what}: `{line}` took {:?}",
+                started.elapsed()
+            );
+            stdout.into_owned()
+        };
+        out
+    }
+}
+
+/// The shell blocks of one section of a page, in order.
+fn section_lines(page: &str, section: &str) -> Vec<(String, i32)> {
+    let text = std::fs::read_to_string(format!("{ROOT}/{page}")).unwrap();
+    let lines: Vec<(String, i32)> = parse(&text)
+        .blocks
+        .into_iter()
+        .filter(|(lang, s, _)| lang == "sh" && s == section)
+        .flat_map(|(_, _, block)| command_lines(&block))
+        .collect();
+    assert!(
+        !lines.is_empty(),
+        "{page} has a section \"{section}\" with commands"
+    );
+    lines
+}
+
+/// Runs every command of a guide recipe in order; the queue is sound afterwards.
+fn run_recipe(server: &RedisServer, shell: &Shell, section: &str, queue: &str) -> usize {
+    let lines = section_lines("docs/guide.md", section);
+    for (line, want) in &lines {
+        shell.run(section, line, *want);
+    }
+    let broken = invariants(server, queue);
+    assert!(broken.is_empty(), "{section}: {broken:?}");
+    lines.len()
+}
+
+fn enqueue_lines(server: &RedisServer, queue: &str, lines: &str) {
+    qctl(server)
+        .args(["enqueue", queue, "--lines", "-q"])
+        .write_stdin(lines.to_string())
+        .assert()
+        .success();
+}
+
+/// Jobs in the in-flight sets of `queue`'s consumers.
+fn in_flight(server: &RedisServer, queue: &str) -> u64 {
+    let members: Vec<String> = server.cmd(&[
+        b"ZRANGE",
+        format!("{queue}:consumers").as_bytes(),
+        b"0",
+        b"-1",
+    ]);
+    members.iter().map(|k| count(server, b"SCARD", k)).sum()
+}
+
+fn count(server: &RedisServer, command: &[u8], key: &str) -> u64 {
+    server.cmd(&[command, key.as_bytes()])
+}
+
+#[test]
+fn the_readme_tour_runs_as_shown() {
+    let server = RedisServer::start();
+    let shell = Shell::new(&server);
+    let lines = section_lines("README.md", "A five-minute tour");
+    let mut ran = 0;
+    for (line, want) in &lines {
+        // The tour's own throwaway server is this test's.
+        if line.starts_with("redis-server ") || line.starts_with("export QCTL_REDIS_URL=") {
+            continue;
+        }
+        shell.run("the tour", line, *want);
+        ran += 1;
+    }
+    assert_eq!(
+        count(&server, b"ZCARD", "mail:dead"),
+        0,
+        "requeued at the end"
+    );
+    assert_eq!(count(&server, b"LLEN", "mail:active"), 1, "job 13 is back");
+    figure(&format!(
+        "D3 the README's tour: {ran} commands ran as shown against a fresh redis-server"
+    ));
+}
+
+#[test]
+fn a_queue_backs_up() {
+    let server = RedisServer::start();
+    let shell = Shell::new(&server);
+    shell.script("send.sh", "#!/bin/sh\ncat > /dev/null\n");
+    enqueue_lines(
+        &server,
+        "mail",
+        &(1..=200).map(|i| format!("{i}\n")).collect::<String>(),
+    );
+    // A consumer busy with two long jobs, and the queue paused.
+    let mut busy = Background::spawn({
+        let mut cmd = qctl_process(&server);
+        cmd.args([
+            "consume",
+            "mail",
+            "-c",
+            "2",
+            "--shutdown-grace",
+            "0s",
+            "--",
+            "sleep",
+            "30",
+        ]);
+        cmd
+    });
+    assert!(wait_until(Duration::from_secs(15), || in_flight(
+        &server, "mail"
+    ) >= 2));
+    qctl(&server).args(["pause", "mail"]).assert().success();
+    let ran = run_recipe(&server, &shell, "A queue backs up", "mail");
+    assert!(busy.stop(Duration::from_secs(30)).is_some());
+    assert_eq!(count(&server, b"EXISTS", "mail:paused"), 0, "resumed");
+    let left = count(&server, b"LLEN", "mail:active");
+    assert!(left < 200, "the recipe's consumer ran jobs: {left} left");
+    figure(&format!(
+        "D4 guide, a queue backs up: {ran} commands ran as shown; {} of 200 jobs run by the recipe's consumer",
+        200 - left
+    ));
+}
+
+#[test]
+fn jobs_fail_with_one_error() {
+    let server = RedisServer::start();
+    let shell = Shell::new(&server);
+    // Big mails time out; three addresses are refused; the rest go.
+    shell.script(
+        "flaky.sh",
+        "#!/bin/sh\ncase \"$1\" in\n  *big*) sleep 5 ;;\n  *bad*) echo \"550 invalid address: $1\" >&2; exit 3 ;;\nesac\n",
+    );
+    for i in 1040..1050 {
+        support::enqueue(
+            &server,
+            "mail",
+            &format!("order-{i}"),
+            format!("big mail {i}").as_bytes(),
+        );
+    }
+    for i in 1..=3 {
+        support::enqueue(
+            &server,
+            "mail",
+            &format!("bad-{i}"),
+            format!("bad{i}@nowhere").as_bytes(),
+        );
+    }
+    enqueue_lines(
+        &server,
+        "mail",
+        &(1..=20).map(|i| format!("{i}\n")).collect::<String>(),
+    );
+    shell.run(
+        "set up",
+        "qctl consume mail --drain -c 8 --max-retries 0 --timeout 200ms --kill-after 100ms --replace {} -- ./flaky.sh {}",
+        7,
+    );
+    assert_eq!(count(&server, b"ZCARD", "mail:dead"), 13);
+    let ran = run_recipe(&server, &shell, "Jobs fail with one error", "mail");
+    assert_eq!(
+        count(&server, b"ZCARD", "mail:dead"),
+        0,
+        "requeued and deleted"
+    );
+    assert_eq!(
+        count(&server, b"LLEN", "mail:active"),
+        10,
+        "the timeouts are back"
+    );
+    let export = std::fs::read_to_string(shell.dir.path().join("timeouts.jsonl")).unwrap();
+    assert_eq!(export.lines().count(), 10, "the copy holds the ten");
+    figure(&format!(
+        "D5 guide, jobs fail with one error: {ran} commands ran as shown; 10 timeouts requeued, 3 refused addresses deleted"
+    ));
+}
+
+#[test]
+fn a_consumer_host_died() {
+    let server = RedisServer::start();
+    let shell = Shell::new(&server);
+    enqueue_lines(&server, "mail", "1\n2\n3\n4\n5\n");
+    // A consumer killed with SIGKILL while it held two jobs; ten minutes pass.
+    let mut victim = Background::spawn({
+        let mut cmd = qctl_process(&server);
+        cmd.args(["consume", "mail", "-c", "2", "--", "sleep", "30"]);
+        cmd
+    });
+    let held = || in_flight(&server, "mail");
+    assert!(wait_until(Duration::from_secs(15), || held() >= 2));
+    victim.signal(Signal::SIGKILL);
+    assert!(victim.wait_timeout(Duration::from_secs(10)).is_some());
+    let members: Vec<String> = server.cmd(&[b"ZRANGE", b"mail:consumers", b"0", b"-1"]);
+    let old = (qctl::engine::now() - 600.0).to_string();
+    for m in &members {
+        let _: () = server.cmd(&[b"ZADD", b"mail:consumers", old.as_bytes(), m.as_bytes()]);
+    }
+    let ran = run_recipe(&server, &shell, "A consumer host died", "mail");
+    assert_eq!(held(), 0, "nothing left in flight");
+    assert_eq!(
+        count(&server, b"LLEN", "mail:active"),
+        5,
+        "every job is ready again"
+    );
+    figure(&format!(
+        "D6 guide, a consumer host died: {ran} commands ran as shown; the 2 jobs of a SIGKILLed consumer back in mail:active"
+    ));
+}
+
+#[test]
+fn move_a_queue() {
+    let server = RedisServer::start();
+    let to = RedisServer::start();
+    let mut shell = Shell::new(&server);
+    shell.env.push(("TO_HOST".into(), "127.0.0.1".into()));
+    shell.env.push(("TO_PORT".into(), to.port().to_string()));
+    enqueue_lines(&server, "mail", "1\n2\n3\n4\n5\n");
+    qctl(&server)
+        .args(["enqueue", "mail", "--in", "1h", "--id", "later-1", "later"])
+        .assert()
+        .success();
+    let before: Vec<(String, String, String)> = server.dump_all();
+    let ran = run_recipe(&server, &shell, "Move a queue", "mail");
+    let after = to.dump_all();
+    let without_pause = |dump: Vec<(String, String, String)>| -> Vec<(String, String, String)> {
+        dump.into_iter()
+            .filter(|(k, _, _)| k != "mail:paused")
+            .collect()
+    };
+    assert_eq!(
+        without_pause(after),
+        without_pause(before),
+        "every key arrived as it was"
+    );
+    let left: Vec<String> = server.cmd(&[b"KEYS", b"mail:*"]);
+    assert!(left.is_empty(), "nothing is left on the source: {left:?}");
+    figure(&format!(
+        "D7 guide, move a queue: {ran} commands ran as shown; every key of the queue arrived byte for byte, none left behind"
+    ));
+}
+
+#[test]
+fn ci_with_qctl() {
+    let server = RedisServer::start();
+    let shell = Shell::new(&server);
+    std::fs::write(
+        shell.dir.path().join("cases.txt"),
+        "unit\nlint\nintegration\ndocs\n",
+    )
+    .unwrap();
+    shell.script(
+        "run-test.sh",
+        "#!/bin/sh\n[ \"$1\" != integration ] || { echo \"integration: 2 of 40 failed\" >&2; exit 1; }\n",
+    );
+    let ran = run_recipe(&server, &shell, "CI with qctl", "tests");
+    let dead: Vec<String> = server.cmd(&[b"ZRANGE", b"tests:dead", b"0", b"-1"]);
+    assert_eq!(dead.len(), 1, "the failed case is in the dead set");
+    figure(&format!(
+        "D8 guide, CI with qctl: {ran} commands ran as shown; the drain exited 7 with the one failed case in tests:dead"
+    ));
+}
