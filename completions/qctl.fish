@@ -55,6 +55,8 @@ complete -c qctl -n "__fish_qctl_needs_command" -f -a "orphans" -d 'Return the i
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "pause" -d 'Stop qctl consumers from reserving new jobs of a queue (running jobs finish)'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "resume" -d 'Let qctl consumers reserve jobs of a paused queue again'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "purge" -d 'Delete every key of a queue: jobs in every state, consumers, and qctl\'s own keys'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "export" -d 'Write a whole queue as JSON lines: every job in every state, with its record and failure as stored'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "import" -d 'Read jobs written by `qctl export` (or `enqueue --jsonl` lines) into a queue, each in the state it had'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "doctor" -d 'Check a queue\'s server, the user\'s rights and the queue\'s integrity, with fixes'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "completions" -d 'Print a shell completion script to standard output'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "man" -d 'Print the manual page qctl.1, or write every page to a directory'
@@ -652,6 +654,42 @@ complete -c qctl -n "__fish_qctl_using_subcommand purge" -s v -l verbose -d 'Pri
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand export" -l state -d 'Export only jobs in this state (repeat for more): ready, scheduled, retrying, dead, in_flight [default: every state]' -r
+complete -c qctl -n "__fish_qctl_using_subcommand export" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand export" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand export" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand export" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand export" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand export" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand export" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand export" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand export" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand export" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
+complete -c qctl -n "__fish_qctl_using_subcommand export" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand export" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand export" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand export" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand export" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand import" -l file -d 'Read the lines from this file instead of standard input' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand import" -l in-flight-delay -d 'Schedule the jobs that were in flight this long from now instead of making them ready (their consumer may still be running them where they came from)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand import" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand import" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand import" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand import" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand import" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand import" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand import" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand import" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand import" -l replace -d 'Replace jobs whose ids the queue has (from wherever they are; never one in flight there) instead of skipping them'
+complete -c qctl -n "__fish_qctl_using_subcommand import" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand import" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
+complete -c qctl -n "__fish_qctl_using_subcommand import" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand import" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand import" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand import" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand import" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand import" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F

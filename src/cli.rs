@@ -342,6 +342,25 @@ pub enum Command {
         confirm: ConfirmArgs,
     },
 
+    /// Write a whole queue as JSON lines: every job in every state, with its record and
+    /// failure as stored.
+    ///
+    /// A header line (the format's version, the queue, the server, the time, the counts),
+    /// then one line per job: ready (with its position), scheduled or retrying (with its due
+    /// time), dead (with its time of death), in flight (with its consumer). `qctl import`
+    /// reads it back, on this server or another, under this name or a new one.
+    Export(ExportArgs),
+
+    /// Read jobs written by `qctl export` (or `enqueue --jsonl` lines) into a queue, each in
+    /// the state it had.
+    ///
+    /// Ready jobs in their order, scheduled, retrying and dead ones with their times, records
+    /// byte for byte, failure records kept; jobs that were in flight become ready. Ids the
+    /// queue has are skipped (--replace replaces them), so an interrupted import is finished
+    /// by running it again. A line that cannot be used stops it with exit 6, naming the line;
+    /// every job before it is written, none after.
+    Import(ImportArgs),
+
     /// Check a queue's server, the user's rights and the queue's integrity, with fixes.
     ///
     /// Server: eviction policy, memory, persistence, replica or cluster node, version,
@@ -390,6 +409,7 @@ impl Command {
             | Command::Consumers { .. }
             | Command::Inflight(_)
             | Command::Tail(_)
+            | Command::Export(_)
             | Command::Completions { .. }
             | Command::Help { .. }
             | Command::Man { .. } => true,
@@ -417,7 +437,10 @@ impl Command {
                 ActiveCommand::Delete { confirm, .. } => confirm.dry_run,
             },
             Command::Purge { confirm, .. } => confirm.dry_run,
-            Command::Enqueue(_) | Command::Consume(_) | Command::Pause { .. } => false,
+            Command::Enqueue(_)
+            | Command::Consume(_)
+            | Command::Import(_)
+            | Command::Pause { .. } => false,
             Command::Resume { .. } => false,
         }
     }
@@ -464,6 +487,39 @@ pub struct EnqueueArgs {
     /// Every input line is a JSON object {"id"?, "data" | "data_b64", "at"?, "attempt"?}.
     #[arg(long)]
     pub jsonl: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// The queue's name.
+    #[arg(value_parser = parse_queue)]
+    pub queue: String,
+
+    /// Export only jobs in this state (repeat for more): ready, scheduled, retrying, dead,
+    /// in_flight [default: every state].
+    #[arg(long = "state", value_name = "STATE", value_parser = parse_state)]
+    pub states: Vec<crate::engine::transfer::State>,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// The queue to import into (it may have another name than the exported one).
+    #[arg(value_parser = parse_queue)]
+    pub queue: String,
+
+    /// Read the lines from this file instead of standard input.
+    #[arg(long, value_name = "PATH")]
+    pub file: Option<PathBuf>,
+
+    /// Replace jobs whose ids the queue has (from wherever they are; never one in flight
+    /// there) instead of skipping them.
+    #[arg(long)]
+    pub replace: bool,
+
+    /// Schedule the jobs that were in flight this long from now instead of making them ready
+    /// (their consumer may still be running them where they came from).
+    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+    pub in_flight_delay: Option<Duration>,
 }
 
 #[derive(Debug, Args)]
@@ -940,6 +996,15 @@ pub fn parse_queue(s: &str) -> Result<String, String> {
     } else {
         Ok(s.to_string())
     }
+}
+
+/// A job state of an export.
+pub fn parse_state(s: &str) -> Result<crate::engine::transfer::State, String> {
+    use crate::engine::transfer::State;
+    State::parse(s).ok_or_else(|| {
+        let names: Vec<&str> = State::ALL.iter().map(|s| s.name()).collect();
+        format!("no state {s:?}: one of {}", names.join(", "))
+    })
 }
 
 /// A failure group's fingerprint: 12 hex digits (as `dead groups` prints them, any case), or

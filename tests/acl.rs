@@ -203,6 +203,18 @@ fn workload(server: &RedisServer, user: &str) {
     expect(run().args(["resume", "mail"]), 0);
     assert_eq!(stats_of(server, user, "mail")["paused"], false);
 
+    // Export, and import back: every id is there, so each is skipped; --replace rewrites
+    // them where they are.
+    let (out, _) = expect(run().args(["export", "mail"]), 0);
+    assert!(out.lines().count() > 3, "{out}");
+    let (_, err) = expect(run().args(["import", "mail"]).write_stdin(out.clone()), 0);
+    assert!(err.contains("already there, skipped"), "{err}");
+    let (_, err) = expect(
+        run().args(["import", "mail", "--replace"]).write_stdin(out),
+        0,
+    );
+    assert!(err.contains("replaced"), "{err}");
+
     // Consume, and stop: the running job and the buffered ones go back.
     let before = server.lrange("mail:active");
     let mut stopped = {

@@ -593,30 +593,41 @@ fn move_a_queue() {
     let server = RedisServer::start();
     let to = RedisServer::start();
     let mut shell = Shell::new(&server);
-    shell.env.push(("TO_HOST".into(), "127.0.0.1".into()));
-    shell.env.push(("TO_PORT".into(), to.port().to_string()));
-    enqueue_lines(&server, "mail", "1\n2\n3\n4\n5\n");
+    shell.env.push(("TO_URL".into(), to.url()));
+    // Ready jobs, one for later, a retry with its failure and a dead job.
+    enqueue_lines(&server, "mail", "1\n2\n3\nfail\n5\n");
     qctl(&server)
         .args(["enqueue", "mail", "--in", "1h", "--id", "later-1", "later"])
         .assert()
         .success();
-    let before: Vec<(String, String, String)> = server.dump_all();
-    let ran = run_recipe(&server, &shell, "Move a queue", "mail");
-    let after = to.dump_all();
-    let without_pause = |dump: Vec<(String, String, String)>| -> Vec<(String, String, String)> {
+    shell.run(
+        "set up",
+        "qctl consume mail --max-jobs 1 --max-retries 0 --drain -- sh -c 'test \"$(cat)\" != 1'",
+        7,
+    );
+    let jobs = |dump: Vec<(String, String, String)>, name: &str| -> Vec<(String, String, String)> {
         dump.into_iter()
-            .filter(|(k, _, _)| k != "mail:paused")
+            .filter_map(|(k, t, v)| {
+                let rest = k.strip_prefix(name)?.to_string();
+                [":active", ":data", ":scheduled", ":dead", ":failures"]
+                    .contains(&rest.as_str())
+                    .then_some((rest, t, v))
+            })
             .collect()
     };
+    let before = jobs(server.dump_all(), "mail");
+    assert_eq!(before.len(), 5, "every kind of key is there: {before:?}");
+    let ran = run_recipe(&server, &shell, "Move a queue", "mail");
     assert_eq!(
-        without_pause(after),
-        without_pause(before),
-        "every key arrived as it was"
+        jobs(to.dump_all(), "{mail}"),
+        before,
+        "every job arrived byte for byte in its state"
     );
     let left: Vec<String> = server.cmd(&[b"KEYS", b"mail:*"]);
     assert!(left.is_empty(), "nothing is left on the source: {left:?}");
+    assert!(invariants(&to, "{mail}").is_empty());
     figure(&format!(
-        "D7 guide, move a queue: {ran} commands ran as shown; every key of the queue arrived byte for byte, none left behind"
+        "D7 guide, move a queue: {ran} commands ran as shown; every job key arrived byte for byte under the new name, none left behind"
     ));
 }
 

@@ -276,6 +276,7 @@ fn commands() -> Vec<Case> {
             0,
         ),
         case("dead export", &["dead", "export", "q"], None, 0),
+        case("export", &["export", "q"], None, 0),
         case("dead groups", &["dead", "groups", "q"], None, 0),
         case(
             "dead groups --json",
@@ -340,6 +341,12 @@ fn commands() -> Vec<Case> {
             "enqueue --jsonl",
             &["enqueue", "q", "--jsonl"],
             Some(b"{\"id\":\"j1\",\"data\":\"x\"}\n"),
+            0,
+        ),
+        case(
+            "import",
+            &["import", "q2"],
+            Some(b"{\"id\":\"i1\",\"data\":\"x\"}\n"),
             0,
         ),
         case(

@@ -658,7 +658,7 @@ fn read_items(
 
 /// One `--jsonl` line: `{"id"?, "data" | "data_b64", "at"?, "attempt"?}`. A `data` that is
 /// not a string is stored as its JSON text. Other fields are ignored.
-fn parse_json_job(line: &[u8], default_due: Option<f64>) -> Result<JsonJob, String> {
+pub(super) fn parse_json_job(line: &[u8], default_due: Option<f64>) -> Result<JsonJob, String> {
     #[derive(serde::Deserialize)]
     struct Fields {
         id: Option<String>,
@@ -715,11 +715,11 @@ fn parse_json_job(line: &[u8], default_due: Option<f64>) -> Result<JsonJob, Stri
 
 /// A job of a `--jsonl` line.
 #[derive(Debug)]
-struct JsonJob {
-    id: Option<String>,
-    data: Option<Vec<u8>>,
-    attempt: i64,
-    due: Option<f64>,
+pub(super) struct JsonJob {
+    pub(super) id: Option<String>,
+    pub(super) data: Option<Vec<u8>>,
+    pub(super) attempt: i64,
+    pub(super) due: Option<f64>,
 }
 
 impl JsonJob {

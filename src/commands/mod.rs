@@ -8,9 +8,11 @@ mod consumers;
 mod dead;
 mod doctor;
 mod enqueue;
+mod export;
 mod groups;
 pub(crate) mod help;
 mod history;
+mod import;
 mod inflight;
 mod listing;
 mod man;
@@ -140,6 +142,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Command::Resume { queue } => pause::run(ctx, &queue, false).await,
             Command::Purge { queue, confirm } => purge::run(ctx, &queue, confirm).await,
             Command::Doctor(args) => doctor::run(ctx, args).await,
+            Command::Export(args) => export::run(ctx, args).await,
+            Command::Import(args) => import::run(ctx, args).await,
             Command::Completions { shell } => completions::run(ctx, shell),
             Command::Man { dir } => man::run(ctx, dir.as_deref()),
             Command::Help { words } => help::run(ctx, &words),

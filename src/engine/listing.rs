@@ -117,6 +117,8 @@ pub struct Entry {
     /// The record's bytes as stored.
     pub raw: Option<Vec<u8>>,
     pub failure: Option<Failure>,
+    /// The recorded failure's bytes as stored, when it was read.
+    pub failure_raw: Option<Vec<u8>>,
     /// The stored bytes of its record, with those of its recorded failure when that was read.
     pub size: usize,
 }
@@ -341,6 +343,7 @@ impl Fetched {
                 job: raw.as_deref().map(Job::decode),
                 raw,
                 failure: failure.as_deref().and_then(Failure::from_json),
+                failure_raw: failure,
                 size,
                 id,
                 score,

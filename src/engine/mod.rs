@@ -23,6 +23,7 @@ pub mod scheduled;
 pub mod scripts;
 pub mod tail;
 pub mod text;
+pub mod transfer;
 
 pub use conn::{Redis, ServerSpec};
 pub use error::{Error, ExitCode};

@@ -123,6 +123,8 @@ scripts! {
     REQUEUE_STRANDED => "requeue_stranded",
     DROP_MISSING => "drop_missing",
     RIGHTS => "rights",
+    IMPORT => "import",
+    IMPORT_REPLACE => "import_replace",
 }
 
 impl Lua {

@@ -58,6 +58,20 @@ pub fn free_port() -> u16 {
         .expect("a free port")
 }
 
+/// Gives SIGINT and SIGHUP their default action in the test process, so that the qctl
+/// processes it starts handle them (qctl leaves alone a signal it inherits as ignored, as a
+/// shell's background job or `nohup` has it): the tests signal them whatever started the
+/// suite. A test of an ignored signal sets it in the child itself.
+fn default_signals() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        for sig in [libc::SIGINT, libc::SIGHUP] {
+            // SAFETY: SIG_DFL installs no handler; nothing in the test process handles these.
+            unsafe { libc::signal(sig, libc::SIG_DFL) };
+        }
+    });
+}
+
 impl RedisServer {
     /// A server without persistence.
     pub fn start() -> RedisServer {
@@ -74,6 +88,7 @@ impl RedisServer {
     /// A server with extra arguments, on a TLS port only when `tls` is set; on failure the
     /// log of the last try.
     pub fn try_start(extra: &[&str], tls: Option<tls::TlsConfig>) -> Result<RedisServer, String> {
+        default_signals();
         let mut log = String::new();
         for _ in 0..5 {
             let mut server = RedisServer {

@@ -1,0 +1,608 @@
+//! `qctl import QUEUE`: jobs written by `qctl export` (or `enqueue --jsonl` lines) back into a
+//! queue, each in the state it had. The input is read and checked on a thread of its own;
+//! jobs are written in atomic chunks, in input order, until the input ends, a line cannot be
+//! used (exit 6, naming it), or a stop request comes between two chunks.
+
+use std::io::{BufRead, BufReader, Read};
+use std::time::Duration;
+
+use base64::Engine as _;
+use serde_json::value::RawValue;
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+
+use super::Context;
+use crate::cli::ImportArgs;
+use crate::engine::job::{encode_record, Job};
+use crate::engine::listing::CALL_BYTES;
+use crate::engine::transfer::{self, Import, State, Target, Written, IMPORT_CALL, VERSION};
+use crate::engine::{Error, ExitCode};
+use crate::output::{plural, stopped_by, thousands};
+use crate::signals;
+
+/// One job of the input, with the line it came from and the state it had.
+struct Parsed {
+    line: u64,
+    was: State,
+    job: Import,
+}
+
+/// What the reader hands over: jobs to write in one call, then maybe why it stopped.
+#[derive(Default)]
+struct Chunk {
+    jobs: Vec<Parsed>,
+    /// Ids exported without a record: nothing to import.
+    unrecorded: Vec<(u64, String)>,
+    /// The header's description of the export, when this chunk read one.
+    header: Option<String>,
+    /// The line that stopped the reading, and why.
+    bad: Option<(u64, String)>,
+    /// The last line read into this chunk.
+    last: u64,
+}
+
+#[derive(Default)]
+struct Tally {
+    ready: u64,
+    scheduled: u64,
+    dead: u64,
+    /// Of those imported, the jobs that were in flight.
+    in_flight: u64,
+    skipped: u64,
+    replaced: u64,
+    not_replaced: Vec<String>,
+    unrecorded: Vec<String>,
+    last_line: u64,
+}
+
+impl Tally {
+    fn imported(&self) -> u64 {
+        self.ready + self.scheduled + self.dead
+    }
+
+    fn describe(&self, queue: &str) -> String {
+        let mut parts = Vec::new();
+        for (n, what) in [
+            (self.ready, "ready"),
+            (self.scheduled, "scheduled"),
+            (self.dead, "dead"),
+        ] {
+            if n > 0 {
+                parts.push(format!("{} {what}", thousands(n)));
+            }
+        }
+        let mut text = format!("imported {} into {queue:?}", plural(self.imported(), "job"));
+        if !parts.is_empty() {
+            text.push_str(&format!(": {}", parts.join(", ")));
+        }
+        if self.in_flight > 0 {
+            text.push_str(&format!(
+                " ({} in flight where {} exported)",
+                thousands(self.in_flight),
+                if self.in_flight == 1 {
+                    "it was"
+                } else {
+                    "they were"
+                }
+            ));
+        }
+        if self.replaced > 0 {
+            text.push_str(&format!("; {} replaced", thousands(self.replaced)));
+        }
+        if self.skipped > 0 {
+            text.push_str(&format!(
+                "; {} already there, skipped",
+                thousands(self.skipped)
+            ));
+        }
+        text
+    }
+}
+
+pub async fn run(mut ctx: Context, args: ImportArgs) -> anyhow::Result<ExitCode> {
+    let keys = ctx.keys(&args.queue)?;
+    let stop = signals::install()?;
+    let input: Box<dyn Read + Send> = match &args.file {
+        Some(path) => Box::new(
+            std::fs::File::open(path)
+                .map_err(|e| Error::BadInput(format!("cannot open {}: {e}", path.display())))?,
+        ),
+        None => Box::new(std::io::stdin()),
+    };
+    let server = ctx.server()?;
+    let mut redis = tokio::select! {
+        redis = server.connect() => redis?,
+        _ = stop.requested.cancelled() => {
+            let cause = stop.cause().unwrap_or(signals::Cause::Interrupt);
+            return Ok(super::stopped_before_any_change(&mut ctx, cause));
+        }
+    };
+    let now = redis.server_time().await?;
+    let delay = args.in_flight_delay;
+    let (tx, mut rx) = mpsc::channel::<Chunk>(2);
+    let reader = std::thread::spawn(move || read(input, now, delay, tx));
+
+    let counter = ctx.out.counter("jobs imported");
+    let mut tally = Tally::default();
+    let mut bad: Option<(u64, String)> = None;
+    let mut failure: Option<anyhow::Error> = None;
+    let mut stopped = None;
+    loop {
+        let chunk = tokio::select! {
+            biased;
+            _ = stop.requested.cancelled() => {
+                stopped = stop.cause();
+                break;
+            }
+            chunk = rx.recv() => chunk,
+        };
+        let Some(chunk) = chunk else { break };
+        if let Some(header) = &chunk.header {
+            counter.suspend(|| ctx.out.note(header));
+        }
+        for (_, id) in &chunk.unrecorded {
+            tally.unrecorded.push(id.clone());
+        }
+        let jobs: Vec<Import> = chunk.jobs.iter().map(|p| p.job.clone()).collect();
+        match transfer::write(&mut redis, &keys, &jobs, args.replace).await {
+            Ok(written) => {
+                for (p, w) in chunk.jobs.iter().zip(written) {
+                    match w {
+                        Written::New | Written::Replaced => {
+                            match p.job.target {
+                                Target::Ready => tally.ready += 1,
+                                Target::Scheduled(_) => tally.scheduled += 1,
+                                Target::Dead(_) => tally.dead += 1,
+                            }
+                            if p.was == State::InFlight {
+                                tally.in_flight += 1;
+                            }
+                            if w == Written::Replaced {
+                                tally.replaced += 1;
+                            }
+                        }
+                        Written::Present => tally.skipped += 1,
+                        Written::InFlightThere => tally.not_replaced.push(p.job.id.clone()),
+                    }
+                }
+                tally.last_line = chunk.last;
+            }
+            Err(e) => {
+                failure = Some(anyhow::Error::from(e).context(format!(
+                    "cannot import lines {} to {} into queue {:?}",
+                    chunk.jobs.first().map_or(chunk.last, |p| p.line),
+                    chunk.last,
+                    keys.name
+                )));
+                break;
+            }
+        }
+        counter.set_position(tally.imported());
+        if chunk.bad.is_some() {
+            bad = chunk.bad;
+            break;
+        }
+    }
+    counter.finish_and_clear();
+    let input_done = rx.is_closed() || bad.is_some();
+    drop(rx);
+    // The reader may be waiting for input that is not coming: it is waited for only when
+    // the input ended.
+    let read_error = if stopped.is_none() && failure.is_none() && input_done {
+        reader.join().expect("input reader thread panicked").err()
+    } else {
+        None
+    };
+
+    let queue = keys.name.as_str();
+    if ctx.out.json {
+        let value = json!({
+            "result": "summary",
+            "queue": queue,
+            "imported": tally.imported(),
+            "ready": tally.ready,
+            "scheduled": tally.scheduled,
+            "dead": tally.dead,
+            "in_flight": tally.in_flight,
+            "skipped": tally.skipped,
+            "replaced": tally.replaced,
+            "not_replaced": tally.not_replaced.len(),
+            "without_record": tally.unrecorded.len(),
+            "lines": tally.last_line,
+            "interrupted": stopped.map(signals::Cause::name),
+            "bad_line": bad.as_ref().map(|(n, _)| n),
+        });
+        let _ = ctx.out.json_line(&value);
+    }
+    let _ = ctx.out.flush();
+    let summary = tally.describe(queue);
+    if let Some(cause) = stopped {
+        ctx.out.last_word(&format!(
+            "{}: {summary} (lines 1 to {}); run the same command again to go on",
+            stopped_by(cause),
+            thousands(tally.last_line)
+        ));
+        return Ok(cause.exit_code());
+    }
+    if let Some(err) = failure {
+        return Err(err.context(format!(
+            "{summary} (lines 1 to {}) before the error; run the same command again to go on",
+            thousands(tally.last_line)
+        )));
+    }
+    if let Some(err) = read_error {
+        return Err(err.context(summary));
+    }
+    if let Some((line, why)) = bad {
+        ctx.out.note(&summary);
+        return Err(Error::BadInput(format!(
+            "line {line}: {why}; the lines before it are imported, nothing after it"
+        ))
+        .into());
+    }
+    ctx.out.note(&summary);
+    let mut code = ExitCode::Success;
+    if !tally.not_replaced.is_empty() {
+        ctx.out.warn(format_args!(
+            "{} in flight in {queue:?}, not replaced (e.g. {})",
+            plural(tally.not_replaced.len() as u64, "job"),
+            tally.not_replaced[..tally.not_replaced.len().min(3)].join(", ")
+        ));
+        code = ExitCode::Partial;
+    }
+    if !tally.unrecorded.is_empty() {
+        ctx.out.warn(format_args!(
+            "{} exported without a record, not imported (e.g. {})",
+            plural(tally.unrecorded.len() as u64, "id"),
+            tally.unrecorded[..tally.unrecorded.len().min(3)].join(", ")
+        ));
+        code = ExitCode::Partial;
+    }
+    Ok(code)
+}
+
+/// Reads the input line by line into chunks of at most [`IMPORT_CALL`] jobs and
+/// [`CALL_BYTES`] (a larger record alone), until it ends, a line cannot be used, or the
+/// receiver goes away.
+fn read(
+    input: Box<dyn Read + Send>,
+    now: f64,
+    delay: Option<Duration>,
+    tx: mpsc::Sender<Chunk>,
+) -> anyhow::Result<()> {
+    let mut reader = BufReader::with_capacity(1 << 20, input);
+    let mut buf = Vec::with_capacity(256);
+    let mut line = 0u64;
+    let mut chunk = Chunk::default();
+    let mut bytes = 0usize;
+    loop {
+        buf.clear();
+        let n = reader
+            .read_until(b'\n', &mut buf)
+            .map_err(|e| Error::BadInput(format!("cannot read input after line {line}: {e}")))?;
+        if n == 0 {
+            if chunk.last > 0 {
+                let _ = tx.blocking_send(chunk);
+            }
+            return Ok(());
+        }
+        line += 1;
+        if buf.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let parsed = parse(&buf, now, delay);
+        let job = match parsed {
+            Ok(Line::Header(text)) => {
+                chunk.header = Some(text);
+                chunk.last = line;
+                continue;
+            }
+            Ok(Line::Unrecorded(id)) => {
+                chunk.unrecorded.push((line, id));
+                chunk.last = line;
+                continue;
+            }
+            Ok(Line::Job(was, job)) => Parsed { line, was, job },
+            Err(why) => {
+                chunk.bad = Some((line, why));
+                let _ = tx.blocking_send(chunk);
+                return Ok(());
+            }
+        };
+        let size = job.job.bytes();
+        if !chunk.jobs.is_empty() && bytes + size > CALL_BYTES {
+            if tx.blocking_send(std::mem::take(&mut chunk)).is_err() {
+                return Ok(());
+            }
+            bytes = 0;
+        }
+        bytes += size;
+        chunk.jobs.push(job);
+        chunk.last = line;
+        if chunk.jobs.len() >= IMPORT_CALL || bytes >= CALL_BYTES {
+            if tx.blocking_send(std::mem::take(&mut chunk)).is_err() {
+                return Ok(());
+            }
+            bytes = 0;
+        }
+    }
+}
+
+/// What one input line is.
+enum Line {
+    /// An export's header, described for the user.
+    Header(String),
+    /// A job, with the state it had.
+    Job(State, Import),
+    /// An id exported without a record.
+    Unrecorded(String),
+}
+
+/// The fields of a line that import reads; others are ignored.
+#[derive(serde::Deserialize)]
+struct Fields<'a> {
+    qctl_export: Option<Value>,
+    queue: Option<String>,
+    source: Option<String>,
+    time: Option<String>,
+    counts: Option<transfer::Counts>,
+    id: Option<String>,
+    state: Option<String>,
+    attempt: Option<i64>,
+    data: Option<Value>,
+    data_b64: Option<String>,
+    #[serde(default, deserialize_with = "present")]
+    record_b64: Option<Option<String>>,
+    #[serde(borrow)]
+    failure: Option<&'a RawValue>,
+    failure_b64: Option<String>,
+    due: Option<f64>,
+    died: Option<f64>,
+}
+
+/// A field that may be present with null: Some(None).
+fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
+    Ok(Some(serde::Deserialize::deserialize(d)?))
+}
+
+fn unb64(field: &str, text: &str) -> Result<Vec<u8>, String> {
+    base64::engine::general_purpose::STANDARD
+        .decode(text.as_bytes())
+        .map_err(|e| format!("\"{field}\" is not valid base64: {e}"))
+}
+
+/// One line of the input: a header, an exported job, or an `enqueue --jsonl` job.
+fn parse(line: &[u8], now: f64, delay: Option<Duration>) -> Result<Line, String> {
+    let f: Fields = serde_json::from_slice(line).map_err(|e| format!("invalid JSON: {e}"))?;
+    if let Some(version) = f.qctl_export {
+        let version = version
+            .as_u64()
+            .ok_or("\"qctl_export\" is not a version number")?;
+        if version > VERSION {
+            return Err(format!(
+                "an export in format {version}, written by a newer qctl (this one reads format {VERSION})"
+            ));
+        }
+        let mut text = format!(
+            "importing an export of queue {:?}",
+            f.queue.as_deref().unwrap_or("?")
+        );
+        if let Some(source) = &f.source {
+            text.push_str(&format!(" from {source}"));
+        }
+        if let Some(time) = &f.time {
+            text.push_str(&format!(" taken at {time}"));
+        }
+        if let Some(c) = f.counts {
+            text.push_str(&format!(
+                " ({} ready, {} scheduled, {} dead, {} in flight then)",
+                thousands(c.ready),
+                thousands(c.scheduled),
+                thousands(c.dead),
+                thousands(c.in_flight)
+            ));
+        }
+        return Ok(Line::Header(text));
+    }
+    if f.state.is_none() && f.record_b64.is_none() {
+        return enqueued(line);
+    }
+    let name = f
+        .state
+        .as_deref()
+        .ok_or("an exported job needs \"state\"")?;
+    let was = State::parse(name).ok_or_else(|| {
+        let names: Vec<&str> = State::ALL.iter().map(|s| s.name()).collect();
+        format!("unknown state {name:?} (one of {})", names.join(", "))
+    })?;
+    let id = match f.id {
+        Some(id) if !id.is_empty() => id,
+        _ => return Err("an exported job needs a non-empty \"id\"".into()),
+    };
+    let data = match (&f.data, &f.data_b64) {
+        (Some(_), Some(_)) => return Err("give either \"data\" or \"data_b64\", not both".into()),
+        (Some(Value::String(s)), None) => Some(s.clone().into_bytes()),
+        (Some(Value::Null), None) => Some(Vec::new()),
+        (Some(other), None) => Some(other.to_string().into_bytes()),
+        (None, Some(b)) => Some(unb64("data_b64", b)?),
+        (None, None) => None,
+    };
+    // A record made from the line's fields counts failures from 0; one exported as it is
+    // (a Go-written record may hold anything) goes byte for byte.
+    let negative = || "\"attempt\" is negative: it counts failures so far, 0 or more".to_string();
+    let record = match f.record_b64 {
+        Some(None) => return Ok(Line::Unrecorded(id)),
+        Some(Some(text)) => {
+            let raw = unb64("record_b64", &text)?;
+            match Job::decode(&raw) {
+                Ok(job) if job.id != id => {
+                    return Err(format!(
+                        "the record's id is {:?}, not the line's {id:?}",
+                        job.id
+                    ))
+                }
+                Ok(job) => {
+                    let attempt = f.attempt.unwrap_or(job.attempt);
+                    let edited = data.as_deref().is_some_and(|d| d != job.data_bytes())
+                        || attempt != job.attempt;
+                    if edited {
+                        if attempt < 0 && attempt != job.attempt {
+                            return Err(negative());
+                        }
+                        let mut buf = Vec::new();
+                        let d = data.as_deref().or(job.data.as_deref());
+                        encode_record(&mut buf, &id, d, attempt);
+                        buf
+                    } else {
+                        raw
+                    }
+                }
+                // A damaged record goes as it is: a consumer buries it with its reason.
+                Err(_) => raw,
+            }
+        }
+        None => {
+            let Some(d) = data.as_deref() else {
+                return Err("needs \"record_b64\", \"data\" or \"data_b64\"".into());
+            };
+            if f.attempt.is_some_and(|a| a < 0) {
+                return Err(negative());
+            }
+            let mut buf = Vec::new();
+            encode_record(&mut buf, &id, Some(d), f.attempt.unwrap_or(0));
+            buf
+        }
+    };
+    let score = |value: Option<f64>, field: &str| -> Result<f64, String> {
+        value
+            .filter(|v| v.is_finite())
+            .ok_or_else(|| format!("a {name} job needs \"{field}\" (unix seconds)"))
+    };
+    let target = match was {
+        State::Ready => Target::Ready,
+        State::InFlight => match delay {
+            Some(d) => Target::Scheduled(now + d.as_secs_f64()),
+            None => Target::Ready,
+        },
+        State::Scheduled | State::Retrying => Target::Scheduled(score(f.due, "due")?),
+        State::Dead => Target::Dead(score(f.died, "died")?),
+    };
+    let failure = match (f.failure, f.failure_b64) {
+        (Some(_), Some(_)) => {
+            return Err("give either \"failure\" or \"failure_b64\", not both".into())
+        }
+        (Some(raw), None) if raw.get() != "null" => Some(raw.get().as_bytes().to_vec()),
+        (_, Some(b)) => Some(unb64("failure_b64", &b)?),
+        _ => None,
+    };
+    Ok(Line::Job(
+        was,
+        Import {
+            id,
+            record,
+            target,
+            failure,
+        },
+    ))
+}
+
+/// An `enqueue --jsonl` line: a ready job, or a scheduled one with `at`.
+fn enqueued(line: &[u8]) -> Result<Line, String> {
+    let j = super::enqueue::parse_json_job(line, None)?;
+    let id = j.id.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
+    let mut record = Vec::new();
+    encode_record(&mut record, &id, j.data.as_deref(), j.attempt);
+    let (was, target) = match j.due {
+        Some(at) => (State::Scheduled, Target::Scheduled(at)),
+        None => (State::Ready, Target::Ready),
+    };
+    Ok(Line::Job(
+        was,
+        Import {
+            id,
+            record,
+            target,
+            failure: None,
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(line: &str) -> (State, Import) {
+        match parse(line.as_bytes(), 1000.0, None) {
+            Ok(Line::Job(was, job)) => (was, job),
+            Ok(_) => panic!("not a job: {line}"),
+            Err(e) => panic!("{line}: {e}"),
+        }
+    }
+
+    #[test]
+    fn an_exported_line_keeps_its_record_unless_it_was_edited() {
+        let record = Job {
+            attempt: 2,
+            ..Job::new("r7", Some(b"hello".to_vec()))
+        }
+        .encode();
+        let b64 = base64::engine::general_purpose::STANDARD.encode(&record);
+        let line = format!(
+            r#"{{"id":"r7","state":"retrying","due":1795560300.25,"attempt":2,"data":"hello","record_b64":"{b64}","failure":{{"reason":"exit 3", "attempt":1}}}}"#
+        );
+        let (was, j) = job(&line);
+        assert_eq!(was, State::Retrying);
+        assert_eq!(j.record, record);
+        assert_eq!(j.target, Target::Scheduled(1795560300.25));
+        assert_eq!(
+            j.failure.as_deref(),
+            Some(&br#"{"reason":"exit 3", "attempt":1}"#[..]),
+            "the failure goes byte for byte"
+        );
+        let edited = line.replace(r#""data":"hello""#, r#""data":"hullo""#);
+        let (_, j) = job(&edited);
+        let decoded = Job::decode(&j.record).unwrap();
+        assert_eq!((decoded.data_bytes(), decoded.attempt), (&b"hullo"[..], 2));
+    }
+
+    #[test]
+    fn a_line_that_cannot_be_used_says_why() {
+        let bad = |line: &str| match parse(line.as_bytes(), 0.0, None) {
+            Err(e) => e,
+            Ok(_) => panic!("accepted: {line}"),
+        };
+        assert!(bad("{").contains("invalid JSON"));
+        assert!(bad(r#"{"id":"a","state":"gone","data":"x"}"#).contains("unknown state"));
+        assert!(bad(r#"{"id":"a","state":"ready","record_b64":"***"}"#).contains("base64"));
+        assert!(bad(r#"{"id":"a","state":"dead","data":"x"}"#).contains("\"died\""));
+        assert!(bad(r#"{"qctl_export":2}"#).contains("newer qctl"));
+        let other = base64::engine::general_purpose::STANDARD
+            .encode(Job::new("b", Some(b"x".to_vec())).encode());
+        assert!(bad(&format!(
+            r#"{{"id":"a","state":"ready","record_b64":"{other}"}}"#
+        ))
+        .contains("not the line's"));
+    }
+
+    #[test]
+    fn in_flight_jobs_become_ready_or_scheduled_after_the_delay() {
+        let line = r#"{"id":"f","state":"in_flight","data":"x"}"#;
+        assert_eq!(job(line).1.target, Target::Ready);
+        match parse(line.as_bytes(), 1000.0, Some(Duration::from_secs(600))) {
+            Ok(Line::Job(State::InFlight, j)) => assert_eq!(j.target, Target::Scheduled(1600.0)),
+            _ => panic!("not scheduled"),
+        }
+    }
+
+    #[test]
+    fn enqueue_lines_are_jobs_too() {
+        let (was, j) = job(r#"{"id":"x","data":"hello"}"#);
+        assert_eq!((was, j.target), (State::Ready, Target::Ready));
+        let (was, j) = job(r#"{"data":"x","at":1700000000}"#);
+        assert_eq!(
+            (was, j.target),
+            (State::Scheduled, Target::Scheduled(1.7e9))
+        );
+        assert_eq!(j.id.len(), 36, "a new UUID");
+    }
+}
