@@ -294,13 +294,7 @@ async fn bulk(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow::
     // Signals are taken over first: from the first call on, a stop request lets the calls in
     // flight answer and says exactly what was enqueued.
     let stop = signals::install()?;
-    let input: Box<dyn Read + Send> = match &args.file {
-        Some(path) => Box::new(
-            std::fs::File::open(path)
-                .map_err(|e| Error::BadInput(format!("cannot open {}: {e}", path.display())))?,
-        ),
-        None => Box::new(std::io::stdin()),
-    };
+    let input = super::input(args.file.as_deref())?;
     let keys = ctx.keys(&args.queue)?;
     let server = ctx.server()?;
     let redis = tokio::select! {

@@ -102,13 +102,7 @@ impl Tally {
 pub async fn run(mut ctx: Context, args: ImportArgs) -> anyhow::Result<ExitCode> {
     let keys = ctx.keys(&args.queue)?;
     let stop = signals::install()?;
-    let input: Box<dyn Read + Send> = match &args.file {
-        Some(path) => Box::new(
-            std::fs::File::open(path)
-                .map_err(|e| Error::BadInput(format!("cannot open {}: {e}", path.display())))?,
-        ),
-        None => Box::new(std::io::stdin()),
-    };
+    let input = super::input(args.file.as_deref())?;
     let server = ctx.server()?;
     let mut redis = tokio::select! {
         redis = server.connect() => redis?,
@@ -242,21 +236,27 @@ pub async fn run(mut ctx: Context, args: ImportArgs) -> anyhow::Result<ExitCode>
     }
     ctx.out.note(&summary);
     let mut code = ExitCode::Success;
-    if !tally.not_replaced.is_empty() {
-        ctx.out.warn(format_args!(
-            "{} in flight in {queue:?}, not replaced (e.g. {})",
-            plural(tally.not_replaced.len() as u64, "job"),
-            tally.not_replaced[..tally.not_replaced.len().min(3)].join(", ")
-        ));
-        code = ExitCode::Partial;
-    }
-    if !tally.unrecorded.is_empty() {
-        ctx.out.warn(format_args!(
-            "{} exported without a record, not imported (e.g. {})",
-            plural(tally.unrecorded.len() as u64, "id"),
-            tally.unrecorded[..tally.unrecorded.len().min(3)].join(", ")
-        ));
-        code = ExitCode::Partial;
+    let left_out = [
+        (
+            &tally.not_replaced,
+            "job",
+            format!("in flight in {queue:?}, not replaced"),
+        ),
+        (
+            &tally.unrecorded,
+            "id",
+            "exported without a record, not imported".to_string(),
+        ),
+    ];
+    for (ids, noun, what) in left_out {
+        if !ids.is_empty() {
+            ctx.out.warn(format_args!(
+                "{} {what} (e.g. {})",
+                plural(ids.len() as u64, noun),
+                ids[..ids.len().min(3)].join(", ")
+            ));
+            code = ExitCode::Partial;
+        }
     }
     Ok(code)
 }

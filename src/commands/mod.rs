@@ -86,6 +86,17 @@ impl Context {
     }
 }
 
+/// Where lines of jobs come from: the file given, else standard input.
+fn input(file: Option<&std::path::Path>) -> Result<Box<dyn std::io::Read + Send>, Error> {
+    Ok(match file {
+        Some(path) => Box::new(
+            std::fs::File::open(path)
+                .map_err(|e| Error::BadInput(format!("cannot open {}: {e}", path.display())))?,
+        ),
+        None => Box::new(std::io::stdin()),
+    })
+}
+
 /// The password from --password-file: the file's first line.
 fn password_file(file: Option<&std::path::Path>) -> Result<Option<Secret>, Error> {
     let Some(path) = file else {
