@@ -1161,3 +1161,63 @@ fn an_id_exported_without_a_record_is_named_and_makes_the_exit_code_7() {
     assert_eq!(summary(&out)["without_record"], 1);
     assert_eq!(to.lrange("copy:active"), vec!["a".to_string()]);
 }
+
+/// Bytes Redis has sent so far (INFO stats).
+fn bytes_sent(server: &RedisServer) -> u64 {
+    let info: String = server.cmd(&[b"INFO", b"stats"]);
+    info.lines()
+        .find_map(|l| l.strip_prefix("total_net_output_bytes:"))
+        .and_then(|v| v.trim().parse().ok())
+        .expect("total_net_output_bytes in INFO stats")
+}
+
+/// Jobs of one score (a burst enqueued with `--in 1h`, or killed in one second) cost an
+/// export no more than jobs of many: the walk goes on by rank, not by re-reading the score.
+#[test]
+fn jobs_of_one_score_are_exported_once_each_at_the_cost_of_any_others() {
+    let server = RedisServer::start();
+    let n = 40_000u64;
+    let mut con = server.conn();
+    let fill = |con: &mut redis::Connection, queue: &str, same: bool| {
+        let mut pipe = redis::pipe();
+        for i in 0..n {
+            let id = format!("s-{i}");
+            let score = if same {
+                1_800_000_000.0
+            } else {
+                1_800_000_000.0 + i as f64
+            };
+            pipe.hset(format!("{queue}:data"), &id, record(&id, b"x", 0))
+                .ignore()
+                .zadd(format!("{queue}:scheduled"), &id, score)
+                .ignore();
+        }
+        pipe.query::<()>(con).expect("fill");
+    };
+    fill(&mut con, "tied", true);
+    fill(&mut con, "spread", false);
+    let mut sent = Vec::new();
+    for queue in ["tied", "spread"] {
+        let before = bytes_sent(&server);
+        let (bytes, _) = export(&server, queue, &[]);
+        sent.push(bytes_sent(&server) - before);
+        let lines = json_lines(&bytes);
+        let ids: HashSet<String> = lines[1..]
+            .iter()
+            .map(|l| l["id"].as_str().unwrap().to_string())
+            .collect();
+        assert_eq!(lines.len() as u64, n + 1, "{queue}: one line per job");
+        assert_eq!(ids.len() as u64, n, "{queue}: each job once");
+    }
+    let ratio = sent[0] as f64 / sent[1] as f64;
+    assert!(
+        ratio < 1.2,
+        "Redis sent {} bytes for {n} jobs of one score, {} for {n} of as many scores",
+        sent[0],
+        sent[1]
+    );
+    support::figure(&format!(
+        "T1 export of {n} scheduled jobs of one score: Redis sent {} bytes, {} for {n} of distinct scores (ratio {ratio:.2})",
+        sent[0], sent[1]
+    ));
+}

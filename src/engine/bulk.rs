@@ -39,6 +39,9 @@ pub struct Walk {
     filter: Filter,
     /// The score of the last window's last job, and the ids of that window with that score.
     cursor: Option<(f64, HashSet<String>)>,
+    /// The last id of the last window: the next window starts right after its rank while
+    /// it is in the set.
+    last: Option<String>,
     done: bool,
     /// Whether entries carry their scores (listings and exports) or not (bulk changes).
     with_scores: bool,
@@ -72,6 +75,7 @@ impl Walk {
             ids,
             filter,
             cursor: None,
+            last: None,
             done: false,
             with_scores: true,
             reading: Reading::Everything,
@@ -115,7 +119,7 @@ impl Walk {
                         ids.drain(..n).map(|id| (id, None)).collect()
                     }
                     None => {
-                        let cursor = self.cursor.as_ref();
+                        let cursor = self.cursor.as_ref().zip(self.last.as_deref());
                         read_after(redis, &self.zset, &self.filter, cursor, self.with_scores)
                             .await?
                     }
@@ -160,6 +164,7 @@ impl Walk {
                 .map(|(id, _)| id.clone()),
         );
         self.cursor = Some((last, seen));
+        self.last = ids.last().map(|(id, _)| id.clone());
     }
 
     /// Decodes a fetched window and keeps the jobs the filter selects.
@@ -197,14 +202,31 @@ async fn measure(
 }
 
 /// The ids of the window of jobs after `cursor` (or from the start of the filter's score
-/// range), at most [`WALK`].
+/// range), at most [`WALK`]. A walk that reads (with scores) goes on from the rank of the
+/// last id read while it is in the set (ZRANK, then ZRANGE by rank): many jobs of one score
+/// cost no more than any others, and a job that enters or leaves the set meanwhile may be
+/// missed, as in any read of a set that changes. A walk that changes the set, or whose last
+/// id has left it, reads by score from the last one, past the ids of that score already
+/// seen: its own step moves ranks under it.
 async fn read_after(
     redis: &mut Redis,
     zset: &str,
     filter: &Filter,
-    cursor: Option<&(f64, HashSet<String>)>,
+    cursor: Option<(&(f64, HashSet<String>), &str)>,
     with_scores: bool,
 ) -> Result<Vec<(String, Option<f64>)>, Error> {
+    if let Some((_, last)) = cursor.filter(|_| with_scores) {
+        let rank: Option<u64> = redis
+            .query(
+                redis::cmd("ZRANK").arg(zset).arg(last),
+                format!("ZRANK {zset}"),
+            )
+            .await?;
+        if let Some(rank) = rank {
+            return read_ranks(redis, zset, filter, rank + 1).await;
+        }
+    }
+    let cursor = cursor.map(|(c, _)| c);
     let (min, skip) = match cursor {
         Some((score, seen)) => (format!("{score}"), Some(seen)),
         None => (
@@ -231,6 +253,28 @@ async fn read_after(
         .into_iter()
         .filter(|(id, _)| skip.is_none_or(|seen| !seen.contains(id)))
         .take(WALK)
+        .collect())
+}
+
+/// The window of at most [`WALK`] ids from rank `from` on, up to the filter's last score.
+async fn read_ranks(
+    redis: &mut Redis,
+    zset: &str,
+    filter: &Filter,
+    from: u64,
+) -> Result<Vec<(String, Option<f64>)>, Error> {
+    let mut range = redis::cmd("ZRANGE");
+    range
+        .arg(zset)
+        .arg(from)
+        .arg(from + WALK as u64 - 1)
+        .arg("WITHSCORES");
+    let ids: Vec<(String, f64)> = redis.query(&range, format!("ZRANGE {zset}")).await?;
+    let until = filter.until.unwrap_or(f64::INFINITY);
+    Ok(ids
+        .into_iter()
+        .take_while(|(_, s)| *s <= until)
+        .map(|(id, s)| (id, Some(s)))
         .collect())
 }
 
