@@ -76,7 +76,13 @@ pub async fn run(mut ctx: Context, args: ExportArgs) -> anyhow::Result<ExitCode>
     let by_state: Vec<String> = counts
         .iter()
         .filter(|(s, n)| *n > 0 && wanted(*s))
-        .map(|(s, n)| format!("{} {}", crate::output::thousands(*n), s.name()))
+        .map(|(s, n)| {
+            format!(
+                "{} {}",
+                crate::output::thousands(*n),
+                s.name().replace('_', " ")
+            )
+        })
         .collect();
     ctx.out.note(format_args!(
         "exported {} of queue {:?}{}",
