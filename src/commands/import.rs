@@ -595,6 +595,20 @@ mod tests {
     }
 
     #[test]
+    fn scores_come_back_exactly_as_exported() {
+        let mut rng = fastrand::Rng::with_seed(7);
+        let mut scores = vec![1.7955615655573843e9, 1e9 + 1.0 / 3.0, 0.1, 5e-324];
+        scores.extend((0..20_000).map(|_| 1.7e9 + rng.f64() * 1e8));
+        for at in scores {
+            let line = format!(
+                r#"{{"id":"d","state":"dead","died":{},"data":"x"}}"#,
+                serde_json::to_string(&at).unwrap()
+            );
+            assert_eq!(job(&line).1.target, Target::Dead(at), "{line}");
+        }
+    }
+
+    #[test]
     fn enqueue_lines_are_jobs_too() {
         let (was, j) = job(r#"{"id":"x","data":"hello"}"#);
         assert_eq!((was, j.target), (State::Ready, Target::Ready));
