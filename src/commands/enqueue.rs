@@ -3,7 +3,7 @@
 //! and sent many per script call with several calls in flight.
 
 use std::ffi::OsString;
-use std::io::{BufRead, BufReader, IsTerminal, Read};
+use std::io::{BufReader, IsTerminal, Read};
 use std::os::unix::ffi::OsStringExt;
 
 use anyhow::Context as _;
@@ -591,11 +591,7 @@ fn read_items(
     let mut batch = Batch::new(keys, now);
     let mut items = Vec::new();
     loop {
-        buf.clear();
-        let n = reader
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| Error::BadInput(format!("cannot read input after line {line}: {e}")))?;
-        if n == 0 {
+        if !super::next_line(&mut reader, &mut buf, line)? {
             if !items.is_empty() {
                 let submission = batch.finish();
                 let _ = tx.blocking_send(Chunk { items, submission });
@@ -670,16 +666,8 @@ pub(super) fn parse_json_job(line: &[u8], default_due: Option<f64>) -> Result<Js
         );
     }
     let j: Fields = serde_json::from_value(value).map_err(|e| format!("invalid JSON job: {e}"))?;
-    let data = match (j.data, j.data_b64) {
-        (Some(_), Some(_)) => return Err("give either \"data\" or \"data_b64\", not both".into()),
-        (Some(serde_json::Value::String(s)), None) => s.into_bytes(),
-        (Some(serde_json::Value::Null), None) => Vec::new(),
-        (Some(other), None) => other.to_string().into_bytes(),
-        (None, Some(b64)) => base64::engine::general_purpose::STANDARD
-            .decode(b64.as_bytes())
-            .map_err(|e| format!("\"data_b64\" is not valid base64: {e}"))?,
-        (None, None) => return Err("needs \"data\" or \"data_b64\"".into()),
-    };
+    let data = json_data(j.data, j.data_b64.as_deref())?
+        .ok_or_else(|| "needs \"data\" or \"data_b64\"".to_string())?;
     let due = match j.at {
         None | Some(serde_json::Value::Null) => default_due,
         Some(serde_json::Value::Number(n)) => Some(
@@ -705,6 +693,29 @@ pub(super) fn parse_json_job(line: &[u8], default_due: Option<f64>) -> Result<Js
         attempt: j.attempt.unwrap_or(0),
         due,
     })
+}
+
+/// The data of a JSON job line: `data` (text as it is, other JSON as its text, null as
+/// nothing) or `data_b64`; None when the line gives neither.
+pub(super) fn json_data(
+    data: Option<serde_json::Value>,
+    data_b64: Option<&str>,
+) -> Result<Option<Vec<u8>>, String> {
+    Ok(match (data, data_b64) {
+        (Some(_), Some(_)) => return Err("give either \"data\" or \"data_b64\", not both".into()),
+        (Some(serde_json::Value::String(s)), None) => Some(s.into_bytes()),
+        (Some(serde_json::Value::Null), None) => Some(Vec::new()),
+        (Some(other), None) => Some(other.to_string().into_bytes()),
+        (None, Some(b64)) => Some(unb64("data_b64", b64)?),
+        (None, None) => None,
+    })
+}
+
+/// The bytes of a base64 `field` of a JSON line.
+pub(super) fn unb64(field: &str, text: &str) -> Result<Vec<u8>, String> {
+    base64::engine::general_purpose::STANDARD
+        .decode(text.as_bytes())
+        .map_err(|e| format!("\"{field}\" is not valid base64: {e}"))
 }
 
 /// A job of a `--jsonl` line.

@@ -3,10 +3,9 @@
 //! jobs are written in atomic chunks, in input order, until the input ends, a line cannot be
 //! used (exit 6, naming it), or a stop request comes between two chunks.
 
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufReader, Read};
 use std::time::Duration;
 
-use base64::Engine as _;
 use serde_json::value::RawValue;
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
@@ -20,19 +19,18 @@ use crate::engine::{Error, ExitCode};
 use crate::output::{plural, stopped_by, thousands};
 use crate::signals;
 
-/// One job of the input, with the line it came from and the state it had.
-struct Parsed {
-    line: u64,
-    was: State,
-    job: Import,
-}
+use super::enqueue::{json_data, unb64};
 
 /// What the reader hands over: jobs to write in one call, then maybe why it stopped.
 #[derive(Default)]
 struct Chunk {
-    jobs: Vec<Parsed>,
+    jobs: Vec<Import>,
+    /// The state each job had, in the order of `jobs`.
+    was: Vec<State>,
+    /// The line of the first job.
+    first: u64,
     /// Ids exported without a record: nothing to import.
-    unrecorded: Vec<(u64, String)>,
+    unrecorded: Vec<String>,
     /// The header's description of the export, when this chunk read one.
     header: Option<String>,
     /// The line that stopped the reading, and why.
@@ -134,21 +132,18 @@ pub async fn run(mut ctx: Context, args: ImportArgs) -> anyhow::Result<ExitCode>
         if let Some(header) = &chunk.header {
             counter.suspend(|| ctx.out.note(header));
         }
-        for (_, id) in &chunk.unrecorded {
-            tally.unrecorded.push(id.clone());
-        }
-        let jobs: Vec<Import> = chunk.jobs.iter().map(|p| p.job.clone()).collect();
-        match transfer::write(&mut redis, &keys, &jobs, args.replace).await {
+        tally.unrecorded.extend(chunk.unrecorded);
+        match transfer::write(&mut redis, &keys, &chunk.jobs, args.replace).await {
             Ok(written) => {
-                for (p, w) in chunk.jobs.iter().zip(written) {
+                for ((job, was), w) in chunk.jobs.iter().zip(&chunk.was).zip(written) {
                     match w {
                         Written::New | Written::Replaced => {
-                            match p.job.target {
+                            match job.target {
                                 Target::Ready => tally.ready += 1,
                                 Target::Scheduled(_) => tally.scheduled += 1,
                                 Target::Dead(_) => tally.dead += 1,
                             }
-                            if p.was == State::InFlight {
+                            if *was == State::InFlight {
                                 tally.in_flight += 1;
                             }
                             if w == Written::Replaced {
@@ -156,7 +151,7 @@ pub async fn run(mut ctx: Context, args: ImportArgs) -> anyhow::Result<ExitCode>
                             }
                         }
                         Written::Present => tally.skipped += 1,
-                        Written::InFlightThere => tally.not_replaced.push(p.job.id.clone()),
+                        Written::InFlightThere => tally.not_replaced.push(job.id.clone()),
                     }
                 }
                 tally.last_line = chunk.last;
@@ -164,7 +159,11 @@ pub async fn run(mut ctx: Context, args: ImportArgs) -> anyhow::Result<ExitCode>
             Err(e) => {
                 failure = Some(anyhow::Error::from(e).context(format!(
                     "cannot import lines {} to {} into queue {:?}",
-                    chunk.jobs.first().map_or(chunk.last, |p| p.line),
+                    if chunk.jobs.is_empty() {
+                        chunk.last
+                    } else {
+                        chunk.first
+                    },
                     chunk.last,
                     keys.name
                 )));
@@ -276,11 +275,7 @@ fn read(
     let mut chunk = Chunk::default();
     let mut bytes = 0usize;
     loop {
-        buf.clear();
-        let n = reader
-            .read_until(b'\n', &mut buf)
-            .map_err(|e| Error::BadInput(format!("cannot read input after line {line}: {e}")))?;
-        if n == 0 {
+        if !super::next_line(&mut reader, &mut buf, line)? {
             if chunk.last > 0 {
                 let _ = tx.blocking_send(chunk);
             }
@@ -291,25 +286,25 @@ fn read(
             continue;
         }
         let parsed = parse(&buf, now, delay);
-        let job = match parsed {
+        let (was, job) = match parsed {
             Ok(Line::Header(text)) => {
                 chunk.header = Some(text);
                 chunk.last = line;
                 continue;
             }
             Ok(Line::Unrecorded(id)) => {
-                chunk.unrecorded.push((line, id));
+                chunk.unrecorded.push(id);
                 chunk.last = line;
                 continue;
             }
-            Ok(Line::Job(was, job)) => Parsed { line, was, job },
+            Ok(Line::Job(was, job)) => (was, job),
             Err(why) => {
                 chunk.bad = Some((line, why));
                 let _ = tx.blocking_send(chunk);
                 return Ok(());
             }
         };
-        let size = job.job.bytes();
+        let size = job.bytes();
         if !chunk.jobs.is_empty() && bytes + size > CALL_BYTES {
             if tx.blocking_send(std::mem::take(&mut chunk)).is_err() {
                 return Ok(());
@@ -317,7 +312,11 @@ fn read(
             bytes = 0;
         }
         bytes += size;
+        if chunk.jobs.is_empty() {
+            chunk.first = line;
+        }
         chunk.jobs.push(job);
+        chunk.was.push(was);
         chunk.last = line;
         if chunk.jobs.len() >= IMPORT_CALL || bytes >= CALL_BYTES {
             if tx.blocking_send(std::mem::take(&mut chunk)).is_err() {
@@ -363,12 +362,6 @@ struct Fields<'a> {
 /// A field that may be present with null: Some(None).
 fn present<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Option<String>>, D::Error> {
     Ok(Some(serde::Deserialize::deserialize(d)?))
-}
-
-fn unb64(field: &str, text: &str) -> Result<Vec<u8>, String> {
-    base64::engine::general_purpose::STANDARD
-        .decode(text.as_bytes())
-        .map_err(|e| format!("\"{field}\" is not valid base64: {e}"))
 }
 
 /// One line of the input: a header, an exported job, or an `enqueue --jsonl` job.
@@ -419,14 +412,7 @@ fn parse(line: &[u8], now: f64, delay: Option<Duration>) -> Result<Line, String>
         Some(id) if !id.is_empty() => id,
         _ => return Err("an exported job needs a non-empty \"id\"".into()),
     };
-    let data = match (&f.data, &f.data_b64) {
-        (Some(_), Some(_)) => return Err("give either \"data\" or \"data_b64\", not both".into()),
-        (Some(Value::String(s)), None) => Some(s.clone().into_bytes()),
-        (Some(Value::Null), None) => Some(Vec::new()),
-        (Some(other), None) => Some(other.to_string().into_bytes()),
-        (None, Some(b)) => Some(unb64("data_b64", b)?),
-        (None, None) => None,
-    };
+    let data = json_data(f.data, f.data_b64.as_deref())?;
     // A record made from the line's fields counts failures from 0; one exported as it is
     // (a Go-written record may hold anything) goes byte for byte.
     let negative = || "\"attempt\" is negative: it counts failures so far, 0 or more".to_string();
@@ -449,10 +435,7 @@ fn parse(line: &[u8], now: f64, delay: Option<Duration>) -> Result<Line, String>
                         if attempt < 0 && attempt != job.attempt {
                             return Err(negative());
                         }
-                        let mut buf = Vec::new();
-                        let d = data.as_deref().or(job.data.as_deref());
-                        encode_record(&mut buf, &id, d, attempt);
-                        buf
+                        record_of(&id, data.as_deref().or(job.data.as_deref()), attempt)
                     } else {
                         raw
                     }
@@ -468,9 +451,7 @@ fn parse(line: &[u8], now: f64, delay: Option<Duration>) -> Result<Line, String>
             if f.attempt.is_some_and(|a| a < 0) {
                 return Err(negative());
             }
-            let mut buf = Vec::new();
-            encode_record(&mut buf, &id, Some(d), f.attempt.unwrap_or(0));
-            buf
+            record_of(&id, Some(d), f.attempt.unwrap_or(0))
         }
     };
     let score = |value: Option<f64>, field: &str| -> Result<f64, String> {
@@ -506,12 +487,18 @@ fn parse(line: &[u8], now: f64, delay: Option<Duration>) -> Result<Line, String>
     ))
 }
 
+/// A CurlyQ record made from a line's fields.
+fn record_of(id: &str, data: Option<&[u8]>, attempt: i64) -> Vec<u8> {
+    let mut record = Vec::new();
+    encode_record(&mut record, id, data, attempt);
+    record
+}
+
 /// An `enqueue --jsonl` line: a ready job, or a scheduled one with `at`.
 fn enqueued(line: &[u8]) -> Result<Line, String> {
     let j = super::enqueue::parse_json_job(line, None)?;
     let id = j.id.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
-    let mut record = Vec::new();
-    encode_record(&mut record, &id, j.data.as_deref(), j.attempt);
+    let record = record_of(&id, j.data.as_deref(), j.attempt);
     let (was, target) = match j.due {
         Some(at) => (State::Scheduled, Target::Scheduled(at)),
         None => (State::Ready, Target::Ready),
@@ -530,6 +517,7 @@ fn enqueued(line: &[u8]) -> Result<Line, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use base64::Engine as _;
 
     fn job(line: &str) -> (State, Import) {
         match parse(line.as_bytes(), 1000.0, None) {

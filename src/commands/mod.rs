@@ -97,6 +97,20 @@ fn input(file: Option<&std::path::Path>) -> Result<Box<dyn std::io::Read + Send>
     })
 }
 
+/// Reads the next line of the input into `buf` (with its newline); false at its end. `line`
+/// is the number of lines read so far, for the error.
+fn next_line(
+    reader: &mut impl std::io::BufRead,
+    buf: &mut Vec<u8>,
+    line: u64,
+) -> Result<bool, Error> {
+    buf.clear();
+    let n = reader
+        .read_until(b'\n', buf)
+        .map_err(|e| Error::BadInput(format!("cannot read input after line {line}: {e}")))?;
+    Ok(n > 0)
+}
+
 /// The password from --password-file: the file's first line.
 fn password_file(file: Option<&std::path::Path>) -> Result<Option<Secret>, Error> {
     let Some(path) = file else {

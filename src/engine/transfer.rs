@@ -278,36 +278,41 @@ impl Exporter {
 
     /// The next chunk of jobs, or None at the end. A chunk may be empty.
     pub async fn next(&mut self, redis: &mut Redis) -> Result<Option<Vec<Exported>>, Error> {
-        let keys = self.keys.clone();
-        let (step, chunk) = match &mut self.phase {
+        let Exporter {
+            keys,
+            states,
+            phase,
+            ..
+        } = self;
+        let keys = &*keys;
+        let (step, chunk) = match phase {
             Phase::Done => return Ok(None),
             Phase::Ready(pager) => (
                 0,
                 pager
-                    .next(redis, &keys)
+                    .next(redis, keys)
                     .await?
                     .map(|c| tag(c, |_| State::Ready)),
             ),
             Phase::Scheduled(walk) => {
-                let chunk = walk.next(redis, &keys).await?.map(|c| {
+                let chunk = walk.next(redis, keys).await?.map(|c| {
                     tag(c, |e| match e.attempt() {
                         Some(a) if a > 0 => State::Retrying,
                         _ => State::Scheduled,
                     })
                 });
-                let wanted = self.states.clone();
                 (
                     1,
                     chunk.map(|c| {
                         c.into_iter()
-                            .filter(|x| wanted.contains(&x.state))
+                            .filter(|x| states.contains(&x.state))
                             .collect()
                     }),
                 )
             }
             Phase::Dead(walk) => (
                 2,
-                walk.next(redis, &keys)
+                walk.next(redis, keys)
                     .await?
                     .map(|c| tag(c, |_| State::Dead)),
             ),
@@ -331,11 +336,11 @@ impl Exporter {
                     let n = ids.len().min(CHUNK);
                     let batch: Vec<(String, Option<f64>)> =
                         ids.drain(..n).map(|id| (id, None)).collect();
-                    let mut fetched = listing::Fetched::measure(redis, &keys, batch, true).await?;
+                    let mut fetched = listing::Fetched::measure(redis, keys, batch, true).await?;
                     let mut out = Vec::new();
                     loop {
                         let rest = fetched.truncate(CALL_BYTES);
-                        fetched.read(redis, &keys).await?;
+                        fetched.read(redis, keys).await?;
                         out.extend(fetched.decode().into_iter().map(|entry| Exported {
                             state: State::InFlight,
                             entry,
