@@ -1221,3 +1221,73 @@ fn jobs_of_one_score_are_exported_once_each_at_the_cost_of_any_others() {
         sent[0], sent[1]
     ));
 }
+
+/// Lines without an id get a new one each run: an import of them that was stopped says to go
+/// on after the last line it imported, and doing so imports every line once.
+#[test]
+fn a_stopped_import_of_lines_without_ids_says_where_to_go_on() {
+    let server = RedisServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("jobs.jsonl");
+    let n = 200_000u64;
+    let lines: String = (1..=n).map(|i| format!("{{\"data\":\"{i}\"}}\n")).collect();
+    std::fs::write(&file, lines).unwrap();
+    let child = qctl_process(&server)
+        .args(["import", "q", "--file"])
+        .arg(&file)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let llen = |server: &RedisServer| -> u64 { server.cmd(&[b"LLEN", b"q:active"]) };
+    assert!(wait_until(Duration::from_secs(30), || llen(&server) > 0));
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    let done = llen(&server);
+    if out.status.code() == Some(0) {
+        // It finished before the signal was handled: nothing to go on with.
+        assert_eq!(done, n, "{err}");
+        return;
+    }
+    assert_eq!(out.status.code(), Some(143), "{err}");
+    assert!(done < n, "{err}");
+    let hint = format!("tail -n +{}", done + 1);
+    assert!(
+        err.contains(&hint) && !err.contains("run the same command again"),
+        "{err}"
+    );
+    let rest: String = std::fs::read_to_string(&file)
+        .unwrap()
+        .lines()
+        .skip(done as usize)
+        .map(|l| format!("{l}\n"))
+        .collect();
+    qctl(&server)
+        .args(["import", "q"])
+        .write_stdin(rest)
+        .assert()
+        .success();
+    assert_eq!(llen(&server), n, "every line once");
+    let records: std::collections::HashMap<String, Vec<u8>> = server.cmd(&[b"HGETALL", b"q:data"]);
+    let data: Vec<u64> = server
+        .lrange("q:active")
+        .iter()
+        .map(|id| {
+            let job = Job::decode(&records[id]).unwrap();
+            String::from_utf8(job.data_bytes().to_vec())
+                .unwrap()
+                .parse()
+                .unwrap()
+        })
+        .collect();
+    assert_eq!(
+        data,
+        (1..=n).collect::<Vec<_>>(),
+        "in the order of the file"
+    );
+}

@@ -29,6 +29,8 @@ struct Chunk {
     was: Vec<State>,
     /// The line of the first job.
     first: u64,
+    /// Whether a job of it got a new id (its line gave none).
+    new_ids: bool,
     /// Ids exported without a record: nothing to import.
     unrecorded: Vec<String>,
     /// The header's description of the export, when this chunk read one.
@@ -51,6 +53,8 @@ struct Tally {
     not_replaced: Vec<String>,
     unrecorded: Vec<String>,
     last_line: u64,
+    /// Whether a job written got a new id: running the import again would add it again.
+    new_ids: bool,
 }
 
 impl Tally {
@@ -133,6 +137,7 @@ pub async fn run(mut ctx: Context, args: ImportArgs) -> anyhow::Result<ExitCode>
             counter.suspend(|| ctx.out.note(header));
         }
         tally.unrecorded.extend(chunk.unrecorded);
+        tally.new_ids |= chunk.new_ids;
         match transfer::write(&mut redis, &keys, &chunk.jobs, args.replace).await {
             Ok(written) => {
                 for ((job, was), w) in chunk.jobs.iter().zip(&chunk.was).zip(written) {
@@ -209,9 +214,20 @@ pub async fn run(mut ctx: Context, args: ImportArgs) -> anyhow::Result<ExitCode>
     }
     let _ = ctx.out.flush();
     let summary = tally.describe(queue);
+    // Ids already there are skipped, so the same run goes on where this one stopped; jobs
+    // whose lines gave no id would get new ones and be added twice.
+    let go_on = if tally.new_ids {
+        format!(
+            "lines without an id got new ones, so go on with the lines after line {} (tail -n +{}), not the same command",
+            thousands(tally.last_line),
+            tally.last_line + 1
+        )
+    } else {
+        "run the same command again to go on".to_string()
+    };
     if let Some(cause) = stopped {
         ctx.out.last_word(&format!(
-            "{}: {summary} (lines 1 to {}); run the same command again to go on",
+            "{}: {summary} (lines 1 to {}); {go_on}",
             stopped_by(cause),
             thousands(tally.last_line)
         ));
@@ -219,7 +235,7 @@ pub async fn run(mut ctx: Context, args: ImportArgs) -> anyhow::Result<ExitCode>
     }
     if let Some(err) = failure {
         return Err(err.context(format!(
-            "{summary} (lines 1 to {}) before the error; run the same command again to go on",
+            "{summary} (lines 1 to {}) before the error; {go_on}",
             thousands(tally.last_line)
         )));
     }
@@ -297,7 +313,10 @@ fn read(
                 chunk.last = line;
                 continue;
             }
-            Ok(Line::Job(was, job)) => (was, job),
+            Ok(Line::Job { was, job, new_id }) => {
+                chunk.new_ids |= new_id;
+                (was, job)
+            }
             Err(why) => {
                 chunk.bad = Some((line, why));
                 let _ = tx.blocking_send(chunk);
@@ -331,8 +350,12 @@ fn read(
 enum Line {
     /// An export's header, described for the user.
     Header(String),
-    /// A job, with the state it had.
-    Job(State, Import),
+    /// A job, with the state it had; `new_id` when the line gave no id and it got a new one.
+    Job {
+        was: State,
+        job: Import,
+        new_id: bool,
+    },
     /// An id exported without a record.
     Unrecorded(String),
 }
@@ -476,15 +499,16 @@ fn parse(line: &[u8], now: f64, delay: Option<Duration>) -> Result<Line, String>
         (_, Some(b)) => Some(unb64("failure_b64", &b)?),
         _ => None,
     };
-    Ok(Line::Job(
+    Ok(Line::Job {
         was,
-        Import {
+        job: Import {
             id,
             record,
             target,
             failure,
         },
-    ))
+        new_id: false,
+    })
 }
 
 /// A CurlyQ record made from a line's fields.
@@ -497,21 +521,23 @@ fn record_of(id: &str, data: Option<&[u8]>, attempt: i64) -> Vec<u8> {
 /// An `enqueue --jsonl` line: a ready job, or a scheduled one with `at`.
 fn enqueued(line: &[u8]) -> Result<Line, String> {
     let j = super::enqueue::parse_json_job(line, None)?;
+    let new_id = j.id.is_none();
     let id = j.id.unwrap_or_else(|| uuid::Uuid::new_v4().to_string());
     let record = record_of(&id, j.data.as_deref(), j.attempt);
     let (was, target) = match j.due {
         Some(at) => (State::Scheduled, Target::Scheduled(at)),
         None => (State::Ready, Target::Ready),
     };
-    Ok(Line::Job(
+    Ok(Line::Job {
         was,
-        Import {
+        job: Import {
             id,
             record,
             target,
             failure: None,
         },
-    ))
+        new_id,
+    })
 }
 
 #[cfg(test)]
@@ -521,7 +547,7 @@ mod tests {
 
     fn job(line: &str) -> (State, Import) {
         match parse(line.as_bytes(), 1000.0, None) {
-            Ok(Line::Job(was, job)) => (was, job),
+            Ok(Line::Job { was, job, .. }) => (was, job),
             Ok(_) => panic!("not a job: {line}"),
             Err(e) => panic!("{line}: {e}"),
         }
@@ -577,7 +603,11 @@ mod tests {
         let line = r#"{"id":"f","state":"in_flight","data":"x"}"#;
         assert_eq!(job(line).1.target, Target::Ready);
         match parse(line.as_bytes(), 1000.0, Some(Duration::from_secs(600))) {
-            Ok(Line::Job(State::InFlight, j)) => assert_eq!(j.target, Target::Scheduled(1600.0)),
+            Ok(Line::Job {
+                was: State::InFlight,
+                job: j,
+                ..
+            }) => assert_eq!(j.target, Target::Scheduled(1600.0)),
             _ => panic!("not scheduled"),
         }
     }
