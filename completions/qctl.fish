@@ -57,6 +57,7 @@ complete -c qctl -n "__fish_qctl_needs_command" -f -a "resume" -d 'Let qctl cons
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "purge" -d 'Delete every key of a queue: jobs in every state, consumers, and qctl\'s own keys'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "export" -d 'Write a whole queue as JSON lines: every job in every state, with its record and failure as stored'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "import" -d 'Read jobs written by `qctl export` (or `enqueue --jsonl` lines) into a queue, each in the state it had'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "move" -d 'Move a live queue to another name or another server, a chunk at a time'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "doctor" -d 'Check a queue\'s server, the user\'s rights and the queue\'s integrity, with fixes'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "completions" -d 'Print a shell completion script to standard output'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "man" -d 'Print the manual page qctl.1, or write every page to a directory'
@@ -690,6 +691,34 @@ complete -c qctl -n "__fish_qctl_using_subcommand import" -s v -l verbose -d 'Pr
 complete -c qctl -n "__fish_qctl_using_subcommand import" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand import" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand import" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand move" -l to -d 'The destination\'s Redis URL (as --redis); without it, the source\'s server' -r
+complete -c qctl -n "__fish_qctl_using_subcommand move" -l to-user -d 'The destination\'s ACL user name (overrides a user in --to). Its password comes from $QCTL_TO_REDIS_PASSWORD or --to-password-file' -r
+complete -c qctl -n "__fish_qctl_using_subcommand move" -l to-password-file -d 'Read the destination\'s password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand move" -l to-tls-ca-cert -d 'Verify the destination with this CA certificate (PEM)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand move" -l to-tls-cert -d 'Client certificate (PEM) for the destination; needs --to-tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand move" -l to-tls-key -d 'The destination\'s client certificate key (PEM); needs --to-tls-cert' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand move" -l wait -d 'How long to wait for the jobs in flight at the source to finish (or come back to be moved) before stopping with exit 7' -r
+complete -c qctl -n "__fish_qctl_using_subcommand move" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand move" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand move" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand move" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand move" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand move" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand move" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand move" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand move" -l to-tls-insecure -d 'Do not verify the destination\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand move" -l to-cluster -d '--to names a node of a Redis Cluster (the destination name needs a hash tag)'
+complete -c qctl -n "__fish_qctl_using_subcommand move" -l take-in-flight -d 'Also take the jobs in flight at the source\'s consumers. A job whose handler is still running there then runs at the destination too: the only way a move runs a job twice'
+complete -c qctl -n "__fish_qctl_using_subcommand move" -s y -l yes -d 'Do it without asking'
+complete -c qctl -n "__fish_qctl_using_subcommand move" -l dry-run -d 'Show what would be done; change nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand move" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand move" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
+complete -c qctl -n "__fish_qctl_using_subcommand move" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand move" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand move" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand move" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand move" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand move" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F

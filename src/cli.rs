@@ -361,6 +361,17 @@ pub enum Command {
     /// every job before it is written, none after.
     Import(ImportArgs),
 
+    /// Move a live queue to another name or another server, a chunk at a time.
+    ///
+    /// Ready jobs keep their order, scheduled and dead ones their times, records and failure
+    /// records their bytes. A chunk leaves the source into its journal (SRC:move-out), arrives
+    /// at the destination and is then forgotten by both journals, so each job is in one place
+    /// at every moment and a move that was stopped or killed is finished by running it again.
+    /// Jobs in flight are waited for (--wait), not taken, unless --take-in-flight. Consumers
+    /// may keep running on both sides. The source options are the global ones; --to and the
+    /// --to-* options name the destination (without --to: the same server).
+    Move(MoveArgs),
+
     /// Check a queue's server, the user's rights and the queue's integrity, with fixes.
     ///
     /// Server: eviction policy, memory, persistence, replica or cluster node, version,
@@ -437,6 +448,7 @@ impl Command {
                 ActiveCommand::Delete { confirm, .. } => confirm.dry_run,
             },
             Command::Purge { confirm, .. } => confirm.dry_run,
+            Command::Move(args) => args.confirm.dry_run,
             Command::Enqueue(_)
             | Command::Consume(_)
             | Command::Import(_)
@@ -520,6 +532,73 @@ pub struct ImportArgs {
     /// (their consumer may still be running them where they came from).
     #[arg(long, value_name = "DUR", value_parser = parse_duration)]
     pub in_flight_delay: Option<Duration>,
+}
+
+#[derive(Debug, Args)]
+pub struct MoveArgs {
+    /// The queue to move (on the server of the global options).
+    #[arg(value_parser = parse_queue)]
+    pub source: String,
+
+    /// The name it gets where it goes (with --to-cluster it needs a hash tag, as in {mail}).
+    #[arg(value_parser = parse_queue)]
+    pub destination: String,
+
+    /// The destination's Redis URL (as --redis); without it, the source's server.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "QCTL_TO_REDIS_URL",
+        hide_env_values = true
+    )]
+    pub to: Option<String>,
+
+    /// The destination's ACL user name (overrides a user in --to). Its password comes from
+    /// $QCTL_TO_REDIS_PASSWORD or --to-password-file.
+    #[arg(long, value_name = "NAME", requires = "to", env = "QCTL_TO_REDIS_USER")]
+    pub to_user: Option<String>,
+
+    /// Read the destination's password from FILE (its first line).
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "to",
+        env = "QCTL_TO_REDIS_PASSWORD_FILE"
+    )]
+    pub to_password_file: Option<PathBuf>,
+
+    /// Verify the destination with this CA certificate (PEM).
+    #[arg(long, value_name = "FILE", requires = "to")]
+    pub to_tls_ca_cert: Option<PathBuf>,
+
+    /// Client certificate (PEM) for the destination; needs --to-tls-key.
+    #[arg(long, value_name = "FILE", requires_all = ["to", "to_tls_key"])]
+    pub to_tls_cert: Option<PathBuf>,
+
+    /// The destination's client certificate key (PEM); needs --to-tls-cert.
+    #[arg(long, value_name = "FILE", requires_all = ["to", "to_tls_cert"])]
+    pub to_tls_key: Option<PathBuf>,
+
+    /// Do not verify the destination's TLS certificate (a warning says so).
+    #[arg(long, requires = "to")]
+    pub to_tls_insecure: bool,
+
+    /// --to names a node of a Redis Cluster (the destination name needs a hash tag).
+    #[arg(long, requires = "to")]
+    pub to_cluster: bool,
+
+    /// Also take the jobs in flight at the source's consumers. A job whose handler is still
+    /// running there then runs at the destination too: the only way a move runs a job twice.
+    #[arg(long)]
+    pub take_in_flight: bool,
+
+    /// How long to wait for the jobs in flight at the source to finish (or come back to be
+    /// moved) before stopping with exit 7.
+    #[arg(long, value_name = "DUR", default_value = "1m", value_parser = parse_duration)]
+    pub wait: Duration,
+
+    #[command(flatten)]
+    pub confirm: ConfirmArgs,
 }
 
 #[derive(Debug, Args)]

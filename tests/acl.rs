@@ -215,6 +215,27 @@ fn workload(server: &RedisServer, user: &str) {
     );
     assert!(err.contains("replaced"), "{err}");
 
+    // Move to another name and back, the second time naming the destination with --to, its
+    // own user and its password: every job comes back, the ready ones in their order, and
+    // neither journal is left.
+    let ready = server.lrange("mail:active");
+    let scheduled = server.zrange_withscores("mail:scheduled");
+    let (_, err) = expect(run().args(["move", "mail", "mail:moved", "--yes"]), 0);
+    assert!(err.contains("moved"), "{err}");
+    assert_eq!(server.lrange("mail:moved:active"), ready);
+    let (_, err) = expect(
+        run()
+            .args(["move", "mail:moved", "mail", "--yes", "--to", &server.url()])
+            .args(["--to-user", user])
+            .env("QCTL_TO_REDIS_PASSWORD", PW),
+        0,
+    );
+    assert!(err.contains("moved"), "{err}");
+    assert_eq!(server.lrange("mail:active"), ready);
+    assert_eq!(server.zrange_withscores("mail:scheduled"), scheduled);
+    assert_eq!(keys(server, "mail:moved:*"), Vec::<String>::new());
+    assert_eq!(keys(server, "mail:move-*"), Vec::<String>::new());
+
     // Consume, and stop: the running job and the buffered ones go back.
     let before = server.lrange("mail:active");
     let mut stopped = {

@@ -197,6 +197,10 @@ fn leftovers(server: &RedisServer, planted: bool) -> Vec<String> {
             found.push(format!("{n} job(s) in flight in {k}"));
         }
     }
+    let journals: Vec<String> = server.cmd(&[b"KEYS", b"*:move-*"]);
+    for k in journals {
+        found.push(format!("a move's journal left: {k}"));
+    }
     found
 }
 
@@ -391,6 +395,26 @@ fn commands() -> Vec<Case> {
         case("resume", &["resume", "q"], None, 5),
         says_first(case("purge", &["purge", "q", "--yes"], None, 0)),
         case("purge unconfirmed", &["purge", "q"], None, 2),
+        // The planted job in flight stays: exit 7 after --wait.
+        says_first(case(
+            "move",
+            &["move", "q", "q3", "--yes", "--wait", "0s"],
+            None,
+            7,
+        )),
+        says_first(case(
+            "move --json",
+            &["move", "q", "q3", "--yes", "--wait", "0s", "--json"],
+            None,
+            7,
+        )),
+        case(
+            "move --dry-run",
+            &["move", "q", "q3", "--dry-run", "--json"],
+            None,
+            0,
+        ),
+        case("move unconfirmed", &["move", "q", "q3"], None, 2),
     ]
 }
 
@@ -648,6 +672,78 @@ fn ctrl_c_and_sigterm_through_a_pipeline_stop_a_consumer_cleanly() {
         "SC3 SIGTERM 0 to 100 ms into a drain's start ({} runs): {clean} exited 143 after stopping cleanly, the others ended by the signal before touching Redis; nothing in flight, no consumer registered",
         delays.len()
     ));
+}
+
+/// `qctl move ... 2>&1 | tee log` stopped by Ctrl-C, SIGTERM and SIGHUP to the whole group
+/// while it moves: it stops between chunks with the signal's code and says what moved; no job
+/// is left in a journal, none is in both queues, and the ready jobs keep their order (the
+/// moved ones are the head of the source, the rest is still there).
+#[test]
+fn ctrl_c_sigterm_and_sighup_through_a_pipeline_stop_a_move_between_chunks() {
+    let server = RedisServer::start();
+    let total = 200_000u64;
+    let lines: String = (1..=total).map(|i| format!("{i}\n")).collect();
+    for (signal, want) in [
+        (Signal::SIGINT, 130),
+        (Signal::SIGTERM, 143),
+        (Signal::SIGHUP, 129),
+    ] {
+        let _: () = server.cmd(&[b"FLUSHALL"]);
+        qctl(&server)
+            .args(["enqueue", "big", "--lines"])
+            .write_stdin(lines.clone())
+            .assert()
+            .success();
+        let order = server.lrange("big:active");
+        let started = Instant::now();
+        let (code, log) =
+            pipeline_signalled(&server, &["move", "big", "moved", "--yes"], signal, || {
+                wait_until(Duration::from_secs(20), || {
+                    server.cmd::<u64>(&[b"LLEN", b"moved:active"]) >= 5_000
+                })
+            });
+        let what = format!("move | tee, {signal}");
+        assert_eq!(code, Some(want), "{what}: {log}");
+        assert!(!log.contains("panicked"), "{what}: {log}");
+        assert!(
+            log.contains("moved"),
+            "{what}: the summary says what moved: {log}"
+        );
+        let journals: Vec<String> = server.cmd(&[b"KEYS", b"*:move-*"]);
+        assert!(journals.is_empty(), "{what}: {journals:?}");
+        let moved = server.lrange("moved:active");
+        let left = server.lrange("big:active");
+        assert!(
+            !moved.is_empty() && !left.is_empty(),
+            "{what}: stopped half-way"
+        );
+        assert_eq!(
+            moved.len() + left.len(),
+            order.len(),
+            "{what}: every job once"
+        );
+        assert_eq!(
+            &order[..moved.len()],
+            &moved[..],
+            "{what}: the head moved, in order"
+        );
+        assert_eq!(
+            &order[moved.len()..],
+            &left[..],
+            "{what}: the rest stayed, in order"
+        );
+        let records: u64 = server.cmd(&[b"HLEN", b"moved:data"]);
+        assert_eq!(
+            records,
+            moved.len() as u64,
+            "{what}: records went with their ids"
+        );
+        figure(&format!(
+            "SC8 {what}: exit {want} after {:.1}s, {} of {total} jobs moved in order, the rest in place, no journal left",
+            started.elapsed().as_secs_f64(),
+            moved.len()
+        ));
+    }
 }
 
 /// systemd's `KillMode=control-group` (and a Ctrl-C that reaches a handler in the instant it

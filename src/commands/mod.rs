@@ -17,6 +17,7 @@ mod inflight;
 mod listing;
 mod man;
 mod metrics;
+mod r#move;
 mod orphans;
 mod pause;
 mod purge;
@@ -54,25 +55,37 @@ impl Context {
         let access = Access {
             user: g.user.clone(),
             password: password_file(g.password_file.as_deref())?,
-            default_password: std::env::var("QCTL_REDIS_PASSWORD")
-                .ok()
-                .filter(|p| !p.is_empty())
-                .map(Secret),
+            default_password: env_password("QCTL_REDIS_PASSWORD"),
             tls_ca_cert: g.tls_ca_cert.clone(),
             tls_cert: g.tls_cert.clone(),
             tls_key: g.tls_key.clone(),
             tls_insecure: g.tls_insecure,
             cluster: g.cluster,
         };
-        let spec = ServerSpec::open(&url, &access, g.connect_timeout, g.response_timeout)?;
-        if g.tls_insecure {
+        self.open(&url, &access, "--tls-insecure")
+    }
+
+    /// The server at `url` with `access` and the global timeouts; `insecure` names the option
+    /// that turned off the check of its certificate, for the warning.
+    pub fn open(&self, url: &str, access: &Access, insecure: &str) -> anyhow::Result<ServerSpec> {
+        let g = &self.global;
+        let spec = ServerSpec::open(url, access, g.connect_timeout, g.response_timeout)?;
+        if access.tls_insecure {
             self.out.warn(format!(
-                "--tls-insecure: the certificate of {} is not verified",
+                "{insecure}: the certificate of {} is not verified",
                 spec.server()
             ));
         }
         Ok(spec)
     }
+}
+
+/// A password from the environment variable `name`, when it is set and not empty.
+fn env_password(name: &str) -> Option<Secret> {
+    std::env::var(name)
+        .ok()
+        .filter(|p| !p.is_empty())
+        .map(Secret)
 }
 
 impl Context {
@@ -169,6 +182,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Command::Doctor(args) => doctor::run(ctx, args).await,
             Command::Export(args) => export::run(ctx, args).await,
             Command::Import(args) => import::run(ctx, args).await,
+            Command::Move(args) => r#move::run(ctx, args).await,
             Command::Completions { shell } => completions::run(ctx, shell),
             Command::Man { dir } => man::run(ctx, dir.as_deref()),
             Command::Help { words } => help::run(ctx, &words),

@@ -591,10 +591,21 @@ impl Redis {
         cmd: &redis::Cmd,
         op: impl std::fmt::Display,
     ) -> Result<T, Error> {
-        match cmd.query_async(&mut self.conn).await {
-            Ok(v) => Ok(v),
+        match cmd.query_async::<redis::Value>(&mut self.conn).await {
+            Ok(redis::Value::ServerError(e)) => Err(self.error(op, e.into())),
+            Ok(v) => redis::from_redis_value(v).map_err(|e| self.unreadable(op, e.into())),
             Err(e) => Err(self.error(op, e)),
         }
+    }
+
+    /// A reply that arrived but is not what `op` expects (text that is not UTF-8, a value of
+    /// another shape): the data, not the link, is at fault.
+    fn unreadable(&self, op: impl std::fmt::Display, err: redis::RedisError) -> Error {
+        Error::BadInput(format!(
+            "the reply of Redis at {} to {op} cannot be read: {}",
+            self.server,
+            super::error::redact(&err.to_string())
+        ))
     }
 
     /// Runs a pipeline of plain commands (no scripts; see `Scripts::run_pipeline`).

@@ -39,7 +39,7 @@ const MAX_IDS: usize = 50_000_000;
 const LPOS_BUDGET: u64 = 200_000;
 
 /// The expected type of each fixed key of a queue.
-pub fn expected_types(keys: &QueueKeys) -> [(&str, &'static str); 10] {
+pub fn expected_types(keys: &QueueKeys) -> [(&str, &'static str); 12] {
     [
         (&keys.active, "list"),
         (&keys.data, "hash"),
@@ -51,6 +51,8 @@ pub fn expected_types(keys: &QueueKeys) -> [(&str, &'static str); 10] {
         (&keys.paused, "string"),
         (&keys.stats, "hash"),
         (&keys.events, "stream"),
+        (&keys.move_out, "hash"),
+        (&keys.move_in, "hash"),
     ]
 }
 
@@ -147,6 +149,7 @@ pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Re
     let (active_ok, data_ok) = (usable(&keys.active), usable(&keys.data));
     let (scheduled_ok, dead_ok) = (usable(&keys.scheduled), usable(&keys.dead));
     let consumers_ok = usable(&keys.consumers);
+    let move_out_ok = usable(&keys.move_out);
 
     // Consumers and in-flight sets.
     let mut members: Vec<(String, f64)> = Vec::new();
@@ -295,6 +298,39 @@ pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Re
         f.count = Some(malformed.len() as u64);
         f.samples = malformed.iter().take(SAMPLES).cloned().collect();
         report.findings.push(f);
+    }
+    // A move stopped half-way: its chunk is in no state of this queue.
+    if move_out_ok {
+        let on_the_way: u64 = redis
+            .query(
+                redis::cmd("HLEN").arg(&keys.move_out),
+                format!("HLEN {}", keys.move_out),
+            )
+            .await?;
+        if on_the_way > 0 {
+            let mut f = finding(
+                "move-journal",
+                Severity::Warning,
+                format!(
+                    "{} on the way in a move that did not finish",
+                    plural(on_the_way, "job")
+                ),
+            )
+            .key(&keys.move_out)
+            .explain(
+                "qctl move took these jobs out of the queue and keeps them in its journal until \
+                 they arrive where they go; no consumer sees them meanwhile. A move that was \
+                 killed or lost its connection leaves them there (a running move holds them a \
+                 few milliseconds).",
+            )
+            .fix(format!(
+                "Run the same qctl move again (the journal names where they go: HGETALL {}); \
+                 it brings them over first.",
+                keys.move_out
+            ));
+            f.count = Some(on_the_way);
+            report.findings.push(f);
+        }
     }
     let member_set: HashSet<&str> = members.iter().map(|(k, _)| k.as_str()).collect();
     let unowned: Vec<String> = sets

@@ -28,6 +28,12 @@ pub struct QueueKeys {
     /// stream (qctl's own): what qctl consumers did that no other key keeps in order of
     /// time (retries scheduled), for `qctl tail`; trimmed to about [`EVENTS_KEPT`] entries.
     pub events: String,
+    /// hash (qctl's own): the jobs of a chunk that `qctl move` took out of this queue and has
+    /// not yet seen arrive where they go: id -> where to, state, score, record and failure.
+    pub move_out: String,
+    /// hash (qctl's own): the jobs of a chunk that arrived here by `qctl move`, until the
+    /// source forgot them: id -> the source.
+    pub move_in: String,
 }
 
 /// About how many entries `NAME:events` keeps (trimmed with `MAXLEN ~`).
@@ -72,6 +78,8 @@ impl QueueKeys {
             paused: format!("{name}:paused"),
             stats: format!("{name}:stats"),
             events: format!("{name}:events"),
+            move_out: format!("{name}:move-out"),
+            move_in: format!("{name}:move-in"),
         }
     }
 
@@ -181,7 +189,7 @@ impl QueueKeys {
     }
 
     /// Every fixed key, for commands that read or remove the whole queue.
-    pub fn fixed(&self) -> [&str; 10] {
+    pub fn fixed(&self) -> [&str; 12] {
         [
             &self.active,
             &self.data,
@@ -193,6 +201,8 @@ impl QueueKeys {
             &self.paused,
             &self.stats,
             &self.events,
+            &self.move_out,
+            &self.move_in,
         ]
     }
 }
@@ -212,6 +222,8 @@ pub async fn check_types(
         (&keys.failures, "hash"),
         (&keys.stats, "hash"),
         (&keys.events, "stream"),
+        (&keys.move_out, "hash"),
+        (&keys.move_in, "hash"),
     ];
     let mut pipe = redis::pipe();
     for (key, _) in &expected {

@@ -18,6 +18,7 @@ pub mod job;
 pub mod jobs;
 pub mod keys;
 pub mod listing;
+pub mod r#move;
 pub mod queues;
 pub mod scheduled;
 pub mod scripts;

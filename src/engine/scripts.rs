@@ -125,6 +125,9 @@ scripts! {
     RIGHTS => "rights",
     IMPORT => "import",
     IMPORT_REPLACE => "import_replace",
+    MOVE_TAKE => "move_take",
+    MOVE_PUBLISH => "move_publish",
+    MOVE_RETURN => "move_return",
 }
 
 impl Lua {

@@ -198,6 +198,40 @@ pub struct Exporter {
     sets: Vec<String>,
 }
 
+/// What a queue holds, and its in-flight sets (found by SCAN).
+pub async fn count(redis: &mut Redis, keys: &QueueKeys) -> Result<(Counts, Vec<String>), Error> {
+    let sets = keys.scan(redis, "inflight:*", 1000).await?;
+    let counts = count_in(redis, keys, &sets).await?;
+    Ok((counts, sets))
+}
+
+/// What a queue holds, counting the jobs in flight in `sets`.
+pub async fn count_in(
+    redis: &mut Redis,
+    keys: &QueueKeys,
+    sets: &[String],
+) -> Result<Counts, Error> {
+    let mut pipe = redis::pipe();
+    pipe.llen(&keys.active)
+        .zcard(&keys.scheduled)
+        .zcard(&keys.dead);
+    for set in sets {
+        pipe.scard(set);
+    }
+    let counted: Vec<u64> = redis
+        .pipeline(
+            &pipe,
+            format!("LLEN, ZCARD, SCARD of queue {:?}", keys.name),
+        )
+        .await?;
+    Ok(Counts {
+        ready: counted.first().copied().unwrap_or(0),
+        scheduled: counted.get(1).copied().unwrap_or(0),
+        dead: counted.get(2).copied().unwrap_or(0),
+        in_flight: counted.iter().skip(3).sum(),
+    })
+}
+
 impl Exporter {
     /// Counts what the queue holds (the header) and starts with the first state asked for.
     pub async fn start(
@@ -206,26 +240,7 @@ impl Exporter {
         states: &[State],
     ) -> Result<(Exporter, Header), Error> {
         let time = redis.server_time().await?;
-        let sets = keys.scan(redis, "inflight:*", 1000).await?;
-        let mut pipe = redis::pipe();
-        pipe.llen(&keys.active)
-            .zcard(&keys.scheduled)
-            .zcard(&keys.dead);
-        for set in &sets {
-            pipe.scard(set);
-        }
-        let counted: Vec<u64> = redis
-            .pipeline(
-                &pipe,
-                format!("LLEN, ZCARD, SCARD of queue {:?}", keys.name),
-            )
-            .await?;
-        let counts = Counts {
-            ready: counted.first().copied().unwrap_or(0),
-            scheduled: counted.get(1).copied().unwrap_or(0),
-            dead: counted.get(2).copied().unwrap_or(0),
-            in_flight: counted.iter().skip(3).sum(),
-        };
+        let (counts, sets) = count(redis, keys).await?;
         let header = Header {
             qctl_export: VERSION,
             queue: keys.name.clone(),
