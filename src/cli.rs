@@ -141,6 +141,7 @@ pub struct GlobalArgs {
         long,
         global = true,
         env = "QCTL_REDIS_USER",
+        hide_env_values = true,
         value_name = "NAME"
     )]
     pub user: Option<String>,
@@ -152,6 +153,7 @@ pub struct GlobalArgs {
         long,
         global = true,
         env = "QCTL_REDIS_PASSWORD_FILE",
+        hide_env_values = true,
         value_name = "FILE"
     )]
     pub password_file: Option<PathBuf>,
@@ -163,6 +165,7 @@ pub struct GlobalArgs {
         long,
         global = true,
         env = "QCTL_TLS_CA_CERT",
+        hide_env_values = true,
         value_name = "FILE"
     )]
     pub tls_ca_cert: Option<PathBuf>,
@@ -174,6 +177,7 @@ pub struct GlobalArgs {
         long,
         global = true,
         env = "QCTL_TLS_CERT",
+        hide_env_values = true,
         value_name = "FILE",
         requires = "tls_key"
     )]
@@ -186,6 +190,7 @@ pub struct GlobalArgs {
         long,
         global = true,
         env = "QCTL_TLS_KEY",
+        hide_env_values = true,
         value_name = "FILE",
         requires = "tls_cert"
     )]
@@ -193,13 +198,13 @@ pub struct GlobalArgs {
 
     /// Do not verify the server's TLS certificate (a warning says so).
     #[arg(help_heading = "Connection",
-        hide_short_help = true, long, global = true, env = "QCTL_TLS_INSECURE", value_parser = clap::builder::FalseyValueParser::new())]
+        hide_short_help = true, long, global = true, env = "QCTL_TLS_INSECURE", hide_env_values = true, value_parser = clap::builder::FalseyValueParser::new())]
     pub tls_insecure: bool,
 
     /// The URL names a node of a Redis Cluster: commands go to the node owning each queue's
     /// slot. Queue names need a hash tag, as in {mail}.
     #[arg(help_heading = "Connection",
-        hide_short_help = true, long, global = true, env = "QCTL_CLUSTER", value_parser = clap::builder::FalseyValueParser::new())]
+        hide_short_help = true, long, global = true, env = "QCTL_CLUSTER", hide_env_values = true, value_parser = clap::builder::FalseyValueParser::new())]
     pub cluster: bool,
 
     /// Print results as JSON.
@@ -555,7 +560,13 @@ pub struct MoveArgs {
 
     /// The destination's ACL user name (overrides a user in --to). Its password comes from
     /// $QCTL_TO_REDIS_PASSWORD or --to-password-file.
-    #[arg(long, value_name = "NAME", requires = "to", env = "QCTL_TO_REDIS_USER")]
+    #[arg(
+        long,
+        value_name = "NAME",
+        requires = "to",
+        env = "QCTL_TO_REDIS_USER",
+        hide_env_values = true
+    )]
     pub to_user: Option<String>,
 
     /// Read the destination's password from FILE (its first line).
@@ -563,7 +574,8 @@ pub struct MoveArgs {
         long,
         value_name = "FILE",
         requires = "to",
-        env = "QCTL_TO_REDIS_PASSWORD_FILE"
+        env = "QCTL_TO_REDIS_PASSWORD_FILE",
+        hide_env_values = true
     )]
     pub to_password_file: Option<PathBuf>,
 
