@@ -7,26 +7,40 @@
 -- KEYS[4]  NAME:signal            list
 -- KEYS[5]  NAME:inflight:<uuid>   set   this consumer's reservations
 -- KEYS[6]  NAME:paused            any   while it exists nothing is reserved
+-- KEYS[7]  NAME:limits            hash  the queue's shared limits (qctl limit), if any:
+--                                       max_running (jobs in flight at live consumers, this
+--                                       one included, at most), rate (jobs per second),
+--                                       burst (tokens the rate's bucket holds at most)
+-- KEYS[8]  NAME:bucket            hash  the shared rate's token bucket: tokens, at (server
+--                                       time of the last take)
 -- ARGV[1]  N, how many ids at most (at most 1000)
 -- ARGV[2]  the byte budget: the records of the ids taken add up to at most this many bytes,
 --          except that the first id is always taken, however large its record
 -- ARGV[3]  the most bytes of records the reply carries: when the records taken add up to
 --          more, the reply gives their sizes instead, for the caller to read them with HMGET
 --          (which copies large values many times faster than a script can)
+-- ARGV[4]  the orphan cut-off in seconds: consumers whose heartbeat is older hold no share
+--          of the running cap (their jobs are recovered as orphans)
+-- ARGV[5]  the booking window in seconds: with no whole token of the shared rate left, one
+--          job is taken when its token comes within this time, and the reply says when
 --
 -- Returns  two arrays, the ids taken and their records (nil when the id has none); when the
 --          records add up to more than ARGV[3] bytes, the second holds their sizes instead
 --          (integers, 0 for none). Empty when nothing is ready or the queue is paused. Deletes
 --          the signal when NAME:active held fewer than N ids (not when the budget cut the
---          batch), so idle consumers block again.
+--          batch), so idle consumers block again. When the limits let fewer than N start, a
+--          third element says when to ask again: milliseconds until the rate's next token, or
+--          -1 when a job in flight must end first (a cap reached, a rate or cap of 0); with
+--          nothing taken the reply is then {{}, {}, wait}. A job taken ahead of its token
+--          (ARGV[5]) comes as {ids, records, wait, start}: start it after `start` ms.
 -- Errors   before any write: NOPERM naming a command the user may not run and its key;
 --          WRONGTYPE naming the key; NOTREGISTERED when KEYS[5] is not a member of
 --          NAME:consumers.
 local err = permit{
-  'ZSCORE', 1, 'EXISTS', 6, 'LRANGE', 2, 'HSTRLEN', 3, 'DEL', 4, 'LTRIM', 2, 'SADD', 5,
-  'HMGET', 3}
+  'ZSCORE', 1, 'EXISTS', 6, 'HMGET', 7, 'ZRANGEBYSCORE', 1, 'HMGET', 8, 'LLEN', 2,
+  'LRANGE', 2, 'HSTRLEN', 3, 'DEL', 4, 'LTRIM', 2, 'SADD', 5, 'HSET', 8, 'HMGET', 3}
   or check(KEYS[1], 'zset') or check(KEYS[2], 'list') or check(KEYS[3], 'hash')
-  or check(KEYS[5], 'set')
+  or check(KEYS[5], 'set') or check(KEYS[7], 'hash') or check(KEYS[8], 'hash')
 if err then return err end
 if not redis.call('ZSCORE', KEYS[1], KEYS[5]) then
   return redis.error_reply('NOTREGISTERED ' .. KEYS[5] .. ' is not in ' .. KEYS[1])
@@ -35,6 +49,55 @@ if redis.call('EXISTS', KEYS[6]) == 1 then return {} end
 
 local n = tonumber(ARGV[1])
 local budget = tonumber(ARGV[2])
+-- The shared limits: at most max_running jobs in flight at live consumers, and a rate.
+local wait, now, tokens, start
+local limits = redis.call('HMGET', KEYS[7], 'max_running', 'rate', 'burst')
+if limits[1] or limits[2] then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+  if limits[1] then
+    local room = tonumber(limits[1]) or 0
+    local live = redis.call('ZRANGEBYSCORE', KEYS[1], now - tonumber(ARGV[4]), '+inf')
+    for i = 1, #live do
+      local ok, held = pcall(redis.call, 'SCARD', live[i])
+      if ok and type(held) == 'number' then room = room - held end
+    end
+    if room < n then n, wait = math.max(room, 0), -1 end
+  end
+  if limits[2] then
+    local rate = tonumber(limits[2]) or 0
+    local burst = math.max(tonumber(limits[3]) or 1, 1)
+    if rate <= 0 then
+      n, wait = 0, -1
+    else
+      local bucket = redis.call('HMGET', KEYS[8], 'tokens', 'at')
+      tokens = tonumber(bucket[1]) or burst
+      local at = tonumber(bucket[2]) or now
+      if now > at then tokens = math.min(burst, tokens + (now - at) * rate) end
+      local whole = math.floor(tokens)
+      if whole >= 1 and whole < n then
+        n = whole
+        if wait ~= -1 then wait = math.ceil((1 - (tokens - whole)) / rate * 1000) end
+      elseif whole < 1 and n > 0 then
+        -- No whole token: book the next one when it comes within the booking window, so
+        -- that the consumer starts the job then and no time between tokens is lost.
+        local due = (1 - tokens) / rate
+        if due <= tonumber(ARGV[5]) then
+          n, start = 1, math.ceil(due * 1000)
+          if wait ~= -1 then wait = math.ceil((due + 1 / rate) * 1000) end
+        else
+          n = 0
+          if wait ~= -1 then wait = math.ceil(due * 1000) end
+        end
+      end
+    end
+  end
+  if n == 0 then
+    -- Nothing may start: ask again later, or block on the signal when nothing is ready.
+    if redis.call('LLEN', KEYS[2]) == 0 then return {} end
+    return {{}, {}, wait}
+  end
+end
 local ids = redis.call('LRANGE', KEYS[2], 0, n - 1)
 if #ids < n then redis.call('DEL', KEYS[4]) end
 if #ids == 0 then return {} end
@@ -48,5 +111,9 @@ end
 for i = #ids, kept + 1, -1 do ids[i] = nil end
 redis.call('LTRIM', KEYS[2], kept, -1)
 redis.call('SADD', KEYS[5], unpack(ids))
-if bytes > tonumber(ARGV[3]) then return {ids, sizes} end
-return {ids, redis.call('HMGET', KEYS[3], unpack(ids))}
+if tokens then redis.call('HSET', KEYS[8], 'tokens', tokens - kept, 'at', now) end
+local records = sizes
+if bytes <= tonumber(ARGV[3]) then records = redis.call('HMGET', KEYS[3], unpack(ids)) end
+if start then return {ids, records, wait, start} end
+if wait then return {ids, records, wait} end
+return {ids, records}

@@ -358,6 +358,7 @@ fn config(args: &ConsumeArgs) -> anyhow::Result<(Config, HandlerSpec, PathBuf)> 
         drain: args.drain,
         wait_scheduled: args.wait_scheduled,
         max_jobs: args.max_jobs,
+        rate: args.rate.as_ref().map(|r| (r.per_second(), args.burst)),
         routine_events: true,
         identity: Identity {
             command: args
