@@ -494,7 +494,11 @@ fn ending(
     }
     match handle.drain_end() {
         Some(DrainEnd::Drained) => ("drained", "drained".into()),
-        Some(DrainEnd::Paused) => ("paused", "not drained: the queue is paused".into()),
+        Some(DrainEnd::Paused) => (
+            "paused",
+            "not drained: the queue is paused (qctl pause, or a cap or rate of 0 set by qctl limit)"
+                .into(),
+        ),
         None if args.max_jobs.is_some() && handle.max_jobs_reached() => {
             ("max_jobs", "max jobs reached".into())
         }

@@ -16,6 +16,16 @@ pub async fn run(mut ctx: Context, args: LimitArgs) -> anyhow::Result<ExitCode> 
     if args.is_read_only() {
         super::require_queue(&mut redis, &keys).await?;
     } else {
+        if args.burst.is_some() && args.rate.is_none() {
+            let now = limits::read(&mut redis, &keys).await?;
+            if now.rate.is_none() || args.no_rate {
+                return Err(crate::engine::Error::Usage(format!(
+                    "--burst is how many jobs a rate lets start at once, and queue {queue:?} has no \
+                     rate: give --rate too (qctl limit {queue} --rate 100/s --burst 5)"
+                ))
+                .into());
+            }
+        }
         let then = "setting its limits anyway: its consumers will find them";
         super::warn_unknown_queue(&ctx, &mut redis, &keys, then).await?;
         let change = Change {
