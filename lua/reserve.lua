@@ -21,8 +21,8 @@
 --          (which copies large values many times faster than a script can)
 -- ARGV[4]  the orphan cut-off in seconds: consumers whose heartbeat is older hold no share
 --          of the running cap (their jobs are recovered as orphans)
--- ARGV[5]  the booking window in seconds: with no whole token of the shared rate left, one
---          job is taken when its token comes within this time, and the reply says when
+-- ARGV[5]  the booking window in seconds: jobs whose tokens of the shared rate come within
+--          this time are taken now, and the reply says when each may start
 --
 -- Returns  two arrays, the ids taken and their records (nil when the id has none); when the
 --          records add up to more than ARGV[3] bytes, the second holds their sizes instead
@@ -31,8 +31,9 @@
 --          batch), so idle consumers block again. When the limits let fewer than N start, a
 --          third element says when to ask again: milliseconds until the rate's next token, or
 --          -1 when a job in flight must end first (a cap reached, a rate or cap of 0); with
---          nothing taken the reply is then {{}, {}, wait}. A job taken ahead of its token
---          (ARGV[5]) comes as {ids, records, wait, start}: start it after `start` ms.
+--          nothing taken the reply is then {{}, {}, wait}. Jobs taken ahead of their tokens
+--          (ARGV[5]) come as {ids, records, wait or nil, first, every}: the i-th job (from
+--          0) starts first + i * every microseconds from now (at once when that is < 0).
 -- Errors   before any write: NOPERM naming a command the user may not run and its key;
 --          WRONGTYPE naming the key; NOTREGISTERED when KEYS[5] is not a member of
 --          NAME:consumers.
@@ -50,7 +51,7 @@ if redis.call('EXISTS', KEYS[6]) == 1 then return {} end
 local n = tonumber(ARGV[1])
 local budget = tonumber(ARGV[2])
 -- The shared limits: at most max_running jobs in flight at live consumers, and a rate.
-local wait, now, tokens, start
+local wait, now, tokens, rate_of
 local limits = redis.call('HMGET', KEYS[7], 'max_running', 'rate', 'burst')
 if limits[1] or limits[2] then
   local t = redis.call('TIME')
@@ -74,22 +75,17 @@ if limits[1] or limits[2] then
       tokens = tonumber(bucket[1]) or burst
       local at = tonumber(bucket[2]) or now
       if now > at then tokens = math.min(burst, tokens + (now - at) * rate) end
-      local whole = math.floor(tokens)
-      if whole >= 1 and whole < n then
-        n = whole
-        if wait ~= -1 then wait = math.ceil((1 - (tokens - whole)) / rate * 1000) end
-      elseif whole < 1 and n > 0 then
-        -- No whole token: book the next one when it comes within the booking window, so
-        -- that the consumer starts the job then and no time between tokens is lost.
-        local due = (1 - tokens) / rate
-        if due <= tonumber(ARGV[5]) then
-          n, start = 1, math.ceil(due * 1000)
-          if wait ~= -1 then wait = math.ceil((due + 1 / rate) * 1000) end
-        else
-          n = 0
-          if wait ~= -1 then wait = math.ceil(due * 1000) end
+      -- Jobs whose tokens come within the booking window are taken now, each to be started
+      -- when its token comes (job i at (i - tokens) / rate s from now): no time between two
+      -- tokens is lost to the round trip of asking again.
+      local k = math.floor(tokens + tonumber(ARGV[5]) * rate)
+      if k < n then
+        n = math.max(k, 0)
+        if n == 0 and wait ~= -1 then
+          wait = math.max(math.ceil(((1 - tokens) / rate - tonumber(ARGV[5])) * 1000), 1)
         end
       end
+      rate_of = rate
     end
   end
   if n == 0 then
@@ -114,6 +110,10 @@ redis.call('SADD', KEYS[5], unpack(ids))
 if tokens then redis.call('HSET', KEYS[8], 'tokens', tokens - kept, 'at', now) end
 local records = sizes
 if bytes <= tonumber(ARGV[3]) then records = redis.call('HMGET', KEYS[3], unpack(ids)) end
-if start then return {ids, records, wait, start} end
+if tokens and tokens < kept then
+  -- Booked jobs: job i starts (i - tokens) / rate s from now, in microseconds.
+  return {ids, records, wait or false, math.floor((1 - tokens) / rate_of * 1000000),
+    math.floor(1000000 / rate_of)}
+end
 if wait then return {ids, records, wait} end
 return {ids, records}

@@ -77,8 +77,11 @@ pub async fn reserve(
         Some(Value::Int(_)) => Some(Limited::UntilOneEnds),
         _ => None,
     };
-    let start_in = match it.next() {
-        Some(Value::Int(ms)) if ms > 0 => Some(std::time::Duration::from_millis(ms as u64)),
+    let schedule = match (it.next(), it.next()) {
+        (Some(Value::Int(first)), Some(Value::Int(every))) => Some(Schedule {
+            first_us: first,
+            every_us: every.max(0),
+        }),
         _ => None,
     };
     // Sizes in place of the records: read them now, in one call within the budget.
@@ -109,7 +112,7 @@ pub async fn reserve(
     Ok(Reservation {
         jobs,
         limited,
-        start_in,
+        schedule,
     })
 }
 
@@ -127,7 +130,7 @@ pub fn reserve_keys<'a>(keys: &'a QueueKeys, inflight: &'a str) -> [&'a str; 8] 
     ]
 }
 
-/// How far ahead of the shared rate's next token a job may be reserved, to start when the
+/// How far ahead of the shared rate's tokens jobs may be reserved, each to start when its
 /// token comes: no time between two tokens is lost to the round trip of asking again.
 pub const BOOKING: std::time::Duration = std::time::Duration::from_millis(250);
 
@@ -137,8 +140,25 @@ pub struct Reservation {
     pub jobs: Vec<Reserved>,
     /// Set when the limits let fewer jobs start than were asked for.
     pub limited: Option<Limited>,
-    /// The job was taken ahead of the shared rate's next token: it starts after this long.
-    pub start_in: Option<std::time::Duration>,
+    /// Jobs taken ahead of the shared rate's tokens: when each may start.
+    pub schedule: Option<Schedule>,
+}
+
+/// When the jobs of a reservation taken ahead of the shared rate's tokens may start, counted
+/// from the reply: the i-th (from 0) at `first_us + i * every_us` microseconds, at once when
+/// that is not after the reply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Schedule {
+    pub first_us: i64,
+    pub every_us: i64,
+}
+
+impl Schedule {
+    /// How long after the reply the i-th job may start.
+    pub fn start(&self, i: usize) -> std::time::Duration {
+        let at = self.first_us + self.every_us.saturating_mul(i as i64);
+        std::time::Duration::from_micros(at.max(0) as u64)
+    }
 }
 
 /// When the limits let more jobs start.

@@ -125,15 +125,9 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
             Ok(Reservation {
                 jobs,
                 limited,
-                start_in,
+                schedule,
             }) => {
-                if let Some(wait) = start_in {
-                    // Taken ahead of its token: it starts when the token comes.
-                    tokio::select! {
-                        _ = tokio::time::sleep(wait) => {}
-                        _ = shared.stop.cancelled() => {}
-                    }
-                }
+                let replied = tokio::time::Instant::now();
                 if let Some(bucket) = &shared.rate {
                     // A booked token pays for one job; one that found no job is given back.
                     let paid = usize::from(std::mem::take(&mut booked));
@@ -145,7 +139,7 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
                         bucket.refund(paid);
                     }
                 }
-                if limited.is_some() {
+                if limited.is_some() || schedule.is_some() {
                     shared
                         .limited
                         .store(true, std::sync::atomic::Ordering::Relaxed);
@@ -164,7 +158,15 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
                         retries.remove(&job.id);
                     }
                 }
-                for job in jobs {
+                for (i, job) in jobs.into_iter().enumerate() {
+                    if let Some(schedule) = schedule {
+                        // Taken ahead of its token of the shared rate: it starts when the
+                        // token comes.
+                        tokio::select! {
+                            _ = tokio::time::sleep_until(replied + schedule.start(i)) => {}
+                            _ = shared.stop.cancelled() => {}
+                        }
+                    }
                     let permit = permits.pop().expect("one permit per reserved job");
                     if let Ok(attempt) = &job.job.as_ref().map(|j| j.attempt) {
                         shared.emit_routine(|| Event::Reserved {
@@ -201,8 +203,8 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
                         }
                     }
                     let wait = match limited {
-                        // Counted from the reservation: a job taken ahead waited already.
-                        Limited::For(wait) => wait.saturating_sub(start_in.unwrap_or_default()),
+                        // Counted from the reservation: jobs taken ahead waited already.
+                        Limited::For(wait) => wait.saturating_sub(replied.elapsed()),
                         Limited::UntilOneEnds => LIMITED_POLL,
                     };
                     let finished = shared.finished.notified();
