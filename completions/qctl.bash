@@ -52,6 +52,9 @@ _qctl() {
             qctl,inflight)
                 cmd="qctl__subcmd__inflight"
                 ;;
+            qctl,limit)
+                cmd="qctl__subcmd__limit"
+                ;;
             qctl,man)
                 cmd="qctl__subcmd__man"
                 ;;
@@ -131,7 +134,7 @@ _qctl() {
 
     case "${cmd}" in
         qctl)
-            opts="-u -q -v -h -V --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version enqueue stats metrics check top dead scheduled active tail inflight consumers orphans pause resume purge export import move doctor completions man help consume"
+            opts="-u -q -v -h -V --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version enqueue stats metrics check top dead scheduled active tail inflight consumers orphans pause resume purge export import move limit doctor completions man help consume"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -515,7 +518,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__consume)
-            opts="-c -u -q -v -h -V --queue --concurrency --buffer --timeout --kill-after --max-retries --max-backoff --heartbeat --orphan-after --poll-interval --shutdown-grace --drain --wait-scheduled --max-jobs --replace --prefix --pipe --pipe-depth --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            opts="-c -u -q -v -h -V --queue --concurrency --buffer --timeout --kill-after --max-retries --max-backoff --heartbeat --orphan-after --poll-interval --shutdown-grace --drain --wait-scheduled --max-jobs --rate --burst --replace --prefix --pipe --pipe-depth --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -570,6 +573,14 @@ _qctl() {
                     return 0
                     ;;
                 --max-jobs)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --rate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --burst)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1438,6 +1449,72 @@ _qctl() {
                     return 0
                     ;;
                 --offset)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --response-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        qctl__subcmd__limit)
+            opts="-u -q -v -h -V --rate --burst --max-running --no-rate --no-max-running --clear --orphan-after --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --help --version"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --rate)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --burst)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-running)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --orphan-after)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

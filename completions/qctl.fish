@@ -58,6 +58,7 @@ complete -c qctl -n "__fish_qctl_needs_command" -f -a "purge" -d 'Delete every k
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "export" -d 'Write a whole queue as JSON lines: every job in every state, with its record and failure as stored'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "import" -d 'Read jobs written by `qctl export` (or `enqueue --jsonl` lines) into a queue, each in the state it had'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "move" -d 'Move a live queue to another name or another server, a chunk at a time'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "limit" -d 'Show or set the limits every qctl consumer of a queue obeys: a rate and a cap on the jobs running at once, across all consumers'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "doctor" -d 'Check a queue\'s server, the user\'s rights and the queue\'s integrity, with fixes'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "completions" -d 'Print a shell completion script to standard output'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "man" -d 'Print the manual page qctl.1, or write every page to a directory'
@@ -719,6 +720,29 @@ complete -c qctl -n "__fish_qctl_using_subcommand move" -s v -l verbose -d 'Prin
 complete -c qctl -n "__fish_qctl_using_subcommand move" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand move" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand move" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand limit" -l rate -d 'Start at most this many of the queue\'s jobs per interval, across all qctl consumers: 100/s, 30/m, 500/h' -r
+complete -c qctl -n "__fish_qctl_using_subcommand limit" -l burst -d 'How many jobs the rate lets start at once after a quiet spell [default: 1]' -r
+complete -c qctl -n "__fish_qctl_using_subcommand limit" -l max-running -d 'Run at most this many of the queue\'s jobs at once, across all qctl consumers' -r
+complete -c qctl -n "__fish_qctl_using_subcommand limit" -l orphan-after -d 'A consumer whose heartbeat is older than this counts as gone (what the cap counts)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand limit" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand limit" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand limit" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand limit" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand limit" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand limit" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand limit" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand limit" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand limit" -l no-rate -d 'Remove the rate (and its burst)'
+complete -c qctl -n "__fish_qctl_using_subcommand limit" -l no-max-running -d 'Remove the cap on running jobs'
+complete -c qctl -n "__fish_qctl_using_subcommand limit" -l clear -d 'Remove every limit'
+complete -c qctl -n "__fish_qctl_using_subcommand limit" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand limit" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
+complete -c qctl -n "__fish_qctl_using_subcommand limit" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand limit" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand limit" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand limit" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand limit" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand limit" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -799,6 +823,8 @@ complete -c qctl -n "__fish_qctl_using_subcommand consume" -l orphan-after -d 'A
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l poll-interval -d 'The longest an idle consumer waits for a wake-up before it looks again' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l shutdown-grace -d 'On SIGINT/SIGTERM, how long running handlers may finish before they are stopped and their jobs returned to the queue' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-jobs -d 'Exit after this many jobs; exit code 7 if any job failed (with --drain: ended dead), 9 with --drain when it stopped with jobs left' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l rate -d 'Start at most this many jobs per interval here: 20/s, 300/m, 1000/h. Starts are spread evenly (one every 1/rate) but for --burst; the queue\'s shared limits (qctl limit) apply as well' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l burst -d 'With --rate: how many jobs may start at once after a quiet spell' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l replace -d 'Replace STR in ARGS by the job\'s data (like xargs -I); no shell is involved' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l pipe-depth -d 'With --pipe: how many jobs may be outstanding per handler (answers matched by id) [default: 1]' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r

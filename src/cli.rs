@@ -377,6 +377,17 @@ pub enum Command {
     /// --to-* options name the destination (without --to: the same server).
     Move(MoveArgs),
 
+    /// Show or set the limits every qctl consumer of a queue obeys: a rate and a cap on the
+    /// jobs running at once, across all consumers.
+    ///
+    /// Without options, shows the limits and how much of them is in use. The cap counts the
+    /// jobs in flight at live consumers: a consumer that dies gives its share back once its
+    /// heartbeat is older than --orphan-after. The rate is a token bucket kept in Redis. A cap
+    /// or a rate of 0 acts like `qctl pause`. Consumers obey a change at their next
+    /// reservation. Go CurlyQ consumers ignore limits (their jobs still count against the
+    /// cap).
+    Limit(LimitArgs),
+
     /// Check a queue's server, the user's rights and the queue's integrity, with fixes.
     ///
     /// Server: eviction policy, memory, persistence, replica or cluster node, version,
@@ -454,6 +465,7 @@ impl Command {
             },
             Command::Purge { confirm, .. } => confirm.dry_run,
             Command::Move(args) => args.confirm.dry_run,
+            Command::Limit(args) => args.is_read_only(),
             Command::Enqueue(_)
             | Command::Consume(_)
             | Command::Import(_)
@@ -614,6 +626,42 @@ pub struct MoveArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct LimitArgs {
+    /// The queue's name.
+    #[arg(value_parser = parse_queue)]
+    pub queue: String,
+
+    /// Start at most this many of the queue's jobs per interval, across all qctl consumers:
+    /// 100/s, 30/m, 500/h.
+    #[arg(long, value_name = "RATE", value_parser = parse_job_rate, conflicts_with = "no_rate")]
+    pub rate: Option<crate::engine::limits::Rate>,
+
+    /// How many jobs the rate lets start at once after a quiet spell [default: 1].
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
+    pub burst: Option<u64>,
+
+    /// Run at most this many of the queue's jobs at once, across all qctl consumers.
+    #[arg(long, value_name = "N", conflicts_with = "no_max_running")]
+    pub max_running: Option<u64>,
+
+    /// Remove the rate (and its burst).
+    #[arg(long)]
+    pub no_rate: bool,
+
+    /// Remove the cap on running jobs.
+    #[arg(long)]
+    pub no_max_running: bool,
+
+    /// Remove every limit.
+    #[arg(long, conflicts_with_all = ["rate", "burst", "max_running", "no_rate", "no_max_running"])]
+    pub clear: bool,
+
+    /// A consumer whose heartbeat is older than this counts as gone (what the cap counts).
+    #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_positive_duration)]
+    pub orphan_after: Duration,
+}
+
+#[derive(Debug, Args)]
 pub struct ConsumeArgs {
     /// The queue's name (or give it with --queue, e.g. when it starts with '-').
     #[arg(required_unless_present = "queue_name", value_parser = parse_queue)]
@@ -688,6 +736,17 @@ pub struct ConsumeArgs {
     /// 9 with --drain when it stopped with jobs left.
     #[arg(long, value_name = "N")]
     pub max_jobs: Option<u64>,
+
+    /// Start at most this many jobs per interval here: 20/s, 300/m, 1000/h. Starts are spread
+    /// evenly (one every 1/rate) but for --burst; the queue's shared limits (qctl limit)
+    /// apply as well.
+    #[arg(long, value_name = "RATE", value_parser = parse_job_rate)]
+    pub rate: Option<crate::engine::limits::Rate>,
+
+    /// With --rate: how many jobs may start at once after a quiet spell.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "rate",
+        value_parser = clap::value_parser!(u32).range(1..=1000))]
+    pub burst: u32,
 
     /// Replace STR in ARGS by the job's data (like xargs -I); no shell is involved.
     #[arg(long, value_name = "STR")]
@@ -1086,6 +1145,23 @@ pub fn parse_queue(s: &str) -> Result<String, String> {
         Err("the queue name is empty".into())
     } else {
         Ok(s.to_string())
+    }
+}
+
+/// A rate: jobs per interval.
+pub fn parse_job_rate(s: &str) -> Result<crate::engine::limits::Rate, String> {
+    crate::engine::limits::Rate::parse(s)
+}
+
+impl LimitArgs {
+    /// Whether it only shows the limits.
+    pub fn is_read_only(&self) -> bool {
+        self.rate.is_none()
+            && self.burst.is_none()
+            && self.max_running.is_none()
+            && !self.no_rate
+            && !self.no_max_running
+            && !self.clear
     }
 }
 

@@ -268,6 +268,25 @@ fn workload(server: &RedisServer, user: &str) {
     assert_eq!(after, before, "every job went back");
     assert_eq!(keys(server, "mail:inflight:*"), Vec::<String>::new());
     assert_eq!(server.key_type("mail:consumers"), "none");
+    // Limits shared by the consumers: the drain below runs under them (the reservation reads
+    // them, counts the jobs in flight and keeps the rate's bucket).
+    expect(
+        run().args([
+            "limit",
+            "mail",
+            "--rate",
+            "1000/s",
+            "--burst",
+            "2",
+            "--max-running",
+            "5",
+        ]),
+        0,
+    );
+    let (out, _) = expect(run().args(["limit", "mail", "--json"]), 0);
+    let limits = json(&out);
+    assert_eq!(limits["max_running"], 5, "{out}");
+    assert_eq!(limits["rate_text"], "1000/s", "{out}");
     // Consume the rest: `fail` fails twice and dies, `dmg` is buried as damaged.
     let (_, err) = expect(
         run()
@@ -285,6 +304,14 @@ fn workload(server: &RedisServer, user: &str) {
         7,
     );
     assert!(err.contains("damaged"), "{err}");
+    assert_eq!(
+        server.key_type("mail:bucket"),
+        "hash",
+        "the rate's bucket was kept"
+    );
+    expect(run().args(["limit", "mail", "--clear"]), 0);
+    assert_eq!(keys(server, "mail:limits"), Vec::<String>::new());
+    assert_eq!(keys(server, "mail:bucket"), Vec::<String>::new());
     let dead: Vec<String> = server
         .zrange_withscores("mail:dead")
         .into_iter()

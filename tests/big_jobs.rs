@@ -469,10 +469,19 @@ async fn a_reservation_takes_what_fits_in_its_budget() {
     let mut take = async |n: usize, budget: usize| -> Vec<(String, usize)> {
         let _: () = server.cmd(&[b"DEL", b"q:signal"]);
         let _: () = server.cmd(&[b"LPUSH", b"q:signal", b"1"]);
-        let got = inflight::reserve(&mut redis.clone(), &mut redis, &keys, inflight, n, budget)
-            .await
-            .unwrap();
-        got.into_iter()
+        let got = inflight::reserve(
+            &mut redis.clone(),
+            &mut redis,
+            &keys,
+            inflight,
+            n,
+            budget,
+            Duration::from_secs(120),
+        )
+        .await
+        .unwrap();
+        got.jobs
+            .into_iter()
             .map(|r| {
                 let job = r.job.expect("a good record");
                 assert_eq!(job.data_bytes(), data(&r.id, job.data_bytes().len()));

@@ -75,6 +75,7 @@ fn config(queue: &str) -> Config {
         drain: true,
         wait_scheduled: false,
         max_jobs: None,
+        rate: None,
         routine_events: false,
         identity: Identity {
             command: vec!["engine_handler".into()],

@@ -415,6 +415,13 @@ fn commands() -> Vec<Case> {
             0,
         ),
         case("move unconfirmed", &["move", "q", "q3"], None, 2),
+        case("limit", &["limit", "q"], None, 0),
+        case(
+            "limit --max-running",
+            &["limit", "q", "--max-running", "3", "--rate", "5/s"],
+            None,
+            0,
+        ),
     ]
 }
 

@@ -358,6 +358,7 @@ fn config(args: &ConsumeArgs) -> anyhow::Result<(Config, HandlerSpec, PathBuf)> 
         drain: args.drain,
         wait_scheduled: args.wait_scheduled,
         max_jobs: args.max_jobs,
+        rate: args.rate.as_ref().map(|r| (r.per_second(), args.burst)),
         routine_events: true,
         identity: Identity {
             command: args
@@ -493,7 +494,11 @@ fn ending(
     }
     match handle.drain_end() {
         Some(DrainEnd::Drained) => ("drained", "drained".into()),
-        Some(DrainEnd::Paused) => ("paused", "not drained: the queue is paused".into()),
+        Some(DrainEnd::Paused) => (
+            "paused",
+            "not drained: the queue is paused (qctl pause, or a cap or rate of 0 set by qctl limit)"
+                .into(),
+        ),
         None if args.max_jobs.is_some() && handle.max_jobs_reached() => {
             ("max_jobs", "max jobs reached".into())
         }

@@ -14,6 +14,7 @@ pub(crate) mod help;
 mod history;
 mod import;
 mod inflight;
+mod limit;
 mod listing;
 mod man;
 mod metrics;
@@ -183,6 +184,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Command::Export(args) => export::run(ctx, args).await,
             Command::Import(args) => import::run(ctx, args).await,
             Command::Move(args) => r#move::run(ctx, args).await,
+            Command::Limit(args) => limit::run(ctx, args).await,
             Command::Completions { shell } => completions::run(ctx, shell),
             Command::Man { dir } => man::run(ctx, dir.as_deref()),
             Command::Help { words } => help::run(ctx, &words),

@@ -18,14 +18,7 @@ pub fn rights(keys: &QueueKeys, uuid: &str) -> Rights {
     rights
         .script(
             &scripts::RESERVE,
-            &[
-                &keys.consumers,
-                &keys.active,
-                &keys.data,
-                &keys.signal,
-                inflight,
-                &keys.paused,
-            ],
+            &super::inflight::reserve_keys(keys, inflight),
         )
         .script(
             &scripts::ACK,

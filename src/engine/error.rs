@@ -24,7 +24,8 @@ pub enum ExitCode {
     BadInput = 6,
     /// Part of the work failed: a job failed, or some of the ids asked for were not found.
     Partial = 7,
-    /// `consume --drain`: the queue is paused with jobs ready, so they were not run.
+    /// `consume --drain`: the queue is paused (or a limit of 0 holds it) with jobs ready, so
+    /// they were not run.
     Paused = 8,
     /// `consume --drain`: it stopped with jobs of the queue left to run (--max-jobs).
     Unfinished = 9,

@@ -42,19 +42,15 @@ pub async fn reserve(
     inflight: &str,
     n: usize,
     budget: usize,
-) -> Result<Vec<Reserved>, Error> {
+    orphan_after: std::time::Duration,
+) -> Result<Reservation, Error> {
     let reply: Result<Vec<Value>, Error> = scripts::RESERVE
-        .call(&[
-            &keys.consumers,
-            &keys.active,
-            &keys.data,
-            &keys.signal,
-            inflight,
-            &keys.paused,
-        ])
+        .call(&reserve_keys(keys, inflight))
         .arg(n.min(1000))
         .arg(budget.min(CALL_BYTES))
         .arg(INLINE_BYTES)
+        .arg(orphan_after.as_secs_f64())
+        .arg(BOOKING.as_secs_f64())
         .invoke(redis)
         .await;
     let reply = match reply {
@@ -64,7 +60,7 @@ pub async fn reserve(
     let mut it = reply.into_iter();
     let (ids, mut records) = match (it.next(), it.next()) {
         (Some(Value::Array(ids)), Some(Value::Array(records))) => (ids, records),
-        (None, _) => return Ok(Vec::new()),
+        (None, _) => return Ok(Reservation::default()),
         other => {
             return Err(Error::Redis {
                 server: redis.server().to_string(),
@@ -73,6 +69,20 @@ pub async fn reserve(
                 reason: format!("unexpected reply {other:?}"),
             })
         }
+    };
+    let limited = match it.next() {
+        Some(Value::Int(ms)) if ms >= 0 => {
+            Some(Limited::For(std::time::Duration::from_millis(ms as u64)))
+        }
+        Some(Value::Int(_)) => Some(Limited::UntilOneEnds),
+        _ => None,
+    };
+    let schedule = match (it.next(), it.next()) {
+        (Some(Value::Int(first)), Some(Value::Int(every))) => Some(Schedule {
+            first_us: first,
+            every_us: every.max(0),
+        }),
+        _ => None,
     };
     // Sizes in place of the records: read them now, in one call within the budget.
     if records.iter().any(|r| matches!(r, Value::Int(_))) {
@@ -88,7 +98,7 @@ pub async fn reserve(
             Err(e) => return Err(e.confirm(reader).await),
         };
     }
-    Ok(ids
+    let jobs = ids
         .into_iter()
         .zip(records)
         .filter_map(|(id, record)| {
@@ -98,7 +108,66 @@ pub async fn reserve(
                 &keys.data,
             ))
         })
-        .collect())
+        .collect();
+    Ok(Reservation {
+        jobs,
+        limited,
+        schedule,
+    })
+}
+
+/// The keys of lua/reserve.lua for the consumer whose in-flight key is `inflight`.
+pub fn reserve_keys<'a>(keys: &'a QueueKeys, inflight: &'a str) -> [&'a str; 8] {
+    [
+        &keys.consumers,
+        &keys.active,
+        &keys.data,
+        &keys.signal,
+        inflight,
+        &keys.paused,
+        &keys.limits,
+        &keys.bucket,
+    ]
+}
+
+/// How far ahead of the shared rate's tokens jobs may be reserved, each to start when its
+/// token comes: no time between two tokens is lost to the round trip of asking again.
+pub const BOOKING: std::time::Duration = std::time::Duration::from_millis(250);
+
+/// What a reservation took, and whether the queue's limits held it back.
+#[derive(Debug, Default)]
+pub struct Reservation {
+    pub jobs: Vec<Reserved>,
+    /// Set when the limits let fewer jobs start than were asked for.
+    pub limited: Option<Limited>,
+    /// Jobs taken ahead of the shared rate's tokens: when each may start.
+    pub schedule: Option<Schedule>,
+}
+
+/// When the jobs of a reservation taken ahead of the shared rate's tokens may start, counted
+/// from the reply: the i-th (from 0) at `first_us + i * every_us` microseconds, at once when
+/// that is not after the reply.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Schedule {
+    pub first_us: i64,
+    pub every_us: i64,
+}
+
+impl Schedule {
+    /// How long after the reply the i-th job may start.
+    pub fn start(&self, i: usize) -> std::time::Duration {
+        let at = self.first_us + self.every_us.saturating_mul(i as i64);
+        std::time::Duration::from_micros(at.max(0) as u64)
+    }
+}
+
+/// When the limits let more jobs start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Limited {
+    /// The shared rate's next token comes after this long.
+    For(std::time::Duration),
+    /// A job in flight must end first: the running cap is reached, or a cap or rate is 0.
+    UntilOneEnds,
 }
 
 /// A reserved id and what its record, as Redis gave it, says.

@@ -34,6 +34,11 @@ pub struct QueueKeys {
     /// hash (qctl's own): the jobs of a chunk that arrived here by `qctl move`, until the
     /// source forgot them: id -> the source.
     pub move_in: String,
+    /// hash (qctl's own): the limits every qctl consumer of the queue obeys (`qctl limit`):
+    /// `max_running`, `rate` (jobs per second), `burst`, and `rate_text` as it was given.
+    pub limits: String,
+    /// hash (qctl's own): the token bucket of the shared rate: `tokens`, `at`.
+    pub bucket: String,
 }
 
 /// About how many entries `NAME:events` keeps (trimmed with `MAXLEN ~`).
@@ -80,6 +85,8 @@ impl QueueKeys {
             events: format!("{name}:events"),
             move_out: format!("{name}:move-out"),
             move_in: format!("{name}:move-in"),
+            limits: format!("{name}:limits"),
+            bucket: format!("{name}:bucket"),
         }
     }
 
@@ -189,7 +196,7 @@ impl QueueKeys {
     }
 
     /// Every fixed key, for commands that read or remove the whole queue.
-    pub fn fixed(&self) -> [&str; 12] {
+    pub fn fixed(&self) -> [&str; 14] {
         [
             &self.active,
             &self.data,
@@ -203,6 +210,8 @@ impl QueueKeys {
             &self.events,
             &self.move_out,
             &self.move_in,
+            &self.limits,
+            &self.bucket,
         ]
     }
 }
@@ -224,6 +233,8 @@ pub async fn check_types(
         (&keys.events, "stream"),
         (&keys.move_out, "hash"),
         (&keys.move_in, "hash"),
+        (&keys.limits, "hash"),
+        (&keys.bucket, "hash"),
     ];
     let mut pipe = redis::pipe();
     for (key, _) in &expected {

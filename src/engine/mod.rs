@@ -17,6 +17,7 @@ pub mod integrity;
 pub mod job;
 pub mod jobs;
 pub mod keys;
+pub mod limits;
 pub mod listing;
 pub mod r#move;
 pub mod queues;

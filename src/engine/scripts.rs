@@ -1115,14 +1115,10 @@ mod tests {
     fn a_consumer_checks_the_scripts_it_calls() {
         let keys = crate::engine::keys::QueueKeys::new("q");
         let rights = crate::engine::consumers::rights(&keys, "x");
-        let reserve = RESERVE.call(&[
-            &keys.consumers,
-            &keys.active,
-            &keys.data,
-            &keys.signal,
+        let reserve = RESERVE.call(&crate::engine::inflight::reserve_keys(
+            &keys,
             "q:inflight:x",
-            &keys.paused,
-        ]);
+        ));
         assert!(rights.scripts.contains(&reserve.memo()));
         let minute = keys.history(crate::engine::history::minute_of(crate::engine::now()) - 60);
         let ack = ACK.call(&[

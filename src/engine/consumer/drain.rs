@@ -64,16 +64,27 @@ pub async fn check(shared: &Shared, said: &mut String) -> Result<Check, Error> {
     let keys = &shared.keys;
     // A job may have become ready since the reservation looked: recovered by the custodian
     // loop, promoted by the scheduler loop, or enqueued.
-    let (ready, paused): (u64, bool) = redis
+    let (ready, paused, cap, rate): (u64, bool, Option<f64>, Option<f64>) = redis
         .pipeline(
             redis::pipe()
                 .cmd("LLEN")
                 .arg(&keys.active)
                 .cmd("EXISTS")
-                .arg(&keys.paused),
-            format!("LLEN {}, EXISTS {}", keys.active, keys.paused),
+                .arg(&keys.paused)
+                .cmd("HGET")
+                .arg(&keys.limits)
+                .arg("max_running")
+                .cmd("HGET")
+                .arg(&keys.limits)
+                .arg("rate"),
+            format!(
+                "LLEN {}, EXISTS {}, HGET {}",
+                keys.active, keys.paused, keys.limits
+            ),
         )
         .await?;
+    // A cap or a rate of 0 (qctl limit) acts like a pause.
+    let paused = paused || cap == Some(0.0) || rate == Some(0.0);
     if ready > 0 && !paused {
         return Ok(Check::Continue);
     }

@@ -78,6 +78,9 @@ pub struct Config {
     pub wait_scheduled: bool,
     /// Exit after this many jobs.
     pub max_jobs: Option<u64>,
+    /// This consumer's own rate (`--rate`, `--burst`): jobs per second, and how many may start
+    /// at once after a quiet spell. The queue's shared limits apply as well.
+    pub rate: Option<(f64, u32)>,
     /// Emit the events every job has when all goes well (reserved, started, succeeded);
     /// off, a busy consumer does not pay for events nobody shows.
     pub routine_events: bool,
@@ -275,6 +278,13 @@ pub(crate) struct Shared {
     pub started: std::sync::OnceLock<f64>,
     /// What `NAME:consumer:<uuid>` and its running list last got.
     pub written: std::sync::Mutex<identity::Written>,
+    /// The token bucket of `--rate`.
+    pub rate: Option<std::sync::Mutex<super::limits::Bucket>>,
+    /// Set once a rate (its own or the queue's) or the queue's running cap held a job back:
+    /// from then on it reserves only for free handlers, so that a job starts when it is
+    /// reserved and none waits here, counted against the cap, while another consumer could
+    /// run it.
+    pub limited: std::sync::atomic::AtomicBool,
 }
 
 /// The jobs held here: their ids with the sizes of their records, and those sizes' sum.
@@ -364,6 +374,9 @@ impl Shared {
 
     /// How many jobs may be held here now: running, and buffered for the handlers.
     pub fn capacity(&self) -> usize {
+        if self.limited.load(Ordering::Relaxed) {
+            return self.cfg.concurrency;
+        }
         let buffer = match self.cfg.buffer {
             Some(n) => n,
             None => auto_buffer(self.cfg.concurrency, self.run_time()),
@@ -683,6 +696,10 @@ impl Consumer {
             panic: Default::default(),
             started: Default::default(),
             written: Default::default(),
+            rate: cfg.rate.map(|(per_second, burst)| {
+                std::sync::Mutex::new(super::limits::Bucket::new(per_second, burst))
+            }),
+            limited: std::sync::atomic::AtomicBool::new(cfg.rate.is_some()),
             cfg,
         });
         heartbeat::register(&shared).await?;

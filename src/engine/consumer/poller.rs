@@ -14,13 +14,16 @@ use super::supervisor::backoff;
 use super::{heartbeat, Event, Shared};
 use crate::engine::conn::Redis;
 use crate::engine::error::Error;
-use crate::engine::inflight::{self, Reserved};
+use crate::engine::inflight::{self, Limited, Reservation, Reserved};
 use crate::engine::text::plural;
 
 /// A reserved job and the local slot it holds until it is settled.
 pub type Work = (Reserved, OwnedSemaphorePermit);
 
 const NAME: &str = "poller";
+/// How often a consumer held back by the running cap asks again (sooner when one of its own
+/// jobs ends): other consumers' jobs end without telling it.
+const LIMITED_POLL: Duration = Duration::from_millis(25);
 
 pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Error> {
     let mut waiter: Option<Redis> = None;
@@ -30,6 +33,8 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
     let mut said = String::new();
     // Whether a reservation may have happened without its reply reaching us.
     let mut uncertain = false;
+    // Whether a token of --rate was taken for the next reservation before it was made.
+    let mut booked = false;
     loop {
         if shared.stop.is_cancelled() {
             break;
@@ -78,6 +83,28 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
             0 => 1,
             _ => remaining.map_or(free, |r| (r as usize).min(free)),
         };
+        // This consumer's own rate: as many as its bucket holds, or wait for the next token.
+        let tokens = shared
+            .rate
+            .as_ref()
+            .map(|bucket| bucket.lock().expect("rate lock").available());
+        let want = match tokens {
+            None => want,
+            Some(Ok(tokens)) => want.min(tokens),
+            Some(Err(wait)) => {
+                // The next token is booked now and the job reserved when it comes: the
+                // bucket counts from the booking, so waking late loses no time.
+                booked = true;
+                if let Some(bucket) = &shared.rate {
+                    bucket.lock().expect("rate lock").spend(1);
+                }
+                tokio::select! {
+                    _ = tokio::time::sleep(wait) => {}
+                    _ = shared.stop.cancelled() => break,
+                }
+                1
+            }
+        };
         while permits.len() < want {
             match shared.slots.clone().try_acquire_owned() {
                 Ok(p) => permits.push(p),
@@ -95,7 +122,28 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
             _ = shared.stop.cancelled() => break,
         };
         match result {
-            Ok(jobs) => {
+            Ok(Reservation {
+                jobs,
+                limited,
+                schedule,
+            }) => {
+                let replied = tokio::time::Instant::now();
+                if let Some(bucket) = &shared.rate {
+                    // A booked token pays for one job; one that found no job is given back.
+                    let paid = usize::from(std::mem::take(&mut booked));
+                    let mut bucket = bucket.lock().expect("rate lock");
+                    if jobs.len() >= paid {
+                        bucket.spend(jobs.len() - paid);
+                    } else {
+                        bucket.spend(0);
+                        bucket.refund(paid);
+                    }
+                }
+                if limited.is_some() || schedule.is_some() {
+                    shared
+                        .limited
+                        .store(true, std::sync::atomic::Ordering::Relaxed);
+                }
                 shared
                     .counters
                     .reserved
@@ -110,7 +158,15 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
                         retries.remove(&job.id);
                     }
                 }
-                for job in jobs {
+                for (i, job) in jobs.into_iter().enumerate() {
+                    if let Some(schedule) = schedule {
+                        // Taken ahead of its token of the shared rate: it starts when the
+                        // token comes.
+                        tokio::select! {
+                            _ = tokio::time::sleep_until(replied + schedule.start(i)) => {}
+                            _ = shared.stop.cancelled() => {}
+                        }
+                    }
                     let permit = permits.pop().expect("one permit per reserved job");
                     if let Ok(attempt) = &job.job.as_ref().map(|j| j.attempt) {
                         shared.emit_routine(|| Event::Reserved {
@@ -126,6 +182,39 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
                     }
                 }
                 drop(permits);
+                if let Some(limited) = limited {
+                    // The queue's limits held some back: ask again when they may start.
+                    failing_since = None;
+                    failures = 0;
+                    if empty && shared.cfg.drain {
+                        let checked = tokio::select! {
+                            r = drain::check(&shared, &mut said) => r,
+                            _ = shared.stop.cancelled() => break,
+                        };
+                        match checked {
+                            Ok(Check::End(end)) => {
+                                *shared.drain_end.lock().expect("drain lock") = Some(end);
+                                break;
+                            }
+                            Ok(Check::Continue) => {}
+                            Err(err) => {
+                                failed(&shared, err, &mut failures, &mut failing_since).await?
+                            }
+                        }
+                    }
+                    let wait = match limited {
+                        // Counted from the reservation: jobs taken ahead waited already.
+                        Limited::For(wait) => wait.saturating_sub(replied.elapsed()),
+                        Limited::UntilOneEnds => LIMITED_POLL,
+                    };
+                    let finished = shared.finished.notified();
+                    tokio::select! {
+                        _ = tokio::time::sleep(wait.min(shared.cfg.poll_interval)) => {}
+                        _ = finished, if limited == Limited::UntilOneEnds => {}
+                        _ = shared.stop.cancelled() => break,
+                    }
+                    continue;
+                }
                 if !empty {
                     failing_since = None;
                     failures = 0;
@@ -240,7 +329,7 @@ async fn reserve(
     n: usize,
     budget: usize,
     uncertain: &mut bool,
-) -> Result<Vec<Reserved>, Error> {
+) -> Result<Reservation, Error> {
     let mut redis = shared.redis.clone();
     if *uncertain {
         let stray: Vec<String> = inflight::members(&mut redis, &shared.inflight)
@@ -264,17 +353,18 @@ async fn reserve(
         *uncertain = false;
     }
     let mut reader = shared.reader.clone();
-    let jobs = inflight::reserve(
+    let reservation = inflight::reserve(
         &mut redis,
         &mut reader,
         &shared.keys,
         &shared.inflight,
         n,
         budget,
+        shared.cfg.orphan_after,
     )
     .await?;
-    shared.hold(jobs.iter().map(|j| (j.id.clone(), j.size)));
-    Ok(jobs)
+    shared.hold(reservation.jobs.iter().map(|j| (j.id.clone(), j.size)));
+    Ok(reservation)
 }
 
 async fn paused(shared: &Shared) -> Result<bool, Error> {
