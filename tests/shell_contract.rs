@@ -908,7 +908,8 @@ fn drains_exit_codes_tell_ci_what_happened() {
     qctl(&server).args(["pause", "q"]).assert().success();
     let ran = exec(drain(&[], &["true"]));
     check(&server, "a paused queue", &ran, 8, false);
-    assert!(ran.stderr.contains("paused; left: 10 ready"), "{ran:?}");
+    assert!(ran.stderr.contains("the queue is paused"), "{ran:?}");
+    assert!(ran.stderr.contains("; left: 10 ready"), "{ran:?}");
     assert_eq!(server.cmd::<u64>(&[b"LLEN", b"q:active"]), 10);
 
     // --max-jobs stops a drain with jobs left: 9.
