@@ -19,8 +19,9 @@
 --          (at most 1000 jobs a call)
 --
 -- Returns  an array with one integer per job, in ARGV order: 1 written; 2 written before
---          (the journal of arrivals has the id from this chunk); 0 not written: the queue has
---          a record with that id. Ready and in-flight jobs go to the tail of NAME:active in ARGV order.
+--          (the journal of arrivals has the id from this chunk, or it came earlier in this
+--          call); 0 not written: the queue has a record with that id. Ready and in-flight
+--          jobs go to the tail of NAME:active in ARGV order.
 -- Errors   before any write: NOPERM naming a command the user may not run and its key;
 --          WRONGTYPE naming the key; SAMEQUEUE when the first job is in this queue's own
 --          journal of departures: the jobs would come back where they were taken from.
@@ -38,31 +39,50 @@ if redis.call('HEXISTS', KEYS[8], ARGV[2]) == 1 then
     .. ': the destination is the queue they come from')
 end
 
+-- Decide for every job first; then write each key once.
 local out, ready, arrived = {}, {}, {}
+local records, failures, scheduled, dead = {}, {}, {}, {}
 for j = 1, n do
   local i = 6 * j - 4
   local id, flags = ARGV[i], ARGV[i + 5]
-  if redis.call('HGET', KEYS[7], id) == ARGV[1] then
+  if arrived[id] or redis.call('HGET', KEYS[7], id) == ARGV[1] then
+    -- Written before (by this chunk run earlier), or twice in it (an id twice in a list).
     out[j] = 2
   elseif redis.call('HEXISTS', KEYS[1], id) == 1 then
     out[j] = 0
   else
     out[j] = 1
-    if string.find(flags, 'r', 1, true) then redis.call('HSET', KEYS[1], id, ARGV[i + 3]) end
-    if string.find(flags, 'f', 1, true) then redis.call('HSET', KEYS[5], id, ARGV[i + 4]) end
+    arrived[id] = true
+    if string.find(flags, 'r', 1, true) then
+      records[#records + 1] = id
+      records[#records + 1] = ARGV[i + 3]
+    end
+    if string.find(flags, 'f', 1, true) then
+      failures[#failures + 1] = id
+      failures[#failures + 1] = ARGV[i + 4]
+    end
     local state = ARGV[i + 1]
     if state == 's' then
-      redis.call('ZADD', KEYS[3], ARGV[i + 2], id)
+      scheduled[#scheduled + 1] = ARGV[i + 2]
+      scheduled[#scheduled + 1] = id
     elseif state == 'd' then
-      redis.call('ZADD', KEYS[4], ARGV[i + 2], id)
+      dead[#dead + 1] = ARGV[i + 2]
+      dead[#dead + 1] = id
     else
       ready[#ready + 1] = id
     end
-    arrived[#arrived + 1] = id
-    arrived[#arrived + 1] = ARGV[1]
   end
 end
-if #arrived > 0 then redis.call('HSET', KEYS[7], unpack(arrived)) end
+local notes = {}
+for id in pairs(arrived) do
+  notes[#notes + 1] = id
+  notes[#notes + 1] = ARGV[1]
+end
+if #records > 0 then redis.call('HSET', KEYS[1], unpack(records)) end
+if #failures > 0 then redis.call('HSET', KEYS[5], unpack(failures)) end
+if #scheduled > 0 then redis.call('ZADD', KEYS[3], unpack(scheduled)) end
+if #dead > 0 then redis.call('ZADD', KEYS[4], unpack(dead)) end
+if #notes > 0 then redis.call('HSET', KEYS[7], unpack(notes)) end
 if #ready > 0 then
   redis.call('RPUSH', KEYS[2], unpack(ready))
   redis.call('DEL', KEYS[6])
