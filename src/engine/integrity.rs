@@ -39,7 +39,7 @@ const MAX_IDS: usize = 50_000_000;
 const LPOS_BUDGET: u64 = 200_000;
 
 /// The expected type of each fixed key of a queue.
-pub fn expected_types(keys: &QueueKeys) -> [(&str, &'static str); 12] {
+pub fn expected_types(keys: &QueueKeys) -> [(&str, &'static str); 13] {
     [
         (&keys.active, "list"),
         (&keys.data, "hash"),
@@ -53,6 +53,7 @@ pub fn expected_types(keys: &QueueKeys) -> [(&str, &'static str); 12] {
         (&keys.events, "stream"),
         (&keys.move_out, "hash"),
         (&keys.move_in, "hash"),
+        (&keys.acked, "list"),
     ]
 }
 

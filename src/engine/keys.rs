@@ -1,5 +1,5 @@
 //! The Redis keys of a queue. Names are used verbatim, as CurlyQ does; qctl's own keys
-//! (`NAME:failures`, `NAME:paused`) start with `NAME:` and never match `NAME:inflight:*`.
+//! (`NAME:failures`, `NAME:paused`, ...) start with `NAME:` and never match `NAME:inflight:*`.
 
 /// Every key of the queue `name`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,10 +34,16 @@ pub struct QueueKeys {
     /// hash (qctl's own): the jobs of a chunk that arrived here by `qctl move`, until the
     /// source forgot them: id -> the source.
     pub move_in: String,
+    /// list (qctl's own): the ids qctl consumers acked, newest at the head, the newest
+    /// [`ACKED_KEPT`] of them: what tells a job that succeeded from one that was deleted.
+    pub acked: String,
 }
 
 /// About how many entries `NAME:events` keeps (trimmed with `MAXLEN ~`).
 pub const EVENTS_KEPT: u64 = 10_000;
+
+/// How many ids `NAME:acked` keeps: the newest.
+pub const ACKED_KEPT: u64 = 10_000;
 
 /// The part of `name` that Redis Cluster hashes for every key starting with it: the text
 /// between the first `{` and the next `}`, when that is not empty.
@@ -80,6 +86,7 @@ impl QueueKeys {
             events: format!("{name}:events"),
             move_out: format!("{name}:move-out"),
             move_in: format!("{name}:move-in"),
+            acked: format!("{name}:acked"),
         }
     }
 
@@ -189,7 +196,7 @@ impl QueueKeys {
     }
 
     /// Every fixed key, for commands that read or remove the whole queue.
-    pub fn fixed(&self) -> [&str; 12] {
+    pub fn fixed(&self) -> [&str; 13] {
         [
             &self.active,
             &self.data,
@@ -203,6 +210,7 @@ impl QueueKeys {
             &self.events,
             &self.move_out,
             &self.move_in,
+            &self.acked,
         ]
     }
 }
@@ -224,6 +232,7 @@ pub async fn check_types(
         (&keys.events, "stream"),
         (&keys.move_out, "hash"),
         (&keys.move_in, "hash"),
+        (&keys.acked, "list"),
     ];
     let mut pipe = redis::pipe();
     for (key, _) in &expected {

@@ -1131,6 +1131,7 @@ mod tests {
             &keys.failures,
             &keys.stats,
             &minute,
+            &keys.acked,
         ]);
         assert!(rights.scripts.contains(&ack.memo()));
         assert!(rights
