@@ -41,6 +41,7 @@ complete -c qctl -n "__fish_qctl_needs_command" -l no-color -d 'Never use colour
 complete -c qctl -n "__fish_qctl_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_needs_command" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "enqueue" -d 'Add jobs to a queue'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "wait" -d 'Wait until a queue has nothing ready, due or in flight, or until the given jobs have ended'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "stats" -d 'Count what each queue holds: active, scheduled, in flight, dead, consumers, paused'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "metrics" -d 'Serve the queues\' metrics to Prometheus over HTTP (GET /metrics), until Ctrl-C'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "check" -d 'Check queues against thresholds, for cron, CI and monitoring systems (Nagios, Icinga, Sensu, Zabbix)'
@@ -87,6 +88,24 @@ complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -s v -l verbose -d 'P
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand wait" -l timeout -d 'Give up after this long: exit 124 (as timeout(1)), saying what is still pending' -r
+complete -c qctl -n "__fish_qctl_using_subcommand wait" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand wait" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand wait" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand wait" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand wait" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand wait" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand wait" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand wait" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand wait" -l scheduled -d 'Also wait for the jobs scheduled for later (delayed jobs): until NAME:scheduled is empty. Without it, only retries and due jobs are waited for'
+complete -c qctl -n "__fish_qctl_using_subcommand wait" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand wait" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
+complete -c qctl -n "__fish_qctl_using_subcommand wait" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand wait" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand wait" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand wait" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand wait" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand wait" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l watch -d 'Redraw every DUR (default 2s) with rates, until Ctrl-C' -r
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l orphan-after -d 'A consumer whose heartbeat is older than this counts as expired' -r
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l max-keys -d 'Stop discovering queues after scanning this many keys' -r

@@ -248,6 +248,19 @@ pub enum Command {
     /// anything else fails it (retried with backoff, then moved to the dead set).
     Consume(ConsumeArgs),
 
+    /// Wait until a queue has nothing ready, due or in flight, or until the given jobs have
+    /// ended.
+    ///
+    /// Without ids it waits until NAME:active is empty, no job is in flight, none in
+    /// NAME:scheduled is due and none there is a retry (jobs scheduled for later are not
+    /// waited for without --scheduled); exit 0, or 7 when a job died meanwhile. With ids it
+    /// waits until each has ended: exit 0 when every one ended done, 7 when one died or
+    /// ended without a record of success. A job that no longer exists is done only when a
+    /// qctl consumer acked it (it notes the newest 10,000 acked ids in NAME:acked): one that
+    /// a Go CurlyQ consumer acked, or that was deleted, ended without a record of success.
+    /// --timeout gives up with exit 124. It only reads.
+    Wait(WaitArgs),
+
     /// Count what each queue holds: active, scheduled, in flight, dead, consumers, paused.
     ///
     /// Without names, finds the queues by scanning key names (SCAN, never KEYS).
@@ -437,6 +450,7 @@ impl Command {
             | Command::Inflight(_)
             | Command::Tail(_)
             | Command::Export(_)
+            | Command::Wait(_)
             | Command::Completions { .. }
             | Command::Help { .. }
             | Command::Man { .. } => true,
@@ -528,6 +542,26 @@ pub struct ExportArgs {
     /// in_flight [default: every state].
     #[arg(long = "state", value_name = "STATE", value_parser = parse_state)]
     pub states: Vec<crate::engine::transfer::State>,
+}
+
+#[derive(Debug, Args)]
+pub struct WaitArgs {
+    /// The queue's name.
+    #[arg(value_parser = parse_queue)]
+    pub queue: String,
+
+    /// Wait for these jobs only, until each has ended: done, dead, or gone.
+    #[arg(value_name = "ID")]
+    pub ids: Vec<String>,
+
+    /// Also wait for the jobs scheduled for later (delayed jobs): until NAME:scheduled is
+    /// empty. Without it, only retries and due jobs are waited for.
+    #[arg(long, conflicts_with = "ids")]
+    pub scheduled: bool,
+
+    /// Give up after this long: exit 124 (as timeout(1)), saying what is still pending.
+    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+    pub timeout: Option<Duration>,
 }
 
 #[derive(Debug, Args)]

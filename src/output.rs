@@ -162,6 +162,21 @@ impl Output {
         }
     }
 
+    /// A spinner with a line of text that changes (`set_message`) and the time elapsed, on
+    /// stderr; hidden when stderr is no terminal or with --quiet.
+    pub fn spinner(&self) -> ProgressBar {
+        if self.quiet || !io::stderr().is_terminal() {
+            return ProgressBar::hidden();
+        }
+        let bar = ProgressBar::with_draw_target(None, ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {wide_msg} {elapsed}")
+                .expect("valid progress template"),
+        );
+        bar.enable_steady_tick(Duration::from_millis(120));
+        bar
+    }
+
     /// A counter with a rate on stderr; hidden when stderr is no terminal or with --quiet.
     pub fn counter(&self, what: &str) -> ProgressBar {
         if self.quiet || !io::stderr().is_terminal() {

@@ -1,7 +1,7 @@
 //! SIGINT, SIGTERM and SIGHUP for the commands that must stop at a clean point rather than
-//! die where they stand: `consume` and the commands that change queues in bulk. The first
-//! signal (or an output found closed, see [`crate::output::closed`]) asks them to stop; a
-//! second signal asks them to stop at once. What stopped them gives the exit code: 130
+//! die where they stand: `consume`, the commands that change queues in bulk, and `wait`. The
+//! first signal (or an output found closed, see [`crate::output::closed`]) asks them to stop;
+//! a second signal asks them to stop at once. What stopped them gives the exit code: 130
 //! (SIGINT), 143 (SIGTERM), 129 (SIGHUP), 141 (a closed output, when no signal came).
 
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
@@ -84,6 +84,20 @@ impl Stop {
                 .is_cancelled()
                 .then_some(Cause::OutputClosed)
         })
+    }
+
+    /// Waits for the first signal (SIGINT, SIGTERM or SIGHUP). A closed output does not count:
+    /// a command whose answer is its exit code (`wait`) goes on without its output.
+    pub async fn signalled(&self) -> Cause {
+        loop {
+            match self.cause() {
+                Some(Cause::OutputClosed) => {
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await
+                }
+                Some(cause) => return cause,
+                None => self.requested.cancelled().await,
+            }
+        }
     }
 
     /// Records a request (the first cause is kept) and tells how many signals came so far.

@@ -353,6 +353,27 @@ fn workload(server: &RedisServer, user: &str) {
     let s = stats_of(server, user, "mail");
     assert_eq!(s["completed"], 8, "{s}");
     assert_eq!(s["dead"], 2, "{s}");
+    // Wait: nothing is left to run; `wake` was acked by a qctl consumer, `fail` died.
+    let (out, _) = expect(run().args(["wait", "mail", "--json"]), 0);
+    assert_eq!(json(&out)["result"], "done", "{out}");
+    let (out, _) = expect(
+        run().args([
+            "wait",
+            "mail",
+            "wake",
+            &fail_id,
+            "--json",
+            "--timeout",
+            "10s",
+        ]),
+        7,
+    );
+    let waited = json(&out);
+    assert_eq!(
+        (&waited["done"], &waited["died"]),
+        (&1.into(), &1.into()),
+        "{out}"
+    );
 
     // Dead jobs.
     let (out, _) = expect(run().args(["dead", "list", "mail", "--json"]), 0);

@@ -88,6 +88,18 @@ fn the_workload_runs_through_a_node_that_does_not_own_the_queue() {
         .query(&mut owner.conn())
         .unwrap();
     assert_eq!(active, 0);
+    // wait reads the queue in transactions on its slot's master: nothing is left to run
+    // (`later` is not due), `one` was acked here and `bad` died.
+    let out = qctl_at(&url).args(["wait", q, "--json"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let out = qctl_at(&url)
+        .args(["wait", q, "one", "bad", "--json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(7), "{}", stderr(&out));
+    let waited: serde_json::Value = serde_json::from_slice(&out.stdout).expect("wait JSON");
+    assert_eq!(waited["jobs"][0]["state"], "done", "{waited}");
+    assert_eq!(waited["jobs"][1]["state"], "died", "{waited}");
 
     // Inspect and repair.
     let out = qctl_at(&url)

@@ -307,6 +307,25 @@ fn commands() -> Vec<Case> {
             0,
         ),
         case("orphans --dry-run", &["orphans", "q", "--dry-run"], None, 0),
+        // wait's answer is its exit code, whatever happens to its output.
+        case(
+            "wait --timeout",
+            &["wait", "q", "--timeout", "0s"],
+            None,
+            124,
+        ),
+        case(
+            "wait ids",
+            &["wait", "q", "d1", "r1", "--timeout", "0s"],
+            None,
+            124,
+        ),
+        case(
+            "wait ids --json",
+            &["wait", "q", "d1", "d2", "--json"],
+            None,
+            7,
+        ),
         case(
             "stats --history",
             &["stats", "q", "--history", "1h", "--step", "1m"],

@@ -32,10 +32,12 @@ Exit codes:
        integer
   5    nothing was done: the id is taken, nothing matched, or the queue named has no key
   6    bad input: unreadable file, invalid JSON line, damaged record
-  7    partly done: some of the work failed (consume --drain: some job ended dead)
+  7    partly done: some of the work failed (consume --drain: some job ended dead; wait: a
+       job died, or ended without a record of success)
   8    consume --drain: the queue is paused (or a limit of 0 holds it) with jobs ready or
        retries pending
   9    consume --drain --max-jobs N: stopped after N jobs with jobs left to run
+  124  wait --timeout: the time ran out before what it waits for happened
   129, 130, 143
        stopped by SIGHUP, SIGINT (Ctrl-C) or SIGTERM before it was done; the last line says
        exactly what was done

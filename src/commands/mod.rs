@@ -26,6 +26,7 @@ mod scheduled;
 mod stats;
 mod tail;
 mod top;
+mod wait;
 
 pub use history::millis;
 
@@ -159,6 +160,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         match cli.command {
             Command::Enqueue(args) => enqueue::run(ctx, args).await,
             Command::Consume(args) => consume::run(ctx, args).await,
+            Command::Wait(args) => wait::run(ctx, args).await,
             Command::Dead(cmd) => dead::run(ctx, cmd).await,
             Command::Stats(args) => stats::run(ctx, args).await,
             Command::Check(args) => check::run(ctx, args).await,

@@ -22,7 +22,14 @@ pub fn rights(keys: &QueueKeys, uuid: &str) -> Rights {
         )
         .script(
             &scripts::ACK,
-            &[inflight, &keys.data, &keys.failures, &keys.stats, &minute],
+            &[
+                inflight,
+                &keys.data,
+                &keys.failures,
+                &keys.stats,
+                &minute,
+                &keys.acked,
+            ],
         )
         .script(
             &scripts::RETRY,

@@ -714,10 +714,18 @@ fn rights_for(group: &str, keys: &QueueKeys, uuid: &str, skip: &[String]) -> Rig
                 ("HGET", &keys.stats),
                 ("EXISTS", &keys.paused),
                 ("XRANGE", &keys.events),
+                // wait: where given jobs are, and whether a qctl consumer acked them.
+                ("HEXISTS", &keys.data),
+                ("ZCOUNT", &keys.dead),
+                ("SMISMEMBER", &inflight),
+                ("LPOS", &keys.acked),
             ] {
                 command(&mut r, c, Some(k));
             }
-            command(&mut r, "SCAN", None);
+            // wait reads a queue in one transaction.
+            for c in ["SCAN", "MULTI", "EXEC"] {
+                command(&mut r, c, None);
+            }
         }
         "repair" => {
             r.script(
@@ -878,7 +886,9 @@ pub fn group_covers(group: &str) -> &'static str {
     match group {
         "enqueue" => "qctl enqueue in every form",
         "consume" => "qctl consume: reserve, ack, retry, kill, heartbeat, recover orphans",
-        "inspect" => "stats, list and show of active, scheduled, dead, inflight, consumers, tail",
+        "inspect" => {
+            "stats, list and show of active, scheduled, dead, inflight, consumers, tail, wait"
+        }
         "repair" => "dead requeue/delete, scheduled run-now/delete, active delete, orphans",
         "pause" => "qctl pause and resume",
         "purge" => "qctl purge",

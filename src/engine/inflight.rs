@@ -193,8 +193,9 @@ fn reserved(id: String, record: Value, data: &str) -> Reserved {
     Reserved { id, job, size }
 }
 
-/// Acks jobs that succeeded, each with its run time (whole milliseconds), and counts them in
-/// the history of the minute holding `now`; returns, per id, whether it was still reserved.
+/// Acks jobs that succeeded, each with its run time (whole milliseconds), counts them in the
+/// history of the minute holding `now` and notes their ids in `NAME:acked`; returns, per id,
+/// whether it was still reserved.
 /// The caller keeps the records a call deletes within [`CALL_BYTES`] (or one larger record).
 pub async fn ack(
     redis: &mut Redis,
@@ -205,8 +206,16 @@ pub async fn ack(
 ) -> Result<Vec<bool>, Error> {
     let minute = keys.history(history::minute_of(now));
     let flags: Vec<i64> = scripts::ACK
-        .call(&[inflight, &keys.data, &keys.failures, &keys.stats, &minute])
+        .call(&[
+            inflight,
+            &keys.data,
+            &keys.failures,
+            &keys.stats,
+            &minute,
+            &keys.acked,
+        ])
         .arg(history::KEPT.as_millis() as u64)
+        .arg(super::keys::ACKED_KEPT)
         .arg(jobs.len())
         .arg(jobs.iter().map(|(id, _)| *id).collect::<Vec<_>>())
         .arg(

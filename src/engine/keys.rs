@@ -1,5 +1,5 @@
 //! The Redis keys of a queue. Names are used verbatim, as CurlyQ does; qctl's own keys
-//! (`NAME:failures`, `NAME:paused`) start with `NAME:` and never match `NAME:inflight:*`.
+//! (`NAME:failures`, `NAME:paused`, ...) start with `NAME:` and never match `NAME:inflight:*`.
 
 /// Every key of the queue `name`.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -39,10 +39,16 @@ pub struct QueueKeys {
     pub limits: String,
     /// hash (qctl's own): the token bucket of the shared rate: `tokens`, `at`.
     pub bucket: String,
+    /// list (qctl's own): the ids qctl consumers acked, newest at the head, the newest
+    /// [`ACKED_KEPT`] of them: what tells a job that succeeded from one that was deleted.
+    pub acked: String,
 }
 
 /// About how many entries `NAME:events` keeps (trimmed with `MAXLEN ~`).
 pub const EVENTS_KEPT: u64 = 10_000;
+
+/// How many ids `NAME:acked` keeps: the newest.
+pub const ACKED_KEPT: u64 = 10_000;
 
 /// The part of `name` that Redis Cluster hashes for every key starting with it: the text
 /// between the first `{` and the next `}`, when that is not empty.
@@ -87,6 +93,7 @@ impl QueueKeys {
             move_in: format!("{name}:move-in"),
             limits: format!("{name}:limits"),
             bucket: format!("{name}:bucket"),
+            acked: format!("{name}:acked"),
         }
     }
 
@@ -196,7 +203,7 @@ impl QueueKeys {
     }
 
     /// Every fixed key, for commands that read or remove the whole queue.
-    pub fn fixed(&self) -> [&str; 14] {
+    pub fn fixed(&self) -> [&str; 15] {
         [
             &self.active,
             &self.data,
@@ -212,6 +219,7 @@ impl QueueKeys {
             &self.move_in,
             &self.limits,
             &self.bucket,
+            &self.acked,
         ]
     }
 }
@@ -235,6 +243,7 @@ pub async fn check_types(
         (&keys.move_in, "hash"),
         (&keys.limits, "hash"),
         (&keys.bucket, "hash"),
+        (&keys.acked, "list"),
     ];
     let mut pipe = redis::pipe();
     for (key, _) in &expected {

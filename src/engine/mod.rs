@@ -26,6 +26,7 @@ pub mod scripts;
 pub mod tail;
 pub mod text;
 pub mod transfer;
+pub mod wait;
 
 pub use conn::{Redis, ServerSpec};
 pub use error::{Error, ExitCode};

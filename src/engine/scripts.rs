@@ -1127,6 +1127,7 @@ mod tests {
             &keys.failures,
             &keys.stats,
             &minute,
+            &keys.acked,
         ]);
         assert!(rights.scripts.contains(&ack.memo()));
         assert!(rights
