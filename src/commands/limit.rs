@@ -45,7 +45,8 @@ pub async fn run(mut ctx: Context, args: LimitArgs) -> anyhow::Result<ExitCode> 
             "queue": queue,
             "rate": now.rate,
             "rate_text": now.rate_text,
-            "burst": now.burst,
+            // The burst in force: 1 when a rate was set without one.
+            "burst": now.rate.map(|_| now.burst.unwrap_or(1)),
             "max_running": now.max_running,
             "stops_all": now.stop_all(),
             "running": usage.running,
