@@ -186,21 +186,11 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
                     // The queue's limits held some back: ask again when they may start.
                     failing_since = None;
                     failures = 0;
-                    if empty && shared.cfg.drain {
-                        let checked = tokio::select! {
-                            r = drain::check(&shared, &mut said) => r,
-                            _ = shared.stop.cancelled() => break,
-                        };
-                        match checked {
-                            Ok(Check::End(end)) => {
-                                *shared.drain_end.lock().expect("drain lock") = Some(end);
-                                break;
-                            }
-                            Ok(Check::Continue) => {}
-                            Err(err) => {
-                                failed(&shared, err, &mut failures, &mut failing_since).await?
-                            }
-                        }
+                    if empty
+                        && shared.cfg.drain
+                        && drained(&shared, &mut said, &mut failures, &mut failing_since).await?
+                    {
+                        break;
                     }
                     let wait = match limited {
                         // Counted from the reservation: jobs taken ahead waited already.
@@ -223,20 +213,8 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
                 // The checks after an empty reservation fail as a reservation does: a
                 // transient error is retried with backoff, not the end of the consumer.
                 if shared.cfg.drain {
-                    let checked = tokio::select! {
-                        r = drain::check(&shared, &mut said) => r,
-                        _ = shared.stop.cancelled() => break,
-                    };
-                    match checked {
-                        Ok(Check::End(end)) => {
-                            *shared.drain_end.lock().expect("drain lock") = Some(end);
-                            break;
-                        }
-                        Ok(Check::Continue) => {
-                            failing_since = None;
-                            failures = 0;
-                        }
-                        Err(err) => failed(&shared, err, &mut failures, &mut failing_since).await?,
+                    if drained(&shared, &mut said, &mut failures, &mut failing_since).await? {
+                        break;
                     }
                     continue;
                 }
@@ -281,6 +259,35 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
     }
     shared.status.set(NAME, LoopState::Stopped);
     Ok(())
+}
+
+/// A drain's look after a reservation that took nothing: true when the drain has ended (or a
+/// stop came), its end recorded. A failed look counts as a failed step.
+async fn drained(
+    shared: &Shared,
+    said: &mut String,
+    failures: &mut u32,
+    failing_since: &mut Option<Instant>,
+) -> Result<bool, Error> {
+    let checked = tokio::select! {
+        r = drain::check(shared, said) => r,
+        _ = shared.stop.cancelled() => return Ok(true),
+    };
+    match checked {
+        Ok(Check::End(end)) => {
+            *shared.drain_end.lock().expect("drain lock") = Some(end);
+            Ok(true)
+        }
+        Ok(Check::Continue) => {
+            *failing_since = None;
+            *failures = 0;
+            Ok(false)
+        }
+        Err(err) => {
+            failed(shared, err, failures, failing_since).await?;
+            Ok(false)
+        }
+    }
 }
 
 /// Counts a failed step and waits out its backoff (a stop cuts the wait short). Gives the
