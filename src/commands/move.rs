@@ -26,6 +26,8 @@ struct Tally {
     in_flight: u64,
     collided: Vec<String>,
     stuck: Vec<String>,
+    /// Jobs still in flight at the source when the wait for them ended.
+    left_in_flight: u64,
 }
 
 impl Tally {
@@ -121,7 +123,9 @@ pub async fn run(mut ctx: Context, args: MoveArgs) -> anyhow::Result<ExitCode> {
             return Err(mover.refusal(p).into());
         }
     }
-    let (counts, _) = transfer::count(&mut mover.src, &mover.source).await?;
+    // The in-flight sets this SCAN finds serve the whole move: consumers that come later are
+    // found through NAME:consumers.
+    let (counts, known) = transfer::count(&mut mover.src, &mover.source).await?;
     let journal = pending.as_ref().map_or(0, |p| p.jobs() as u64);
     let (from, to) = (args.source.as_str(), args.destination.as_str());
     let there = match &args.to {
@@ -158,14 +162,13 @@ pub async fn run(mut ctx: Context, args: MoveArgs) -> anyhow::Result<ExitCode> {
 
     let counter = ctx.out.counter("jobs moved");
     let mut tally = Tally::default();
-    let mut left_in_flight = 0;
     let mut stopped = None;
     let outcome = moving(
         &mut mover,
         &args,
+        &known,
         &stop,
         &mut tally,
-        &mut left_in_flight,
         &mut stopped,
         &counter,
     )
@@ -176,7 +179,7 @@ pub async fn run(mut ctx: Context, args: MoveArgs) -> anyhow::Result<ExitCode> {
         let _ = ctx.out.json_line(&json!({
             "result": "summary", "from": from, "to": to, "moved": tally.moved(),
             "ready": tally.ready, "scheduled": tally.scheduled, "dead": tally.dead,
-            "in_flight": tally.in_flight, "left_in_flight": left_in_flight,
+            "in_flight": tally.in_flight, "left_in_flight": tally.left_in_flight,
             "collided": tally.collided.len(), "stuck": tally.stuck.len(),
             "interrupted": stopped.map(signals::Cause::name),
             "error": outcome.as_ref().err().map(|e| e.to_string()),
@@ -218,15 +221,15 @@ pub async fn run(mut ctx: Context, args: MoveArgs) -> anyhow::Result<ExitCode> {
     }
     ctx.out.note(&summary);
     let mut code = ExitCode::Success;
-    if left_in_flight > 0 {
+    if tally.left_in_flight > 0 {
         ctx.out.warn(format_args!(
             "{} {} still in flight at {from:?} after --wait {}: run the same command again \
              once {} finished, or with --take-in-flight (a job still running there then runs \
              at {to:?} too)",
-            plural(left_in_flight, "job"),
-            agree(left_in_flight, "is", "are"),
+            plural(tally.left_in_flight, "job"),
+            agree(tally.left_in_flight, "is", "are"),
             humantime::format_duration(args.wait),
-            if left_in_flight == 1 {
+            if tally.left_in_flight == 1 {
                 "it has"
             } else {
                 "they have"
@@ -262,9 +265,9 @@ pub async fn run(mut ctx: Context, args: MoveArgs) -> anyhow::Result<ExitCode> {
 async fn moving(
     mover: &mut Mover,
     args: &MoveArgs,
+    known: &[String],
     stop: &signals::Stop,
     tally: &mut Tally,
-    left_in_flight: &mut u64,
     stopped: &mut Option<signals::Cause>,
     counter: &indicatif::ProgressBar,
 ) -> Result<(), Error> {
@@ -278,10 +281,9 @@ async fn moving(
         (From::Dead, mover.source.dead.clone()),
     ];
     let mut waiting: Option<Instant> = None;
-    let (_, known) = transfer::count(&mut mover.src, &mover.source).await?;
     loop {
         let mut moved = 0;
-        let (_, sets) = r#move::holds(&mut mover.src, &mover.source, &known).await?;
+        let (_, sets) = r#move::holds(&mut mover.src, &mover.source, known).await?;
         let mut keys: Vec<(From, String)> = states.to_vec();
         if args.take_in_flight {
             keys.extend(sets.into_iter().map(|s| (From::InFlight, s)));
@@ -306,7 +308,7 @@ async fn moving(
         if moved > 0 {
             continue;
         }
-        let (counts, _) = r#move::holds(&mut mover.src, &mover.source, &known).await?;
+        let (counts, _) = r#move::holds(&mut mover.src, &mover.source, known).await?;
         if counts.ready + counts.scheduled + counts.dead > 0 {
             continue;
         }
@@ -315,7 +317,7 @@ async fn moving(
         }
         let since = *waiting.get_or_insert_with(Instant::now);
         if since.elapsed() >= args.wait {
-            *left_in_flight = counts.in_flight;
+            tally.left_in_flight = counts.in_flight;
             return Ok(());
         }
         tokio::select! {
