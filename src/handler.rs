@@ -3,6 +3,7 @@
 //! and make sure nothing it started outlives it, nor the consumer (see `crate::reaper`).
 
 use std::ffi::{OsStr, OsString};
+use std::future::Future;
 use std::io::Write;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::os::unix::fs::PermissionsExt;
@@ -11,6 +12,7 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use nix::fcntl::{fcntl, FcntlArg, OFlag};
 use nix::sys::signal::{killpg, Signal};
 use nix::unistd::Pid;
 use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWriteExt, BufReader};
@@ -21,6 +23,9 @@ use crate::engine::consumer::{Handler, RunFuture};
 pub use crate::engine::consumer::{JobInput, Outcome, RunReport};
 
 pub use crate::engine::failure::STDERR_TAIL;
+/// What a pipe always takes in one write (POSIX's PIPE_BUF on Linux; a pipe holds at least
+/// a page).
+const PIPE_BUF: usize = 4096;
 /// How long output is still read after the process group was killed.
 pub(crate) const DRAIN_LIMIT: Duration = Duration::from_secs(1);
 /// The longest piece of output passed on at once: a longer line, or output without any
@@ -294,41 +299,53 @@ pub async fn run(
         .env("QCTL_QUEUE", job.queue)
         .env("QCTL_JOB_ID", job.id)
         .env("QCTL_JOB_ATTEMPT", job.attempt.to_string());
+    // The job data goes into the pipe before the handler starts: data that fits in the
+    // pipe's buffer (64 KiB on Linux), as most does, costs no task and no wake-up. Only
+    // the rest is written as the handler reads.
+    let (rest, stdin) = match feed_stdin(job.data) {
+        Ok(fed) => fed,
+        Err(e) => return spawn_failed(started, program, e),
+    };
+    cmd.stdin(stdin);
     let mut child = match cmd.spawn() {
         Ok(child) => child,
-        Err(e) => {
-            let failed = Outcome::Failed {
-                exit_code: None,
-                signal: None,
-                timed_out: false,
-            };
-            return RunReport {
-                reason: Some(format!("spawn: {}: {e}", program.display())),
-                ..RunReport::new(failed, started.elapsed())
-            };
-        }
+        Err(e) => return spawn_failed(started, program, e),
     };
     let pgid = child.id().map(|id| Pid::from_raw(id as i32));
     let warning = pgid.and_then(|p| crate::reaper::watch(p.as_raw()));
     let group = pgid.map(Group);
 
-    // Feed stdin in its own task: a handler that never reads it must not block us.
-    let stdin_task = child.stdin.take().map(|mut stdin| {
-        let data = job.data.to_vec();
-        tokio::spawn(async move {
-            let _ = stdin.write_all(&data).await;
-            let _ = stdin.shutdown().await;
-        })
-    });
+    // Input and output are driven in this task, beside the wait for the handler, not in
+    // tasks of their own: a job costs fewer wake-ups that way.
+    let feed = async {
+        if let Some((writer, data, written)) = rest {
+            if let Ok(mut writer) = tokio::net::unix::pipe::Sender::from_owned_fd(writer) {
+                let _ = writer.write_all(&data[written..]).await;
+            }
+        }
+        std::future::pending::<()>().await
+    };
     let prefix = spec.prefix.then(|| format!("[{}] ", job.id).into_bytes());
-    let out_task = child
-        .stdout
-        .take()
-        .map(|s| tokio::spawn(pump(s, sink.out.clone(), prefix.clone(), false, None)));
-    let err_task = child
-        .stderr
-        .take()
-        .map(|s| tokio::spawn(pump(s, sink.err.clone(), prefix, true, None)));
+    let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
+    let output = async {
+        let out = async {
+            if let Some(s) = stdout {
+                pump(s, sink.out.clone(), prefix.clone(), false, None).await;
+            }
+        };
+        let err = async {
+            match stderr {
+                Some(s) => pump(s, sink.err.clone(), prefix.clone(), true, None).await,
+                None => Vec::new(),
+            }
+        };
+        tokio::join!(out, err).1
+    };
+    let mut io = Io {
+        feed: Box::pin(feed),
+        output: Box::pin(output),
+        tail: None,
+    };
 
     let deadline = async {
         match spec.timeout {
@@ -338,11 +355,15 @@ pub async fn run(
     };
     let mut timed_out = false;
     let mut cancelled = false;
-    let status = tokio::select! {
-        s = child.wait() => s.ok(),
-        _ = deadline => { timed_out = true; None }
-        _ = cancel.cancelled() => { cancelled = true; None }
-    };
+    let status = io
+        .beside(async {
+            tokio::select! {
+                s = child.wait() => s.ok(),
+                _ = deadline => { timed_out = true; None }
+                _ = cancel.cancelled() => { cancelled = true; None }
+            }
+        })
+        .await;
     let status = match status {
         Some(s) => Some(s),
         None => {
@@ -350,35 +371,33 @@ pub async fn run(
             if let Some(pgid) = pgid {
                 let _ = killpg(pgid, Signal::SIGTERM);
             }
-            let exited = tokio::select! {
-                s = tokio::time::timeout(spec.kill_after, child.wait()) => s.ok(),
-                _ = kill_now.cancelled() => None,
-            };
+            let exited = io
+                .beside(async {
+                    tokio::select! {
+                        s = tokio::time::timeout(spec.kill_after, child.wait()) => s.ok(),
+                        _ = kill_now.cancelled() => None,
+                    }
+                })
+                .await;
             match exited {
                 Some(s) => s.ok(),
                 None => {
                     if let Some(pgid) = pgid {
                         let _ = killpg(pgid, Signal::SIGKILL);
                     }
-                    child.wait().await.ok()
+                    io.beside(child.wait()).await.ok()
                 }
             }
         }
     };
     // Nothing the handler started outlives the job.
     drop(group);
-    if let Some(t) = stdin_task {
-        t.abort();
-    }
-    let mut stderr_tail = Vec::new();
-    if let Some(t) = out_task {
-        let _ = tokio::time::timeout(DRAIN_LIMIT, t).await;
-    }
-    if let Some(t) = err_task {
-        if let Ok(Ok(tail)) = tokio::time::timeout(DRAIN_LIMIT, t).await {
-            stderr_tail = tail;
-        }
-    }
+    let stderr_tail = match io.tail.take() {
+        Some(tail) => tail,
+        None => tokio::time::timeout(DRAIN_LIMIT, io.output)
+            .await
+            .unwrap_or_default(),
+    };
 
     let outcome = if cancelled {
         Outcome::Cancelled
@@ -407,6 +426,75 @@ pub async fn run(
         stderr_tail,
         warning,
         ..RunReport::new(outcome, started.elapsed())
+    }
+}
+
+fn spawn_failed(started: Instant, program: &Path, e: std::io::Error) -> RunReport {
+    let failed = Outcome::Failed {
+        exit_code: None,
+        signal: None,
+        timed_out: false,
+    };
+    RunReport {
+        reason: Some(format!("spawn: {}: {e}", program.display())),
+        ..RunReport::new(failed, started.elapsed())
+    }
+}
+
+/// What is left to write after [`feed_stdin`]: the pipe's write end, the data, and how much
+/// of it was written.
+type Rest<'a> = (std::os::fd::OwnedFd, &'a [u8], usize);
+
+/// A pipe for a handler's stdin with as much of `data` in it as its buffer takes; the
+/// write end is closed (EOF for the reader) when all of it went in, else returned with
+/// what is left.
+fn feed_stdin(data: &[u8]) -> std::io::Result<(Option<Rest<'_>>, Stdio)> {
+    use std::io::ErrorKind;
+    let (reader, writer) = nix::unistd::pipe2(OFlag::O_CLOEXEC)?;
+    let mut writer = std::fs::File::from(writer);
+    let mut written = 0;
+    if data.len() <= PIPE_BUF {
+        // An empty pipe takes this much at once, whatever its size: no need to ask the
+        // kernel for a write that cannot block.
+        writer.write_all(data)?;
+        written = data.len();
+    } else {
+        let flags = fcntl(&writer, FcntlArg::F_GETFL)?;
+        let flags = OFlag::from_bits_retain(flags) | OFlag::O_NONBLOCK;
+        fcntl(&writer, FcntlArg::F_SETFL(flags))?;
+        while written < data.len() {
+            match writer.write(&data[written..]) {
+                Ok(n) => written += n,
+                Err(e) if e.kind() == ErrorKind::Interrupted => {}
+                Err(e) if e.kind() == ErrorKind::WouldBlock => break,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    let rest = (written < data.len()).then(|| (writer.into(), data, written));
+    Ok((rest, Stdio::from(reader)))
+}
+
+/// A handler's input and output, driven beside whatever the job waits for.
+struct Io<F, O> {
+    feed: std::pin::Pin<Box<F>>,
+    output: std::pin::Pin<Box<O>>,
+    /// The stderr tail, once both outputs have ended.
+    tail: Option<Vec<u8>>,
+}
+
+impl<F: Future<Output = ()>, O: Future<Output = Vec<u8>>> Io<F, O> {
+    /// Runs `wait` to its end while writing the rest of stdin and passing output on.
+    async fn beside<T>(&mut self, wait: impl Future<Output = T>) -> T {
+        let mut wait = std::pin::pin!(wait);
+        loop {
+            tokio::select! {
+                biased;
+                v = &mut wait => return v,
+                tail = &mut self.output, if self.tail.is_none() => self.tail = Some(tail),
+                _ = &mut self.feed => {}
+            }
+        }
     }
 }
 

@@ -14,7 +14,7 @@
 //! consumer started has its final environment.
 
 use std::collections::HashSet;
-use std::io::{self, BufRead, Read, Write};
+use std::io::{self, Read, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
@@ -38,6 +38,8 @@ const MAX_ID: usize = 256;
 const HUNT_AT_LEAST: Duration = Duration::from_millis(200);
 /// Time between two passes over /proc.
 const HUNT_PASS: Duration = Duration::from_millis(20);
+/// Time between two reads of the consumer's lines.
+const READ_PAUSE: Duration = Duration::from_millis(10);
 
 /// Signals that reach the whole foreground process group (Ctrl-C, Ctrl-\, Ctrl-Z, a closed
 /// terminal) or that are sent to a consumer's group: the consumer handles them itself, and
@@ -75,14 +77,30 @@ fn reap() -> ExitCode {
     let _ = nix::sys::prctl::set_name(c"qctl-reaper");
     let mut groups = HashSet::new();
     let mut consumers = HashSet::new();
+    let mut stdin = io::stdin().lock();
+    let mut buf = vec![0; 64 * 1024];
+    let mut pending = Vec::new();
     // A read error is treated as EOF: without its input the reaper can no longer tell.
-    for line in io::stdin().lock().split(b'\n').map_while(Result::ok) {
-        match parse(&line) {
-            Some(Line::Watch(pgid)) => groups.insert(pgid),
-            Some(Line::Forget(pgid)) => groups.remove(&pgid),
-            Some(Line::Consumer(id)) => consumers.insert(id),
-            None => false,
-        };
+    while let Ok(n @ 1..) = stdin.read(&mut buf) {
+        pending.extend_from_slice(&buf[..n]);
+        let complete = pending
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        for line in pending[..complete].split(|&b| b == b'\n') {
+            match parse(line) {
+                Some(Line::Watch(pgid)) => groups.insert(pgid),
+                Some(Line::Forget(pgid)) => groups.remove(&pgid),
+                Some(Line::Consumer(id)) => consumers.insert(id),
+                None => false,
+            };
+        }
+        pending.drain(..complete);
+        // Lines are taken in batches: a consumer writes two per job, and waking for each
+        // would cost a busy consumer two context switches per job. The lines wait in the
+        // pipe meanwhile (its 64 KiB hold thousands), in order, and EOF is seen at most
+        // this late.
+        std::thread::sleep(READ_PAUSE);
     }
     for &pgid in &groups {
         let _ = killpg(Pid::from_raw(pgid), Signal::SIGKILL);
