@@ -3,15 +3,16 @@
 //! Every failure names the server as host:port, never with a password.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use redis::aio::{ConnectionLike, ConnectionManager, ConnectionManagerConfig};
 use redis::cluster::{ClusterClient, ClusterClientBuilder};
 use redis::cluster_async::ClusterConnection;
 use redis::{
     ClientTlsConfig, ConnectionAddr, FromRedisValue, IntoConnectionInfo, RedisFuture,
-    TlsCertificates,
+    TlsCertificates, TlsMode,
 };
 
 use rustls::pki_types::pem::{Error as PemError, PemObject};
@@ -68,6 +69,38 @@ pub struct ServerSpec {
     tls: bool,
     /// A client certificate is offered.
     client_cert: bool,
+    /// The node of the URL as messages name it, without "(cluster)".
+    node: Arc<str>,
+    /// Where the slots of a cluster were served when last read, shared by every connection
+    /// of this spec.
+    layout: Arc<Layout>,
+}
+
+/// The masters of a cluster and the slots each served when last read. A call that fails on
+/// the link names the master of its slot; after a failure the layout is read again once
+/// calls succeed again (a failover has then moved the slots to a replica).
+#[derive(Default)]
+struct Layout {
+    /// (first slot, last slot, host:port of the master).
+    ranges: Mutex<Vec<(u16, u16, String)>>,
+    /// When a call last failed on the link.
+    failed_at: Mutex<Option<Instant>>,
+    /// A task waits to read the layout again.
+    rereading: AtomicBool,
+}
+
+impl Layout {
+    fn master_of(&self, slot: u16) -> Option<String> {
+        let ranges = self.ranges.lock().unwrap_or_else(|e| e.into_inner());
+        ranges
+            .iter()
+            .find(|(first, last, _)| (*first..=*last).contains(&slot))
+            .map(|(_, _, master)| master.clone())
+    }
+
+    fn set(&self, ranges: Vec<(u16, u16, String)>) {
+        *self.ranges.lock().unwrap_or_else(|e| e.into_inner()) = ranges;
+    }
 }
 
 impl std::fmt::Debug for ServerSpec {
@@ -138,6 +171,8 @@ impl ServerSpec {
             ));
         }
         if access.tls_insecure {
+            // A single-node client keeps this flag whatever certificates it is given; the
+            // cluster client is told the mode below.
             let mut addr = info.addr().clone();
             if let ConnectionAddr::TcpTls { insecure, .. } = &mut addr {
                 *insecure = true;
@@ -174,6 +209,16 @@ impl ServerSpec {
             let mut builder = ClusterClientBuilder::new(vec![info])
                 .connection_timeout(connect_timeout)
                 .response_timeout(response_timeout);
+            if tls {
+                // The builder takes the mode from the URL's node only when it has none, and
+                // `certs` sets Secure: without this, --tls-insecure with --tls-ca-cert or
+                // --tls-cert would verify the certificates of the nodes all the same.
+                builder = builder.tls(if access.tls_insecure {
+                    TlsMode::Insecure
+                } else {
+                    TlsMode::Secure
+                });
+            }
             if let Some(certificates) = certificates {
                 builder = builder.certs(certificates);
             }
@@ -197,13 +242,15 @@ impl ServerSpec {
             server: if access.cluster {
                 format!("{server} (cluster)").into()
             } else {
-                server.into()
+                server.clone().into()
             },
             connect_timeout,
             response_timeout,
             reconnect_retries: 1,
             tls,
             client_cert,
+            node: server.into(),
+            layout: Arc::default(),
         })
     }
 
@@ -258,16 +305,25 @@ impl ServerSpec {
                     client
                         .get_async_connection_with_config(config)
                         .await
-                        .map_err(|e| Error::from_redis(&self.server, "connect", e))?,
+                        .map_err(|e| self.connect_error(e))?,
+                    None,
                 )
             }
         };
-        Ok(Redis {
+        let mut redis = Redis {
             conn,
             server: self.server.clone(),
             rights_checked: Arc::default(),
             spec: Arc::new(self.clone()),
-        })
+        };
+        if redis.is_cluster() && self.layout.ranges.lock().is_ok_and(|r| r.is_empty()) {
+            // Only to name a master in messages: a user without CLUSTER SLOTS is refused
+            // by the client library before this.
+            if let Ok(ranges) = redis.slot_ranges().await {
+                self.layout.set(ranges);
+            }
+        }
+        Ok(redis)
     }
 }
 
@@ -276,8 +332,9 @@ impl ServerSpec {
     /// answers a TLS handshake, and a server that wants a client certificate drops the
     /// connection of a client without one.
     fn connect_error(&self, err: redis::RedisError) -> Error {
-        let timed_out = err.is_timeout();
-        let dropped = err.is_connection_dropped() && !err.is_connection_refusal();
+        let told = super::error::is_tls_failure(&err);
+        let timed_out = err.is_timeout() && !told;
+        let dropped = err.is_connection_dropped() && !err.is_connection_refusal() && !told;
         let mut error = Error::from_redis(&self.server, "connect", err);
         if let (true, Error::Unreachable { reason, .. }) = (self.tls, &mut error) {
             if timed_out {
@@ -424,18 +481,22 @@ fn problem(err: &rustls::Error) -> String {
     }
 }
 
-/// One connection to a server, or to every node of a cluster.
+/// One connection to a server, or to every node of a cluster (with the slot of the last
+/// call sent, to name its master when it fails).
 #[derive(Clone)]
 pub enum Conn {
     Single(ConnectionManager),
-    Cluster(ClusterConnection),
+    Cluster(ClusterConnection, Option<u16>),
 }
 
 impl ConnectionLike for Conn {
     fn req_packed_command<'a>(&'a mut self, cmd: &'a redis::Cmd) -> RedisFuture<'a, redis::Value> {
         match self {
             Conn::Single(c) => c.req_packed_command(cmd),
-            Conn::Cluster(c) => c.req_packed_command(cmd),
+            Conn::Cluster(c, slot) => {
+                *slot = command_slot(cmd);
+                c.req_packed_command(cmd)
+            }
         }
     }
 
@@ -447,16 +508,66 @@ impl ConnectionLike for Conn {
     ) -> RedisFuture<'a, Vec<redis::Value>> {
         match self {
             Conn::Single(c) => c.req_packed_commands(pipeline, offset, count),
-            Conn::Cluster(c) => c.req_packed_commands(pipeline, offset, count),
+            Conn::Cluster(c, slot) => {
+                *slot = pipeline.cmd_iter().find_map(command_slot);
+                c.req_packed_commands(pipeline, offset, count)
+            }
         }
     }
 
     fn get_db(&self) -> i64 {
         match self {
             Conn::Single(c) => c.get_db(),
-            Conn::Cluster(c) => c.get_db(),
+            Conn::Cluster(c, _) => c.get_db(),
         }
     }
+}
+
+/// The slot of the key of a command qctl sends (the first key of a script), or None for a
+/// command without a key.
+fn command_slot(cmd: &redis::Cmd) -> Option<u16> {
+    let args: Vec<&[u8]> = cmd
+        .args_iter()
+        .filter_map(|arg| match arg {
+            redis::Arg::Simple(arg) => Some(arg),
+            _ => None,
+        })
+        .collect();
+    let name = args.first()?.to_ascii_uppercase();
+    let key = match name.as_slice() {
+        b"EVAL" | b"EVALSHA" | b"EVAL_RO" | b"EVALSHA_RO" | b"FCALL" | b"FCALL_RO" => {
+            let keys: usize = std::str::from_utf8(args.get(2)?).ok()?.parse().ok()?;
+            if keys == 0 {
+                return None;
+            }
+            args.get(3)?
+        }
+        b"CLUSTER" | b"CONFIG" | b"DISCARD" | b"EXEC" | b"MULTI" | b"HELLO" | b"INFO" | b"SCAN"
+        | b"SCRIPT" | b"TIME" | b"PING" | b"AUTH" | b"CLIENT" => return None,
+        _ => args.get(1)?,
+    };
+    Some(key_slot(key))
+}
+
+/// The cluster slot of a key: CRC16 (XMODEM) of its hash tag, or of the whole key without
+/// one, modulo 16384.
+pub fn key_slot(key: &[u8]) -> u16 {
+    let tagged = key.iter().position(|b| *b == b'{').and_then(|open| {
+        let close = key[open + 1..].iter().position(|b| *b == b'}')?;
+        Some(&key[open + 1..open + 1 + close]).filter(|tag| !tag.is_empty())
+    });
+    let mut crc: u16 = 0;
+    for byte in tagged.unwrap_or(key) {
+        crc ^= u16::from(*byte) << 8;
+        for _ in 0..8 {
+            crc = if crc & 0x8000 != 0 {
+                (crc << 1) ^ 0x1021
+            } else {
+                crc << 1
+            };
+        }
+    }
+    crc % 16384
 }
 
 /// The parts of a URL that may hold a secret, however malformed it is: everything before its
@@ -580,9 +691,71 @@ impl Redis {
         &mut self.conn
     }
 
-    /// Turns a redis-rs error during `op` into an engine error naming the server.
+    /// Turns a redis-rs error during `op` into an engine error naming the server; in a
+    /// cluster, a failure of the link names the master of the call's slot.
     pub fn error(&self, op: impl std::fmt::Display, err: redis::RedisError) -> Error {
-        Error::from_redis(&self.server, op, err)
+        let mut error = Error::from_redis(&self.server, op, err);
+        if let (
+            Conn::Cluster(_, slot),
+            Error::Unreachable { server, .. } | Error::TimedOut { server, .. },
+        ) = (&self.conn, &mut error)
+        {
+            *server = self.failed_node(*slot);
+        }
+        error
+    }
+
+    /// The server that holds `key` as messages name it after a failure of the link: this
+    /// server, or in a cluster the master of the key's slot.
+    pub fn server_of(&self, key: &str) -> String {
+        match self.conn {
+            Conn::Single(_) => self.server.to_string(),
+            Conn::Cluster(..) => self.failed_node(Some(key_slot(key.as_bytes()))),
+        }
+    }
+
+    /// The cluster node a call on `slot` failed on: the master that served the slot when
+    /// the layout was last read, or, unknown, the cluster as reached through the URL's node.
+    /// Notes the failure, so that the layout is read again once calls succeed again.
+    fn failed_node(&self, slot: Option<u16>) -> String {
+        let layout = &self.spec.layout;
+        *layout.failed_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
+        if !layout.rereading.swap(true, Ordering::SeqCst) {
+            self.reread_layout();
+        }
+        let tls = if self.spec.tls { " (TLS)" } else { "" };
+        match slot.and_then(|slot| Some((slot, layout.master_of(slot)?))) {
+            Some((slot, master)) => format!("{master}{tls} (cluster master of slot {slot})"),
+            None => format!("a node of the cluster reached through {}", self.spec.node),
+        }
+    }
+
+    /// Reads the cluster's layout again once no call has failed on the link for a while
+    /// (checked every second, for up to 10 minutes): after a failover, the slots of the
+    /// master that failed are served by a replica.
+    fn reread_layout(&self) {
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            self.spec.layout.rereading.store(false, Ordering::SeqCst);
+            return;
+        };
+        let mut redis = self.clone();
+        runtime.spawn(async move {
+            const QUIET: Duration = Duration::from_secs(2);
+            for _ in 0..600 {
+                tokio::time::sleep(Duration::from_secs(1)).await;
+                let layout = redis.spec.layout.clone();
+                let failed_at = *layout.failed_at.lock().unwrap_or_else(|e| e.into_inner());
+                if failed_at.is_some_and(|at| at.elapsed() < QUIET) {
+                    continue;
+                }
+                let read = tokio::time::timeout(QUIET, redis.slot_ranges()).await;
+                if let Ok(Ok(ranges)) = read {
+                    layout.set(ranges);
+                    break;
+                }
+            }
+            redis.spec.layout.rereading.store(false, Ordering::SeqCst);
+        });
     }
 
     /// Runs one command; `op` names it in errors.
@@ -651,7 +824,7 @@ impl Redis {
 
     /// Whether this connection routes keys across the nodes of a Redis Cluster.
     pub fn is_cluster(&self) -> bool {
-        matches!(self.conn, Conn::Cluster(_))
+        matches!(self.conn, Conn::Cluster(..))
     }
 
     /// The nodes that hold keys: this server, or every master of a cluster (from
@@ -660,29 +833,22 @@ impl Redis {
         if !self.is_cluster() {
             return Ok(vec![Node::This]);
         }
-        let slots: Vec<redis::Value> = self
-            .query(redis::cmd("CLUSTER").arg("SLOTS"), "CLUSTER SLOTS")
-            .await?;
+        let ranges = self.slot_ranges().await?;
         let mut masters: Vec<Node> = Vec::new();
-        for range in slots {
-            let redis::Value::Array(parts) = range else {
+        for (_, _, master) in &ranges {
+            let Some((host, port)) = master
+                .rsplit_once(':')
+                .and_then(|(host, port)| Some((host.to_string(), port.parse().ok()?)))
+            else {
                 continue;
             };
-            let Some(redis::Value::Array(master)) = parts.get(2) else {
-                continue;
-            };
-            let host: Option<String> = master
-                .first()
-                .and_then(|v| redis::from_redis_value_ref(v).ok());
-            let port: Option<u16> = master
-                .get(1)
-                .and_then(|v| redis::from_redis_value_ref(v).ok());
-            if let (Some(host), Some(port)) = (host, port) {
-                let node = Node::At { host, port };
-                if !masters.contains(&node) {
-                    masters.push(node);
-                }
+            let node = Node::At { host, port };
+            if !masters.contains(&node) {
+                masters.push(node);
             }
+        }
+        if !ranges.is_empty() {
+            self.spec.layout.set(ranges);
         }
         if masters.is_empty() {
             return Err(Error::Redis {
@@ -693,6 +859,40 @@ impl Redis {
             });
         }
         Ok(masters)
+    }
+
+    /// The slot ranges of a cluster and the `host:port` of the master serving each (from
+    /// `CLUSTER SLOTS`, which Redis 6.2 has too).
+    async fn slot_ranges(&mut self) -> Result<Vec<(u16, u16, String)>, Error> {
+        let slots: Vec<redis::Value> = self
+            .query(redis::cmd("CLUSTER").arg("SLOTS"), "CLUSTER SLOTS")
+            .await?;
+        let mut ranges = Vec::new();
+        for range in slots {
+            let redis::Value::Array(parts) = range else {
+                continue;
+            };
+            let number = |i: usize| -> Option<u16> {
+                parts
+                    .get(i)
+                    .and_then(|v| redis::from_redis_value_ref(v).ok())
+            };
+            let Some(redis::Value::Array(master)) = parts.get(2) else {
+                continue;
+            };
+            let host: Option<String> = master
+                .first()
+                .and_then(|v| redis::from_redis_value_ref(v).ok());
+            let port: Option<u16> = master
+                .get(1)
+                .and_then(|v| redis::from_redis_value_ref(v).ok());
+            if let (Some(first), Some(last), Some(host), Some(port)) =
+                (number(0), number(1), host, port)
+            {
+                ranges.push((first, last, format!("{host}:{port}")));
+            }
+        }
+        Ok(ranges)
     }
 
     /// Runs one command on `node`: for keyless commands such as SCAN, which a cluster would
@@ -714,15 +914,30 @@ impl Redis {
                 SingleNodeRoutingInfo::SpecificNode(Route::with_key(key, SlotAddr::Master))
             }
         };
-        let Conn::Cluster(conn) = &mut self.conn else {
+        let Conn::Cluster(conn, slot) = &mut self.conn else {
             unreachable!("single connections returned above");
+        };
+        *slot = match node {
+            Node::Owning(key) => Some(key_slot(key.as_bytes())),
+            _ => None,
         };
         let reply = conn
             .route_command(cmd.clone(), RoutingInfo::SingleNode(routing))
             .await;
         match reply.and_then(|v| T::from_redis_value(v).map_err(Into::into)) {
             Ok(v) => Ok(v),
-            Err(e) => Err(self.error(op, e)),
+            Err(e) => {
+                let mut error = self.error(op, e);
+                if let (
+                    Node::At { host, port },
+                    Error::Unreachable { server, .. } | Error::TimedOut { server, .. },
+                ) = (node, &mut error)
+                {
+                    let tls = if self.spec.tls { " (TLS)" } else { "" };
+                    *server = format!("{host}:{port}{tls} (cluster master)");
+                }
+                Err(error)
+            }
         }
     }
 

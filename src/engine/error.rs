@@ -329,12 +329,117 @@ fn tls_error(server: &str, op: &dyn fmt::Display, err: &redis::RedisError) -> Op
             "cannot load the system's trust store for {server} (SSL_CERT_FILE, SSL_CERT_DIR): {store}"
         )));
     }
-    let reason = tls_reason(rustls_error(err)?);
+    let reason = match rustls_error(err) {
+        Some(tls) => tls_reason(tls),
+        None if is_transport(err) => tls_reason(&rustls_error_in_text(&err.to_string())?),
+        None => return None,
+    };
     Some(Error::Unreachable {
         server: server.to_string(),
         op: op.to_string(),
         reason,
     })
+}
+
+/// Whether a redis-rs error is a TLS failure that [`Error::from_redis`] tells in words.
+pub fn is_tls_failure(err: &redis::RedisError) -> bool {
+    rustls_error(err).is_some()
+        || (is_transport(err) && rustls_error_in_text(&err.to_string()).is_some())
+}
+
+/// The TLS failure that a message of the client library tells in words only, read back
+/// from rustls's own wording: the cluster client keeps the text of the error it wraps
+/// (`Failed to create initial connections - Io: received fatal alert: CertificateRequired`),
+/// not the error.
+fn rustls_error_in_text(text: &str) -> Option<rustls::Error> {
+    use rustls::{AlertDescription as Alert, CertificateError as Cert};
+    let after = |marker: &str| text.find(marker).map(|at| &text[at + marker.len()..]);
+    let word = |rest: &str| -> String {
+        rest.chars()
+            .take_while(char::is_ascii_alphanumeric)
+            .collect()
+    };
+    if let Some(rest) = after("received fatal alert: ") {
+        let name = word(rest);
+        return (0..=u8::MAX)
+            .map(Alert::from)
+            .find(|alert| format!("{alert:?}") == name)
+            .map(rustls::Error::AlertReceived);
+    }
+    if after("received corrupt message").is_some() {
+        return Some(rustls::Error::InvalidMessage(
+            rustls::InvalidMessage::InvalidContentType,
+        ));
+    }
+    if after("received unexpected message").is_some()
+        || after("received unexpected handshake message").is_some()
+    {
+        return Some(rustls::Error::InappropriateMessage {
+            expect_types: Vec::new(),
+            got_type: rustls::ContentType::Unknown(0),
+        });
+    }
+    let rest = after("invalid peer certificate: ")?;
+    let number_after = |marker: &str| -> Option<u64> {
+        let at = rest.find(marker)? + marker.len();
+        rest[at..]
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect::<String>()
+            .parse()
+            .ok()
+    };
+    let unix =
+        |secs| rustls::pki_types::UnixTime::since_unix_epoch(std::time::Duration::from_secs(secs));
+    let cert = if let Some(names) = rest.strip_prefix("certificate not valid for name \"") {
+        let (expected, presented) = names.split_once("\"; certificate ")?;
+        let presented = match presented.strip_prefix("is only valid for ") {
+            Some(list) => list
+                .split(", ")
+                .flat_map(|name| name.split(" or "))
+                .map(str::to_string)
+                .collect(),
+            None => Vec::new(),
+        };
+        Cert::NotValidForNameContext {
+            expected: rustls::pki_types::ServerName::try_from(expected.to_string()).ok()?,
+            presented,
+        }
+    } else if rest.starts_with("certificate expired: ") {
+        Cert::ExpiredContext {
+            time: unix(number_after("verification time ")?),
+            not_after: unix(number_after("is not valid after ")?),
+        }
+    } else if rest.starts_with("certificate not valid yet: ") {
+        Cert::NotValidYetContext {
+            time: unix(number_after("verification time ")?),
+            not_before: unix(number_after("is not valid before ")?),
+        }
+    } else {
+        let name = word(rest);
+        [
+            Cert::BadEncoding,
+            Cert::Expired,
+            Cert::NotValidYet,
+            Cert::Revoked,
+            Cert::UnhandledCriticalExtension,
+            Cert::UnknownIssuer,
+            Cert::UnknownRevocationStatus,
+            Cert::ExpiredRevocationList,
+            Cert::BadSignature,
+            Cert::NotValidForName,
+            Cert::InvalidPurpose,
+            Cert::ApplicationVerificationFailure,
+        ]
+        .into_iter()
+        .find(|cert| format!("{cert:?}") == name)
+        .unwrap_or_else(|| {
+            Cert::Other(rustls::OtherError(std::sync::Arc::new(
+                std::io::Error::other(rest.trim().to_string()),
+            )))
+        })
+    };
+    Some(rustls::Error::InvalidCertificate(cert))
 }
 
 fn tls_reason(err: &rustls::Error) -> String {
@@ -502,6 +607,51 @@ mod tests {
             variant(&CertificateError::NotValidForName),
             "NotValidForName"
         );
+    }
+
+    #[test]
+    fn tls_failures_told_in_text_only_read_as_the_failures_themselves() {
+        use rustls::pki_types::{ServerName, UnixTime};
+        use rustls::{AlertDescription, CertificateError};
+        let at = |secs| UnixTime::since_unix_epoch(std::time::Duration::from_secs(secs));
+        let failures = [
+            rustls::Error::AlertReceived(AlertDescription::CertificateRequired),
+            rustls::Error::AlertReceived(AlertDescription::UnknownCA),
+            rustls::Error::AlertReceived(AlertDescription::HandshakeFailure),
+            rustls::Error::InvalidCertificate(CertificateError::UnknownIssuer),
+            rustls::Error::InvalidCertificate(CertificateError::BadSignature),
+            rustls::Error::InvalidCertificate(CertificateError::NotValidForNameContext {
+                expected: ServerName::try_from("127.0.0.1").unwrap(),
+                presented: vec![
+                    "DnsName(\"redis.example\")".into(),
+                    "DnsName(\"other.example\")".into(),
+                    "IpAddress(10.0.0.1)".into(),
+                ],
+            }),
+            rustls::Error::InvalidCertificate(CertificateError::ExpiredContext {
+                time: at(2_000_000_000),
+                not_after: at(1_900_000_000),
+            }),
+            rustls::Error::InvalidCertificate(CertificateError::NotValidYetContext {
+                time: at(1_900_000_000),
+                not_before: at(2_000_000_000),
+            }),
+            rustls::Error::InvalidMessage(rustls::InvalidMessage::InvalidContentType),
+        ];
+        for failure in failures {
+            let text = format!("Failed to create initial connections - Io: {failure}");
+            let read = rustls_error_in_text(&text).unwrap_or_else(|| panic!("{text}"));
+            assert_eq!(tls_reason(&read), tls_reason(&failure), "{text}");
+            let err = redis::RedisError::from((
+                redis::ErrorKind::Io,
+                "Failed to create initial connections",
+                failure.to_string(),
+            ));
+            let error = Error::from_redis("127.0.0.1:7000 (TLS)", "connect", err);
+            assert_eq!(error.exit_code(), ExitCode::Unreachable, "{error}");
+            assert!(error.to_string().contains(&tls_reason(&failure)), "{error}");
+        }
+        assert!(rustls_error_in_text("Connection refused (os error 111)").is_none());
     }
 
     #[test]

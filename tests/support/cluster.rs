@@ -1,8 +1,10 @@
 //! A real Redis Cluster of N masters on free ports, built with CLUSTER ADDSLOTS and
-//! CLUSTER MEET (no redis-cli needed), and slot migration with CLUSTER SETSLOT and MIGRATE.
+//! CLUSTER MEET (no redis-cli needed), and slot migration with CLUSTER SETSLOT and MIGRATE;
+//! over TLS too (`--tls-cluster yes`, `--tls-replication yes`).
 
 use std::time::Duration;
 
+use super::tls::TlsConfig;
 use super::{wait_until, RedisServer};
 
 pub const SLOTS: u16 = 16384;
@@ -23,8 +25,7 @@ impl Cluster {
     /// As `start`, and with `replicas` one replica per master: node `masters + i` replicates
     /// node `i`.
     pub fn start_with_replicas(masters: usize, replicas: bool) -> Cluster {
-        let total = if replicas { 2 * masters } else { masters };
-        let nodes: Vec<RedisServer> = (0..total)
+        let nodes = (0..if replicas { 2 * masters } else { masters })
             .map(|_| {
                 // The cluster bus listens on port + 10000, so only ports below 55536 work;
                 // start_with tries again on another port when this one fails.
@@ -38,6 +39,50 @@ impl Cluster {
                 ])
             })
             .collect();
+        Self::form(nodes, masters, replicas)
+    }
+
+    /// As `start_with_replicas`, every node on a TLS port only (`tls`), the cluster bus and
+    /// replication over TLS too, a node failing after `node_timeout_ms`. The nodes present
+    /// the client certificate of `tls` to each other (servers with `tls-auth-clients yes`
+    /// ask for one). None, after a note, when the server chosen by
+    /// `$QCTL_TEST_REDIS_SERVER` cannot do TLS.
+    pub fn start_tls(
+        masters: usize,
+        replicas: bool,
+        tls: &TlsConfig,
+        node_timeout_ms: u64,
+    ) -> Option<Cluster> {
+        let timeout = node_timeout_ms.to_string();
+        let mut extra = vec![
+            "--cluster-enabled",
+            "yes",
+            "--cluster-node-timeout",
+            &timeout,
+            "--cluster-require-full-coverage",
+            "yes",
+            "--tls-cluster",
+            "yes",
+            "--tls-replication",
+            "yes",
+        ];
+        let client = tls
+            .client
+            .as_ref()
+            .map(|(cert, key)| (cert.display().to_string(), key.display().to_string()));
+        if let Some((cert, key)) = &client {
+            extra.extend(["--tls-client-cert-file", cert, "--tls-client-key-file", key]);
+        }
+        let mut nodes = Vec::new();
+        for _ in 0..if replicas { 2 * masters } else { masters } {
+            nodes.push(super::tls::tls_server(tls.clone(), &extra)?);
+        }
+        Some(Self::form(nodes, masters, replicas))
+    }
+
+    /// Gives the first `masters` nodes the slots, joins every node, and makes node
+    /// `masters + i` replicate node `i` when `replicas`.
+    fn form(nodes: Vec<RedisServer>, masters: usize, replicas: bool) -> Cluster {
         let per = SLOTS as usize / masters;
         for (i, node) in nodes.iter().enumerate().take(masters) {
             let _: () = redis::cmd("CLUSTER")
@@ -233,7 +278,7 @@ impl Cluster {
 
 /// Whether `node` is up and says it owns `slot`.
 fn owns(node: &RedisServer, slot: u16) -> bool {
-    let Ok(mut conn) = redis::Client::open(node.url()).and_then(|c| c.get_connection()) else {
+    let Ok(mut conn) = node.client().and_then(|c| c.get_connection()) else {
         return false;
     };
     let Ok(nodes) = redis::cmd("CLUSTER")

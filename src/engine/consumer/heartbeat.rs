@@ -72,7 +72,7 @@ pub async fn beat(shared: &Shared) -> Result<(), Error> {
         Err(_) => {
             *conn = None;
             return Err(Error::Unreachable {
-                server: shared.server.server().to_string(),
+                server: shared.redis.server_of(&shared.keys.consumers),
                 op: format!("heartbeat in {}", shared.keys.consumers),
                 reason: format!("no answer within {}ms", limit.as_millis()),
             });
