@@ -1115,7 +1115,7 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand --rate 'Start at most this many jobs per interval here: 20/s, 300/m, 1000/h. Starts are spread evenly (one every 1/rate) but for --burst; the queue''s shared limits (qctl limit) apply as well'
             cand --burst 'With --rate: how many jobs may start at once after a quiet spell'
             cand --replace 'Replace STR in ARGS by the job''s data (like xargs -I); no shell is involved'
-            cand --pipe-depth 'With --pipe: how many jobs may be outstanding per handler (answers matched by id) [default: 1]'
+            cand --pipe-depth 'With --pipe: how many jobs may be outstanding per handler (answers matched by id) [default: automatic, per handler: from 1, doubling up to 64 while it answers within 5 ms a job, halving when an answer takes over 100 ms]'
             cand -u 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
             cand --redis 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
             cand --user 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line'

@@ -845,7 +845,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-jobs -d 'Exit 
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l rate -d 'Start at most this many jobs per interval here: 20/s, 300/m, 1000/h. Starts are spread evenly (one every 1/rate) but for --burst; the queue\'s shared limits (qctl limit) apply as well' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l burst -d 'With --rate: how many jobs may start at once after a quiet spell' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l replace -d 'Replace STR in ARGS by the job\'s data (like xargs -I); no shell is involved' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l pipe-depth -d 'With --pipe: how many jobs may be outstanding per handler (answers matched by id) [default: 1]' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l pipe-depth -d 'With --pipe: how many jobs may be outstanding per handler (answers matched by id) [default: automatic, per handler: from 1, doubling up to 64 while it answers within 5 ms a job, halving when an answer takes over 100 ms]' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F

@@ -796,7 +796,8 @@ pub struct ConsumeArgs {
     pub pipe: bool,
 
     /// With --pipe: how many jobs may be outstanding per handler (answers matched by id)
-    /// [default: 1].
+    /// [default: automatic, per handler: from 1, doubling up to 64 while it answers within
+    /// 5 ms a job, halving when an answer takes over 100 ms].
     #[arg(long, value_name = "N", requires = "pipe", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub pipe_depth: Option<u32>,
 

@@ -1,14 +1,14 @@
 //! `consume --pipe`: long-lived handlers fed over a pipe. Each of `--concurrency` copies of
 //! CMD runs in its own process group and gets jobs as JSON lines on stdin
 //! (`{"id","attempt","data"|"data_b64","queue"}`), answering one line per job on stdout
-//! (`{"id","ok":true}` or `{"id","ok":false,"error":"...","retry_in":SECONDS}`). Up to
-//! `--pipe-depth` jobs may be outstanding per handler, and lines of at most [`CALL_BYTES`]
-//! together (one longer line alone), so big jobs do not pile up in a handler's pipe; answers
-//! are matched by id. A handler that dies, answers garbage or an unknown id, or exceeds
+//! (`{"id","ok":true}` or `{"id","ok":false,"error":"...","retry_in":SECONDS}`). Up to its
+//! depth of jobs may be outstanding per handler (`--pipe-depth`, or chosen as it goes: see
+//! [`Tuner`]), and lines of at most [`CALL_BYTES`] together (one longer line alone), so big
+//! jobs do not pile up in a handler's pipe; answers are matched by id. A handler that dies, answers garbage or an unknown id, or exceeds
 //! `--timeout` on a job fails its outstanding jobs and is restarted with backoff; each
 //! restart is reported as a warning.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
 use std::path::PathBuf;
 use std::process::ExitStatus;
@@ -24,7 +24,7 @@ use tokio::process::Child;
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
-use crate::engine::consumer::{Event, Handler, JobInput, Outcome, RunFuture, RunReport};
+use crate::engine::consumer::{Event, Handler, JobInput, Outcome, RunFuture, RunLimit, RunReport};
 use crate::engine::listing::CALL_BYTES;
 use crate::handler::{handler_command, Group, LineSink, DRAIN_LIMIT, MAX_LINE};
 
@@ -34,6 +34,14 @@ const RESTART_BASE: Duration = Duration::from_millis(100);
 const RESTART_CAP: Duration = Duration::from_secs(10);
 /// How much of a bad reply line the recorded reason quotes.
 const QUOTE: usize = 200;
+/// The most jobs the automatic depth gives one handler.
+pub const AUTO_DEPTH_MAX: usize = 64;
+/// An answer that took longer than this (or than half of `--timeout`) halves its handler's
+/// automatic depth, and a job outstanding that long brings it to 1: a long job never has
+/// others queued behind it in one handler while another could run them.
+const SLOW_ANSWER: Duration = Duration::from_millis(100);
+/// A handler that takes less than this per job may double its automatic depth.
+const FAST_JOB: Duration = Duration::from_millis(5);
 
 /// The command to keep running.
 #[derive(Clone, Debug)]
@@ -44,8 +52,8 @@ pub struct PipeSpec {
     pub path: PathBuf,
     /// How many copies run.
     pub handlers: usize,
-    /// Jobs outstanding per handler.
-    pub depth: usize,
+    /// Jobs outstanding per handler: each one's share, fixed (`--pipe-depth`) or automatic.
+    pub limit: Arc<RunLimit>,
     /// Per job, from when it was written to the handler.
     pub timeout: Option<Duration>,
     /// Grace between SIGTERM and SIGKILL; also how long a handler has to exit after EOF.
@@ -284,6 +292,8 @@ struct Pending {
     reply: oneshot::Sender<RunReport>,
     /// The length of its line.
     bytes: usize,
+    /// Its place in the order the handler's jobs were written.
+    seq: u64,
     written: Instant,
     deadline: Option<tokio::time::Instant>,
     kill_now: CancellationToken,
@@ -324,6 +334,107 @@ fn exit_reason(exit_code: Option<i32>, signal: Option<i32>) -> String {
     }
 }
 
+/// A handler's automatic depth, chosen as its jobs are answered. It starts at 1 and doubles
+/// (up to [`AUTO_DEPTH_MAX`]) after a depth's worth of answers in which the handler held all
+/// it could take, more jobs waited for it, it took under [`FAST_JOB`] per job, and twice the
+/// depth would still be answered within half the slow mark ([`SLOW_ANSWER`], or half of
+/// `--timeout` when shorter). It halves on an answer slower than the slow mark and when its
+/// handler is stopped (a timeout, a bad answer) or exits, and drops to 1 while a job has been
+/// outstanding that long. A fixed depth never moves.
+struct Tuner {
+    limit: Arc<RunLimit>,
+    /// The handler's share in `limit`.
+    index: usize,
+    slow: Duration,
+    /// The window of answers since the depth last changed, or since the handler was idle.
+    since: Instant,
+    answers: usize,
+    /// Whether the handler held as many jobs as its depth allows in the window.
+    full: bool,
+    /// `limit.held_back()` when the window began.
+    held_back: u64,
+}
+
+impl Tuner {
+    fn new(limit: Arc<RunLimit>, index: usize, timeout: Option<Duration>) -> Tuner {
+        let slow = timeout.map_or(SLOW_ANSWER, |t| SLOW_ANSWER.min(t / 2));
+        let held_back = limit.held_back();
+        Tuner {
+            limit,
+            index,
+            slow,
+            since: Instant::now(),
+            answers: 0,
+            full: false,
+            held_back,
+        }
+    }
+
+    fn depth(&self) -> usize {
+        self.limit.share(self.index)
+    }
+
+    /// Whether it may still drop: automatic, and above 1.
+    fn may_drop(&self) -> bool {
+        self.limit.automatic() && self.depth() > 1
+    }
+
+    /// A job was written; `pending` are now outstanding.
+    fn written(&mut self, pending: usize) {
+        if pending == 1 && self.answers == 0 {
+            self.since = Instant::now();
+        }
+        if pending >= self.depth() {
+            self.full = true;
+        }
+    }
+
+    /// A job was answered `took` after it was written; the new depth if it changed.
+    fn answered(&mut self, took: Duration) -> Option<usize> {
+        if !self.limit.automatic() {
+            return None;
+        }
+        let depth = self.depth();
+        if took > self.slow {
+            return self.set(depth / 2);
+        }
+        self.answers += 1;
+        if self.answers < depth {
+            return None;
+        }
+        let per_job = self.since.elapsed() / self.answers as u32;
+        let waited = self.limit.held_back() > self.held_back;
+        let room = per_job * (2 * depth) as u32 <= self.slow / 2;
+        if self.full && waited && per_job < FAST_JOB && room {
+            return self.set(depth * 2);
+        }
+        self.restart();
+        None
+    }
+
+    /// Halves the depth (after a timeout, a bad answer, an exit); the new one if it changed.
+    fn halve(&mut self) -> Option<usize> {
+        match self.limit.automatic() {
+            true => self.set(self.depth() / 2),
+            false => None,
+        }
+    }
+
+    /// Sets the depth and starts a new window; the new depth if it changed.
+    fn set(&mut self, depth: usize) -> Option<usize> {
+        self.restart();
+        let depth = depth.clamp(1, self.limit.most());
+        self.limit.set(self.index, depth).then_some(depth)
+    }
+
+    fn restart(&mut self) {
+        self.since = Instant::now();
+        self.answers = 0;
+        self.full = false;
+        self.held_back = self.limit.held_back();
+    }
+}
+
 /// One slot: keeps one copy of the handler running.
 struct Worker {
     /// Which of the `--concurrency` handlers this is, from 1.
@@ -340,6 +451,8 @@ struct Worker {
 impl Worker {
     async fn run(self) {
         let mut failures = 0u32;
+        let limit = self.spec.limit.clone();
+        let mut tuner = Tuner::new(limit, self.number - 1, self.spec.timeout);
         loop {
             if self.closing.is_cancelled() {
                 return;
@@ -347,7 +460,10 @@ impl Worker {
             let (end, answered, how) = match self.spawn() {
                 Ok(child) => {
                     let pid = child.id().map_or(String::new(), |p| format!(" (pid {p})"));
-                    let (end, answered) = self.session(child).await;
+                    let (end, answered) = self.session(child, &mut tuner).await;
+                    if matches!(end, End::Exited(_) | End::Bad(_) | End::TimedOut(_)) {
+                        self.tuned(tuner.halve());
+                    }
                     let how = format!("{pid} {}", end.describe());
                     (end, answered, how)
                 }
@@ -389,6 +505,16 @@ impl Worker {
         }
     }
 
+    /// Reports a new depth.
+    fn tuned(&self, depth: Option<usize>) {
+        if let Some(depth) = depth {
+            let _ = self.events.send(Event::Depth {
+                handler: self.number,
+                depth,
+            });
+        }
+    }
+
     /// The next job that is still wanted.
     async fn next(&self) -> Option<Request> {
         let mut jobs = self.jobs.lock().await;
@@ -408,7 +534,7 @@ impl Worker {
 
     /// Runs one copy of the handler until it ends; says how, and whether it answered any
     /// job well.
-    async fn session(&self, mut child: Child) -> (End, bool) {
+    async fn session(&self, mut child: Child, tuner: &mut Tuner) -> (End, bool) {
         let pgid = child.id().map(|id| Pid::from_raw(id as i32));
         let warning = pgid.and_then(|p| crate::reaper::watch(p.as_raw()));
         let group = pgid.map(Group);
@@ -417,11 +543,12 @@ impl Worker {
             let (sink, tail) = (self.sink.clone(), tail.clone());
             tokio::spawn(async move { sink.pump_stderr(s, tail).await })
         });
-        let (lines_tx, mut lines) = mpsc::channel(self.spec.depth.max(16));
+        let most = self.spec.limit.most();
+        let (lines_tx, mut lines) = mpsc::channel(most.max(16));
         if let Some(out) = child.stdout.take() {
             tokio::spawn(read_lines(out, lines_tx));
         }
-        let (writer, writes) = mpsc::channel::<Vec<u8>>(self.spec.depth);
+        let (writer, writes) = mpsc::channel::<Vec<u8>>(most);
         let write_task = child
             .stdin
             .take()
@@ -432,12 +559,20 @@ impl Worker {
         // The bytes of the lines of the pending jobs.
         let mut outstanding = 0usize;
         let mut line_no = 0u64;
+        // When each outstanding job was written, in order, to find the oldest.
+        let mut order: BTreeMap<u64, tokio::time::Instant> = BTreeMap::new();
+        let mut seq = 0u64;
         let mut answered = false;
         let mut warning = warning;
         let tail_now = || tail.lock().expect("tail lock").clone();
 
         let end = loop {
             let deadline = pending.values().filter_map(|p| p.deadline).min();
+            // While its depth may drop, the oldest job still outstanding.
+            let oldest = match tuner.may_drop() {
+                true => order.first_key_value().map(|(_, at)| *at + tuner.slow),
+                false => None,
+            };
             tokio::select! {
                 biased;
                 _ = cancelled(&halt), if !pending.is_empty() => break End::Cancelled,
@@ -457,9 +592,15 @@ impl Worker {
                         break End::Bad(format!("unknown id in reply line {line_no}: {}", quote(&line)));
                     };
                     outstanding -= p.bytes;
+                    order.remove(&p.seq);
                     answered |= reply.ok;
+                    self.tuned(tuner.answered(p.written.elapsed()));
                     let report = answer(&p, reply, &tail_now, warning.take());
                     let _ = p.reply.send(report);
+                }
+                _ = sleep_until(oldest), if oldest.is_some() => {
+                    // A job outstanding this long: nothing more goes to this handler meanwhile.
+                    self.tuned(tuner.set(1));
                 }
                 _ = sleep_until(deadline), if deadline.is_some() => {
                     let now = tokio::time::Instant::now();
@@ -471,7 +612,7 @@ impl Worker {
                         break End::TimedOut(id);
                     }
                 }
-                request = self.next(), if pending.len() < self.spec.depth
+                request = self.next(), if pending.len() < tuner.depth()
                     && (pending.is_empty() || outstanding < CALL_BYTES) => {
                     let Some(request) = request else { break End::Closing };
                     // Every job carries the consumer's own tokens (see `Handler::run`).
@@ -479,13 +620,17 @@ impl Worker {
                     let bytes = request.line.len();
                     outstanding += bytes;
                     let _ = writer.try_send(request.line);
+                    seq += 1;
+                    order.insert(seq, tokio::time::Instant::now());
                     pending.insert(request.id, Pending {
                         reply: request.reply,
                         bytes,
+                        seq,
                         written: Instant::now(),
                         deadline: self.spec.timeout.map(|t| tokio::time::Instant::now() + t),
                         kill_now: request.kill_now,
                     });
+                    tuner.written(pending.len());
                 }
                 _ = self.closing.cancelled(), if pending.is_empty() => break End::Closing,
             }

@@ -77,6 +77,7 @@ fn config(queue: &str) -> Config {
         max_jobs: None,
         rate: None,
         routine_events: false,
+        run_limit: None,
         identity: Identity {
             command: vec!["engine_handler".into()],
             mode: "rust".into(),

@@ -520,3 +520,222 @@ fn a_sigkilled_pipe_consumers_jobs_are_recovered_and_only_those_it_ran_run_twice
         "everyone left"
     );
 }
+
+/// `consume q --drain --json [EXTRA] -- python3 pipe.py`: the `depth` events, as (handler,
+/// depth) in order, and stdout and stderr.
+fn drain_depths(server: &RedisServer, h: &Handlers, extra: &[&str]) -> (Vec<(u64, u64)>, String) {
+    let out = qctl(server)
+        .args(["--json", "consume", "q", "--drain"])
+        .args(extra)
+        .args(FAST)
+        .args(h.args(Mode::Pipe))
+        .env("PIPE_OUT", h.file("out"))
+        .timeout(Duration::from_secs(60))
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let depths = stdout
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .filter(|e| e["event"] == "depth")
+        .map(|e| (e["handler"].as_u64().unwrap(), e["depth"].as_u64().unwrap()))
+        .collect();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    (depths, format!("{stdout}\n{stderr}"))
+}
+
+/// Enqueues `n` jobs of data `ok`, ids f0...
+fn enqueue_fast(server: &RedisServer, n: usize) {
+    let lines: String = (0..n)
+        .map(|i| format!("{{\"id\":\"f{i}\",\"data\":\"ok\"}}\n"))
+        .collect();
+    qctl(server)
+        .args(["enqueue", "q", "--jsonl", "-q"])
+        .write_stdin(lines)
+        .assert()
+        .success();
+}
+
+#[test]
+fn the_automatic_depth_grows_under_fast_jobs_up_to_its_bound() {
+    let server = RedisServer::start();
+    let h = Handlers::new();
+    enqueue_fast(&server, 2000);
+    let (depths, out) = drain_depths(&server, &h, &["-c", "2"]);
+    assert!(depths.iter().any(|&(_, d)| d > 1), "{out}");
+    assert!(
+        depths.iter().all(|&(n, d)| (1..=2).contains(&n) && d <= 64),
+        "{depths:?}"
+    );
+    assert_eq!(server.key_type("q:data"), "none", "every job was acked");
+}
+
+#[test]
+fn the_automatic_depth_falls_back_to_one_when_a_job_is_slow_and_times_out() {
+    let server = RedisServer::start();
+    let h = Handlers::new();
+    enqueue_fast(&server, 400);
+    enqueue(&server, "q", "slow", b"sleep 30");
+    let opts = [
+        "-c",
+        "1",
+        "--timeout",
+        "1s",
+        "--kill-after",
+        "200ms",
+        "--max-retries",
+        "0",
+    ];
+    let (depths, out) = drain_depths(&server, &h, &opts);
+    let top = depths.iter().position(|&(_, d)| d > 1).expect(&out);
+    assert!(
+        depths[top..].iter().any(|&(_, d)| d == 1),
+        "never back to 1: {depths:?}"
+    );
+    assert_eq!(depths.last(), Some(&(1, 1)), "{depths:?}");
+    let f = failure(&server, "q", "slow").expect("recorded");
+    assert!(f.timed_out, "{out}");
+}
+
+/// A handler that runs one job at a time (`SECONDS` of sleep) and notes in $PIPE_OUT, as it
+/// finishes each, whether another job had been written to it meanwhile (`queued ID`) or not
+/// (`alone ID`).
+const ONE_AT_A_TIME: &str = r#"import json, os, select, sys, time
+buf = b""
+while True:
+    while b"\n" not in buf:
+        chunk = os.read(0, 65536)
+        if not chunk:
+            sys.exit(0)
+        buf += chunk
+    line, buf = buf.split(b"\n", 1)
+    job = json.loads(line)
+    time.sleep(float(job["data"]))
+    waiting = b"\n" in buf or select.select([0], [], [], 0)[0]
+    with open(os.environ["PIPE_OUT"], "a") as f:
+        f.write("%d %s %s\n" % (os.getpid(), "queued" if waiting else "alone", job["id"]))
+    sys.stdout.write(json.dumps({"id": job["id"], "ok": True}) + "\n")
+    sys.stdout.flush()
+"#;
+
+#[test]
+fn slow_jobs_keep_the_automatic_depth_at_one_and_never_wait_behind_each_other() {
+    let server = RedisServer::start();
+    let h = Handlers::new();
+    std::fs::write(h.file("one.py"), ONE_AT_A_TIME).unwrap();
+    for i in 0..6 {
+        enqueue(&server, "q", &format!("s{i}"), b"0.3");
+    }
+    let script = h.file("one.py").display().to_string();
+    let out = qctl(&server)
+        .args(["--json", "consume", "q", "--drain", "-c", "2", "--pipe"])
+        .args(FAST)
+        .args(["--", "python3", &script])
+        .env("PIPE_OUT", h.file("out"))
+        .timeout(Duration::from_secs(60))
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let notes = std::fs::read_to_string(h.file("out")).unwrap();
+    assert_eq!(notes.lines().count(), 6, "{notes}");
+    assert!(
+        notes.lines().all(|l| l.split(' ').nth(1) == Some("alone")),
+        "a job waited in a busy handler: {notes}"
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(!stdout.contains("\"depth\""), "{stdout}");
+    let pids: std::collections::BTreeSet<&str> =
+        notes.lines().filter_map(|l| l.split(' ').next()).collect();
+    assert_eq!(pids.len(), 2, "both handlers ran jobs: {notes}");
+}
+
+#[test]
+fn consumers_show_the_depth_in_use_fixed_or_automatic() {
+    let server = RedisServer::start();
+    let h = Handlers::new();
+    let handler = h.args(Mode::Pipe);
+    let mut runs = Vec::new();
+    for (depth, auto) in [(Some("3"), false), (None, true)] {
+        let mut args = vec!["q", "-c", "2"];
+        args.extend(FAST);
+        if let Some(d) = depth {
+            args.extend(["--pipe-depth", d]);
+        }
+        args.extend(handler.iter().map(String::as_str));
+        runs.push((
+            support::spawn_consumer_at(&server.url(), &args),
+            depth,
+            auto,
+        ));
+    }
+    assert!(wait_until(Duration::from_secs(20), || consumer_keys(
+        &server
+    )
+    .len()
+        == 2));
+    let listed = qctl(&server)
+        .args(["consumers", "q", "--json"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let rows: Vec<serde_json::Value> = serde_json::from_slice(&listed).unwrap();
+    let mut seen: Vec<(serde_json::Value, serde_json::Value, serde_json::Value)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r["depth"].clone(),
+                r["depth_auto"].clone(),
+                r["concurrency"].clone(),
+            )
+        })
+        .collect();
+    seen.sort_by_key(|s| s.1.to_string());
+    assert_eq!(
+        seen,
+        [
+            (
+                serde_json::json!([3, 3]),
+                serde_json::json!(false),
+                serde_json::json!(2)
+            ),
+            (
+                serde_json::json!([1, 1]),
+                serde_json::json!(true),
+                serde_json::json!(2)
+            ),
+        ]
+    );
+    let text = qctl(&server)
+        .args(["consumers", "q"])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8_lossy(&text);
+    assert!(text.contains("pipe, concurrency 2, depth 3, up"), "{text}");
+    assert!(
+        text.contains("pipe, concurrency 2, depth 1 (automatic), up"),
+        "{text}"
+    );
+    for (mut c, ..) in runs {
+        assert_eq!(
+            c.stop(Duration::from_secs(15)).and_then(|s| s.code()),
+            Some(0)
+        );
+    }
+}
+
+#[test]
+fn a_fixed_pipe_depth_keeps_its_depth_under_fast_jobs() {
+    let server = RedisServer::start();
+    let h = Handlers::new();
+    enqueue_fast(&server, 500);
+    let (depths, out) = drain_depths(&server, &h, &["-c", "2", "--pipe-depth", "3"]);
+    assert!(depths.is_empty(), "{depths:?}");
+    assert!(out.contains("\"event\":\"summary\""), "{out}");
+    assert_eq!(server.key_type("q:data"), "none", "every job was acked");
+}

@@ -504,6 +504,8 @@ fn consumers_and_orphans_judge_heartbeats_and_skip_invalid_members() {
             "command",
             "concurrency",
             "consumer",
+            "depth",
+            "depth_auto",
             "failed",
             "heartbeat",
             "heartbeat_age_secs",

@@ -14,13 +14,13 @@ use tokio::sync::mpsc;
 use super::Context;
 use crate::cli::ConsumeArgs;
 use crate::engine::consumer::{
-    Config, Consumer, DrainEnd, Event, Handle, Handler, Identity, Left, Summary,
+    Config, Consumer, DrainEnd, Event, Handle, Handler, Identity, Left, RunLimit, Summary,
 };
 use crate::engine::jobs::describe_time;
 use crate::engine::{Error, ExitCode};
 use crate::handler::{resolve_program, HandlerSpec, LineSink, ProcessHandler};
 use crate::output::{agree, plural};
-use crate::pipe::{PipeHandler, PipeSpec};
+use crate::pipe::{PipeHandler, PipeSpec, AUTO_DEPTH_MAX};
 use crate::signals;
 
 pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode> {
@@ -31,14 +31,17 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
     // Routine events are shown with --json and -v only.
     cfg.routine_events = ctx.out.json || ctx.out.verbose > 0;
     let handlers = cfg.concurrency;
-    let depth = args.pipe_depth.map_or(1, |d| d as usize);
+    // Every handler holds up to its depth of jobs (--pipe-depth, or chosen as jobs run, from
+    // 1 up): the engine runs as many at once as the depths add up to.
+    let limit = Arc::new(match args.pipe_depth {
+        Some(depth) => RunLimit::new(handlers, depth as usize, depth as usize),
+        None => RunLimit::new(handlers, 1, AUTO_DEPTH_MAX),
+    });
     let cfg = if args.pipe {
-        // Every handler may hold --pipe-depth jobs: the engine runs that many at once.
-        let concurrency = handlers * depth;
         Config {
-            concurrency,
+            concurrency: limit.most_total(),
             handlers,
-            buffer: args.buffer.map(|b| b as usize),
+            run_limit: Some(limit.clone()),
             ..cfg
         }
     } else {
@@ -77,7 +80,7 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
                 args: spec.args,
                 path: program,
                 handlers,
-                depth,
+                limit,
                 timeout: spec.timeout,
                 kill_after: spec.kill_after,
             },
@@ -360,6 +363,7 @@ fn config(args: &ConsumeArgs) -> anyhow::Result<(Config, HandlerSpec, PathBuf)> 
         max_jobs: args.max_jobs,
         rate: args.rate.as_ref().map(|r| (r.per_second(), args.burst)),
         routine_events: true,
+        run_limit: None,
         identity: Identity {
             command: args
                 .command
@@ -422,6 +426,9 @@ fn render(ctx: &mut Context, event: &Event) -> std::io::Result<()> {
         } => ctx
             .out
             .verbose(format_args!("job {id} succeeded in {duration_ms} ms")),
+        Event::Depth { handler, depth } => ctx
+            .out
+            .verbose(format_args!("handler {handler}: depth {depth}")),
         Event::Reserved { .. } => {}
     }
     Ok(())

@@ -43,6 +43,8 @@ pub async fn run(
                     "command": d.command,
                     "mode": d.mode,
                     "concurrency": d.concurrency,
+                    "depth": d.depth,
+                    "depth_auto": d.depth_auto,
                     "started": d.started,
                     "ran": d.ran,
                     "failed": d.failed,
@@ -95,10 +97,11 @@ pub async fn run(
             ]);
             if let Some(command) = &d.command {
                 commands.push(format!(
-                    "{name}: {}{}{}: {}",
+                    "{name}: {}{}{}{}: {}",
                     d.mode.as_deref().unwrap_or("-"),
                     d.concurrency
                         .map_or(String::new(), |n| format!(", concurrency {n}")),
+                    describe_depth(&d),
                     d.started.map_or(String::new(), |t| format!(
                         ", up {}",
                         relative(t, now).trim_end_matches(" ago")
@@ -192,4 +195,25 @@ pub fn command_line(words: &[String]) -> String {
         .map(|w| printable(&shell_quote(w)))
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// `, depth 8, 16 (automatic)`: what a `--pipe` consumer's handlers may each hold now.
+fn describe_depth(d: &Description) -> String {
+    let Some(depth) = &d.depth else {
+        return String::new();
+    };
+    let how = if d.depth_auto == Some(true) {
+        " (automatic)"
+    } else {
+        ""
+    };
+    let each = match depth.as_slice() {
+        [] => return String::new(),
+        [first, rest @ ..] if rest.iter().all(|n| n == first) => first.to_string(),
+        all => {
+            let words: Vec<String> = all.iter().map(u64::to_string).collect();
+            words.join(", ")
+        }
+    };
+    format!(", depth {each}{how}")
 }

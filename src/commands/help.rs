@@ -81,7 +81,11 @@ The --pipe protocol (qctl consume QUEUE --pipe -- CMD [ARGS...]):
     {\"id\":\"...\",\"ok\":false,\"error\":\"why\",\"retry_in\":30}
   (\"retry_in\", in seconds, is optional and capped by --max-backoff). Its stdout carries
   answers only; its stderr goes to qctl's.
-  --pipe-depth N lets N jobs be outstanding per copy (default 1). A copy that exits, answers
+  --pipe-depth N lets N jobs be outstanding per copy. Without it qctl chooses each copy's
+  depth as jobs run: from 1, doubling up to 64 while the copy answers within 5 ms a job and
+  more jobs wait, halving when an answer takes over 100 ms (or half of --timeout), back to 1
+  while a job is outstanding that long, halving again when the copy is restarted; consume -v
+  shows each change. A copy that exits, answers
   a line that is not such an object or an id it does not hold, or exceeds --timeout fails
   its outstanding jobs and is started again (after 100 ms, doubling up to 10 s).
 ";

@@ -418,7 +418,11 @@ pub struct Description {
     pub command: Option<Vec<String>>,
     /// `per-job` or `pipe`.
     pub mode: Option<String>,
+    /// `--concurrency`: its handlers (with `--pipe`, the long-lived ones).
     pub concurrency: Option<u64>,
+    /// With `--pipe`: the jobs each handler may hold now, and whether qctl chooses that.
+    pub depth: Option<Vec<u64>>,
+    pub depth_auto: Option<bool>,
     /// When it registered (unix seconds).
     pub started: Option<f64>,
     /// Jobs it ran, and runs that failed, up to its last update (once a second).
@@ -427,7 +431,7 @@ pub struct Description {
 }
 
 /// The fields of [`Description`], in its order.
-const DESCRIPTION: [&str; 9] = [
+const DESCRIPTION: [&str; 11] = [
     "host",
     "pid",
     "version",
@@ -437,6 +441,8 @@ const DESCRIPTION: [&str; 9] = [
     "started",
     "ran",
     "failed",
+    "depth",
+    "depth_auto",
 ];
 
 /// The description of each consumer that has one (None: a Go CurlyQ consumer, a member that
@@ -491,6 +497,8 @@ pub async fn describe(
             started: get(6).and_then(|v| v.parse().ok()),
             ran: get(7).and_then(|v| v.parse().ok()),
             failed: get(8).and_then(|v| v.parse().ok()),
+            depth: get(9).and_then(|v| serde_json::from_str(&v).ok()),
+            depth_auto: get(10).and_then(|v| v.parse().ok()),
         };
         out.push((d != Description::default()).then_some(d));
     }

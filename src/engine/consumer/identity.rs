@@ -31,6 +31,8 @@ pub(crate) struct Written {
     running: HashMap<String, f64>,
     ran: u64,
     failed: u64,
+    /// The handlers' shares of the run limit (empty without one).
+    depth: Vec<usize>,
 }
 
 /// The machine's host name, or `-`.
@@ -71,17 +73,42 @@ pub async fn describe(shared: &Shared) -> Result<(), Error> {
         .arg("mode")
         .arg(&id.mode)
         .arg("concurrency")
-        .arg(shared.cfg.concurrency)
+        .arg(shared.cfg.handlers)
         .arg("started")
         .arg(started)
         .ignore();
+    let depth = shares(shared);
+    if let Some(limit) = &shared.cfg.run_limit {
+        pipe.cmd("HSET")
+            .arg(&info)
+            .arg("depth_auto")
+            .arg(if limit.automatic() { "true" } else { "false" })
+            .ignore();
+        depth_written(&mut pipe, &info, &depth);
+    }
     counted(&mut pipe, shared, &info, ran, failed);
     let mut redis = shared.redis.clone();
     redis.pipeline::<()>(&pipe, format!("HSET {info}")).await?;
     let mut written = shared.written.lock().expect("written lock");
     written.ran = ran;
     written.failed = failed;
+    written.depth = depth;
     Ok(())
+}
+
+/// The handlers' shares of the run limit now (their depths with `--pipe`).
+fn shares(shared: &Shared) -> Vec<usize> {
+    shared
+        .cfg
+        .run_limit
+        .as_ref()
+        .map_or_else(Vec::new, |l| l.shares())
+}
+
+/// Adds to `pipe` the handlers' depths, a JSON array, to the description `info`.
+fn depth_written(pipe: &mut redis::Pipeline, info: &str, depth: &[usize]) {
+    let text = serde_json::to_string(depth).expect("numbers serialize");
+    pipe.cmd("HSET").arg(info).arg("depth").arg(text).ignore();
 }
 
 /// Adds to `pipe` the counters of the description `info` and the renewal of its lease.
@@ -120,10 +147,12 @@ pub async fn run(shared: Arc<Shared>) -> Result<Duration, Error> {
         .map(|(id, _, secs)| (id, ((now - secs) * 1000.0).round() / 1000.0))
         .collect();
     let (ran, failed) = counts(&shared);
-    let (gone, new): (Vec<String>, Vec<(String, f64)>) = {
+    let depth = shares(&shared);
+    let (gone, new, depth_changed): (Vec<String>, Vec<(String, f64)>, bool) = {
         let written = shared.written.lock().expect("written lock");
         if written.ran == ran
             && written.failed == failed
+            && written.depth == depth
             && written.running.len() == running.len()
             && running.keys().all(|id| written.running.contains_key(id))
         {
@@ -141,6 +170,7 @@ pub async fn run(shared: Arc<Shared>) -> Result<Duration, Error> {
                 .filter(|(id, _)| !written.running.contains_key(*id))
                 .map(|(id, t)| (id.clone(), *t))
                 .collect(),
+            written.depth != depth,
         )
     };
     let info = shared.keys.consumer_info(&shared.id);
@@ -160,6 +190,9 @@ pub async fn run(shared: Arc<Shared>) -> Result<Duration, Error> {
             .arg(lease_ms(&shared))
             .ignore();
     }
+    if depth_changed {
+        depth_written(&mut pipe, &info, &depth);
+    }
     counted(&mut pipe, &shared, &info, ran, failed);
     let mut redis = shared.redis.clone();
     redis.pipeline::<()>(&pipe, format!("HSET {key}")).await?;
@@ -167,5 +200,6 @@ pub async fn run(shared: Arc<Shared>) -> Result<Duration, Error> {
     written.running = running;
     written.ran = ran;
     written.failed = failed;
+    written.depth = depth;
     Ok(EVERY)
 }

@@ -7,6 +7,7 @@ mod drain;
 mod handler;
 mod heartbeat;
 mod identity;
+mod limit;
 mod poller;
 mod processor;
 mod scheduler;
@@ -23,6 +24,7 @@ use tokio_util::sync::CancellationToken;
 
 pub use handler::{Handler, JobInput, Outcome, RunFuture, RunReport};
 pub use identity::Identity;
+pub use limit::RunLimit;
 pub use status::{LoopState, Status};
 
 use super::conn::{Redis, ServerSpec};
@@ -86,6 +88,9 @@ pub struct Config {
     pub routine_events: bool,
     /// What runs the jobs, for `NAME:consumer:<uuid>`.
     pub identity: Identity,
+    /// When the handlers choose how many jobs they run at once (`--pipe`): their limit, one
+    /// share per handler, at most `concurrency` in all. None: `concurrency`.
+    pub run_limit: Option<Arc<RunLimit>>,
 }
 
 /// Something that happened to a job or the consumer, for the caller to show.
@@ -141,6 +146,12 @@ pub enum Event {
     },
     Warning {
         message: String,
+    },
+    /// A handler's share of the run limit changed (with `--pipe`: its depth); handlers are
+    /// numbered from 1.
+    Depth {
+        handler: usize,
+        depth: usize,
     },
 }
 
@@ -250,6 +261,8 @@ pub(crate) struct Shared {
     pub slots: Arc<Semaphore>,
     /// Rung whenever a local job finishes.
     pub finished: Notify,
+    /// Rung whenever a handler gives up its job's running slot.
+    pub freed: Notify,
     /// The last successful heartbeat, and whether the lease has been lost.
     pub lease: std::sync::Mutex<Lease>,
     /// The heartbeat's own connection, with a short response timeout.
@@ -372,16 +385,25 @@ impl Shared {
         }
     }
 
+    /// How many jobs may run at once now: `concurrency`, or the handlers' own limit.
+    pub fn concurrency(&self) -> usize {
+        match &self.cfg.run_limit {
+            Some(limit) => limit.total().min(self.cfg.concurrency),
+            None => self.cfg.concurrency,
+        }
+    }
+
     /// How many jobs may be held here now: running, and buffered for the handlers.
     pub fn capacity(&self) -> usize {
+        let concurrency = self.concurrency();
         if self.limited.load(Ordering::Relaxed) {
-            return self.cfg.concurrency;
+            return concurrency;
         }
         let buffer = match self.cfg.buffer {
             Some(n) => n,
-            None => auto_buffer(self.cfg.concurrency, self.run_time()),
+            None => auto_buffer(concurrency, self.run_time()),
         };
-        self.cfg.concurrency + buffer
+        concurrency + buffer
     }
 
     /// The most jobs ever held here (the local slots).
@@ -423,7 +445,7 @@ impl Shared {
     pub fn queued_work(&self) -> Duration {
         let queued = self.queued.load(Ordering::Relaxed) as u32;
         let run_time = self.run_time().unwrap_or_default();
-        run_time * queued / self.cfg.concurrency.max(1) as u32
+        run_time * queued / self.concurrency().max(1) as u32
     }
 
     /// Counts one handler run in the average run time.
@@ -681,6 +703,7 @@ impl Consumer {
             run_micros: AtomicU64::new(0),
             queued: AtomicUsize::new(0),
             finished: Notify::new(),
+            freed: Notify::new(),
             lease: std::sync::Mutex::new(Lease {
                 sent: std::time::Instant::now(),
                 score: server_time,

@@ -178,7 +178,7 @@ pub async fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Work>) -> Result<()
                 let slot = tokio::select! {
                     biased;
                     _ = shared.stop.cancelled() => { unstarted.push(work); break }
-                    p = running.clone().acquire_owned() => p.expect("never closed"),
+                    p = start_slot(&shared, &running) => p,
                 };
                 shared.queued.fetch_sub(1, Ordering::Relaxed);
                 let shared = shared.clone();
@@ -189,6 +189,7 @@ pub async fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Work>) -> Result<()
                     process(&shared, &acks, reserved, slot).await;
                     shared.release(&id);
                     drop(held);
+                    shared.freed.notify_waiters();
                     shared.finished.notify_waiters();
                 });
             }
@@ -228,6 +229,28 @@ pub async fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Work>) -> Result<()
     let _ = acking.await;
     shared.status.set(NAME, LoopState::Stopped);
     Ok(())
+}
+
+/// A running slot, once a job may start: fewer run than `concurrency`, and than the
+/// handlers' own limit of the moment when they have one.
+async fn start_slot(shared: &Shared, running: &Arc<Semaphore>) -> OwnedSemaphorePermit {
+    if let Some(limit) = &shared.cfg.run_limit {
+        loop {
+            // Both are watched before the look, so a change right after it is not missed.
+            let freed = shared.freed.notified();
+            let changed = limit.changed();
+            let in_use = shared.cfg.concurrency - running.available_permits();
+            if in_use < shared.concurrency() {
+                break;
+            }
+            limit.hold_back();
+            tokio::select! {
+                _ = freed => {}
+                _ = changed => {}
+            }
+        }
+    }
+    running.clone().acquire_owned().await.expect("never closed")
 }
 
 /// Runs one reserved job and settles it. The handler's `slot` is given up as soon as the
@@ -289,6 +312,7 @@ async fn process(shared: &Shared, acks: &Acks, reserved: Reserved, slot: OwnedSe
         }
     }
     drop(slot);
+    shared.freed.notify_waiters();
     if report.outcome != Outcome::Cancelled {
         shared.note_run_time(report.duration);
     }
