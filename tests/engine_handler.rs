@@ -123,9 +123,11 @@ async fn a_rust_handler_drains_the_queue_and_shows_the_engines_own_rate() {
         ..config("q")
     };
     let (consumer, handler) = consumer(&server, lines, cfg).await;
+    let cpu_before = redis_cpu(&server);
     let started = Instant::now();
     let (summary, failure) = consumer.run().await;
     let elapsed = started.elapsed();
+    let redis_cpu = redis_cpu(&server) - cpu_before;
     assert!(failure.is_none(), "{failure:?}");
     assert_eq!(summary.succeeded, jobs);
     assert_eq!(summary.retried, 1);
@@ -135,7 +137,8 @@ async fn a_rust_handler_drains_the_queue_and_shows_the_engines_own_rate() {
     assert!(scheduled[0].1 > qctl::engine::now() + 590.0);
     let cfg = config("q");
     println!(
-        "engine ceiling (Rust handler, -c {} --buffer {}, {} build): {:.0} jobs/s",
+        "engine ceiling (Rust handler, -c {} --buffer {}, {} build): {:.0} jobs/s, \
+         redis-server CPU {:.3} s per 100k jobs",
         cfg.concurrency,
         cfg.buffer.map_or("auto".to_string(), |b| b.to_string()),
         if cfg!(debug_assertions) {
@@ -143,8 +146,19 @@ async fn a_rust_handler_drains_the_queue_and_shows_the_engines_own_rate() {
         } else {
             "release"
         },
-        jobs as f64 / elapsed.as_secs_f64()
+        jobs as f64 / elapsed.as_secs_f64(),
+        redis_cpu * 100_000.0 / jobs as f64
     );
+}
+
+/// The CPU seconds redis-server has used (INFO cpu, user and system).
+fn redis_cpu(server: &RedisServer) -> f64 {
+    let info: String = server.cmd(&[b"INFO", b"cpu"]);
+    info.lines()
+        .filter_map(|line| line.split_once(':'))
+        .filter(|(name, _)| *name == "used_cpu_user" || *name == "used_cpu_sys")
+        .filter_map(|(_, value)| value.trim().parse::<f64>().ok())
+        .sum()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
