@@ -526,25 +526,36 @@ impl ConnectionLike for Conn {
 /// The slot of the key of a command qctl sends (the first key of a script), or None for a
 /// command without a key.
 fn command_slot(cmd: &redis::Cmd) -> Option<u16> {
-    let args: Vec<&[u8]> = cmd
-        .args_iter()
-        .filter_map(|arg| match arg {
-            redis::Arg::Simple(arg) => Some(arg),
-            _ => None,
-        })
-        .collect();
-    let name = args.first()?.to_ascii_uppercase();
-    let key = match name.as_slice() {
-        b"EVAL" | b"EVALSHA" | b"EVAL_RO" | b"EVALSHA_RO" | b"FCALL" | b"FCALL_RO" => {
-            let keys: usize = std::str::from_utf8(args.get(2)?).ok()?.parse().ok()?;
-            if keys == 0 {
-                return None;
-            }
-            args.get(3)?
+    let mut args = cmd.args_iter().filter_map(|arg| match arg {
+        redis::Arg::Simple(arg) => Some(arg),
+        _ => None,
+    });
+    let name = args.next()?;
+    let is = |names: &[&str]| {
+        names
+            .iter()
+            .any(|n| name.eq_ignore_ascii_case(n.as_bytes()))
+    };
+    let key = if is(&[
+        "EVAL",
+        "EVALSHA",
+        "EVAL_RO",
+        "EVALSHA_RO",
+        "FCALL",
+        "FCALL_RO",
+    ]) {
+        let keys: usize = std::str::from_utf8(args.nth(1)?).ok()?.parse().ok()?;
+        if keys == 0 {
+            return None;
         }
-        b"CLUSTER" | b"CONFIG" | b"DISCARD" | b"EXEC" | b"MULTI" | b"HELLO" | b"INFO" | b"SCAN"
-        | b"SCRIPT" | b"TIME" | b"PING" | b"AUTH" | b"CLIENT" => return None,
-        _ => args.get(1)?,
+        args.next()?
+    } else if is(&[
+        "CLUSTER", "CONFIG", "DISCARD", "EXEC", "MULTI", "HELLO", "INFO", "SCAN", "SCRIPT", "TIME",
+        "PING", "AUTH", "CLIENT",
+    ]) {
+        return None;
+    } else {
+        args.next()?
     };
     Some(key_slot(key))
 }
@@ -556,18 +567,7 @@ pub fn key_slot(key: &[u8]) -> u16 {
         let close = key[open + 1..].iter().position(|b| *b == b'}')?;
         Some(&key[open + 1..open + 1 + close]).filter(|tag| !tag.is_empty())
     });
-    let mut crc: u16 = 0;
-    for byte in tagged.unwrap_or(key) {
-        crc ^= u16::from(*byte) << 8;
-        for _ in 0..8 {
-            crc = if crc & 0x8000 != 0 {
-                (crc << 1) ^ 0x1021
-            } else {
-                crc << 1
-            };
-        }
-    }
-    crc % 16384
+    crc16::State::<crc16::XMODEM>::calculate(tagged.unwrap_or(key)) % 16384
 }
 
 /// The parts of a URL that may hold a secret, however malformed it is: everything before its

@@ -22,14 +22,7 @@ pub fn rights(keys: &QueueKeys, uuid: &str) -> Rights {
         )
         .script(
             &scripts::ACK,
-            &[
-                inflight,
-                &keys.data,
-                &keys.failures,
-                &keys.stats,
-                &minute,
-                &keys.acked,
-            ],
+            &super::inflight::ack_keys(keys, inflight, &minute),
         )
         .script(
             &scripts::RETRY,

@@ -130,6 +130,19 @@ pub fn reserve_keys<'a>(keys: &'a QueueKeys, inflight: &'a str) -> [&'a str; 8] 
     ]
 }
 
+/// The keys of the ack script, in its order, for the jobs of `inflight` acked in the history
+/// minute `minute`.
+pub fn ack_keys<'a>(keys: &'a QueueKeys, inflight: &'a str, minute: &'a str) -> [&'a str; 6] {
+    [
+        inflight,
+        &keys.data,
+        &keys.failures,
+        &keys.stats,
+        minute,
+        &keys.acked,
+    ]
+}
+
 /// How far ahead of the shared rate's tokens jobs may be reserved, each to start when its
 /// token comes: no time between two tokens is lost to the round trip of asking again.
 pub const BOOKING: std::time::Duration = std::time::Duration::from_millis(250);
@@ -206,14 +219,7 @@ pub async fn ack(
 ) -> Result<Vec<bool>, Error> {
     let minute = keys.history(history::minute_of(now));
     let flags: Vec<i64> = scripts::ACK
-        .call(&[
-            inflight,
-            &keys.data,
-            &keys.failures,
-            &keys.stats,
-            &minute,
-            &keys.acked,
-        ])
+        .call(&ack_keys(keys, inflight, &minute))
         .arg(history::KEPT.as_millis() as u64)
         .arg(super::keys::ACKED_KEPT)
         .arg(jobs.len())
