@@ -292,7 +292,7 @@ impl ServerSpec {
                     .await
                 {
                     if is_transport(&e) || e.kind() == redis::ErrorKind::Parse {
-                        return Err(self.connect_error(e));
+                        return Err(self.failed_connect(e, true));
                     }
                 }
                 Conn::Single(manager)
@@ -332,12 +332,28 @@ impl ServerSpec {
     /// answers a TLS handshake, and a server that wants a client certificate drops the
     /// connection of a client without one.
     fn connect_error(&self, err: redis::RedisError) -> Error {
+        self.failed_connect(err, false)
+    }
+
+    /// As [`Self::connect_error`]; `shaken` when the TLS handshake had ended (the first
+    /// command went unanswered), so that a timeout is not blamed on a port without TLS.
+    fn failed_connect(&self, err: redis::RedisError, shaken: bool) -> Error {
         let told = super::error::is_tls_failure(&err);
         let timed_out = err.is_timeout() && !told;
         let dropped = err.is_connection_dropped() && !err.is_connection_refusal() && !told;
         let mut error = Error::from_redis(&self.server, "connect", err);
         if let (true, Error::Unreachable { reason, .. }) = (self.tls, &mut error) {
-            if timed_out {
+            if timed_out && shaken && self.client_cert {
+                reason.push_str(
+                    " (no answer after the TLS handshake: the server may refuse the client \
+                     certificate of --tls-cert)",
+                );
+            } else if timed_out && shaken {
+                reason.push_str(
+                    " (no answer after the TLS handshake: the server may require a client \
+                     certificate, --tls-cert and --tls-key)",
+                );
+            } else if timed_out {
                 reason.push_str(" (a port without TLS never answers the TLS handshake)");
             } else if dropped && self.client_cert {
                 reason.push_str(
