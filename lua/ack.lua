@@ -13,9 +13,10 @@
 -- ARGV[1]  how long the minute is kept after this write (milliseconds)
 -- ARGV[2]  how many ids NAME:acked keeps (the newest)
 -- ARGV[3]  n, the number of jobs (at most 1000)
--- ARGV     then n ids, then the run-time bucket field of each ("ms:<bound>"), then the run
---          time of each (whole milliseconds)
---
+-- ARGV     then n ids; then the run time of them all (whole milliseconds), m, and m pairs
+--          of a run-time bucket field ("ms:<bound>") and how many of the n runs it counts;
+--          then each job's bucket (its place among the m, from 1) and run time, as one
+--          string "k ms k ms ...", read only when some job was not in the set
 -- Returns  an array with one integer per id: 1 if acked, 0 if it was not in the set (the
 --          reservation was lost; nothing changed for that id).
 -- Errors   before any write: NOPERM naming a command the user may not run and its key;
@@ -23,23 +24,33 @@
 --          and the run-time counters are kept as well as they can be: a value there that is
 --          no integer, or a key of the wrong type, leaves them uncounted and settles the jobs;
 --          NAME:acked of the wrong type leaves the ids unnoted and settles them too.
-local err = permit{'SMISMEMBER', 1, 'SREM', 1, 'HDEL', 2, 'HDEL', 3, 'HINCRBY', 4,
-  'HINCRBY', 5, 'PEXPIRE', 5, 'LPUSH', 6, 'LTRIM', 6}
+local err = permit{'SMISMEMBER', 1, 'SREM', 1, 'HDEL', 2, 'EXISTS', 3, 'HDEL', 3,
+  'HINCRBY', 4, 'HINCRBY', 5, 'PEXPIRE', 5, 'LPUSH', 6, 'LTRIM', 6}
   or check(KEYS[1], 'set') or check(KEYS[2], 'hash') or check(KEYS[3], 'hash')
   or check(KEYS[4], 'hash')
 if err then return err end
 
 local n = tonumber(ARGV[3])
-local ids = {}
-for i = 1, n do ids[i] = ARGV[3 + i] end
-local flags = redis.call('SMISMEMBER', KEYS[1], unpack(ids))
-local acked, runs, ms = {}, {}, 0
+local ms, m = tonumber(ARGV[4 + n]) or 0, tonumber(ARGV[5 + n]) or 0
+local fields, runs = {}, {}
+for j = 1, m do
+  fields[j], runs[j] = ARGV[4 + n + 2 * j], tonumber(ARGV[5 + n + 2 * j]) or 0
+end
+local flags = redis.call('SMISMEMBER', KEYS[1], unpack(ARGV, 4, 3 + n))
+local acked = {}
 for i = 1, n do
-  if flags[i] == 1 then
-    acked[#acked + 1] = ids[i]
-    local bucket = ARGV[3 + n + i]
-    runs[bucket] = (runs[bucket] or 0) + 1
-    ms = ms + (tonumber(ARGV[3 + 2 * n + i]) or 0)
+  if flags[i] == 1 then acked[#acked + 1] = ARGV[3 + i] end
+end
+if #acked < n then
+  -- Some were not reserved here: their runs are not counted.
+  local i = 0
+  for k, t in string.gmatch(ARGV[6 + n + 2 * m] or '', '(%d+) (%d+)') do
+    i = i + 1
+    if flags[i] ~= 1 then
+      k = tonumber(k)
+      runs[k] = runs[k] - 1
+      ms = ms - tonumber(t)
+    end
   end
 end
 if #acked > 0 then
@@ -47,12 +58,14 @@ if #acked > 0 then
   if err then return err end
   redis.call('SREM', KEYS[1], unpack(acked))
   redis.call('HDEL', KEYS[2], unpack(acked))
-  redis.call('HDEL', KEYS[3], unpack(acked))
+  if redis.call('EXISTS', KEYS[3]) == 1 then redis.call('HDEL', KEYS[3], unpack(acked)) end
   redis.call('HINCRBY', KEYS[4], 'completed', #acked)
   pcall(redis.call, 'HINCRBY', KEYS[5], 'completed', #acked)
-  for bucket, count in pairs(runs) do
-    pcall(redis.call, 'HINCRBY', KEYS[4], bucket, count)
-    pcall(redis.call, 'HINCRBY', KEYS[5], bucket, count)
+  for j = 1, m do
+    if runs[j] > 0 then
+      pcall(redis.call, 'HINCRBY', KEYS[4], fields[j], runs[j])
+      pcall(redis.call, 'HINCRBY', KEYS[5], fields[j], runs[j])
+    end
   end
   pcall(redis.call, 'HINCRBY', KEYS[4], 'run_ms', ms)
   pcall(redis.call, 'HINCRBY', KEYS[5], 'run_ms', ms)

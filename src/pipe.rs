@@ -66,9 +66,24 @@ struct Request {
     line: Vec<u8>,
     /// Set by whoever takes it: a handler, or `run` giving up on a cancelled job.
     taken: Arc<AtomicBool>,
-    cancel: CancellationToken,
-    kill_now: CancellationToken,
     reply: oneshot::Sender<RunReport>,
+}
+
+/// The consumer's two tokens that every job carries (see `Handler::run`): kept once, as the
+/// first job brings them, rather than with each job.
+#[derive(Default)]
+struct Tokens(std::sync::OnceLock<(CancellationToken, CancellationToken)>);
+
+impl Tokens {
+    /// Stops the handlers: shutdown past its grace, or a lost lease.
+    fn cancel(&self) -> Option<&CancellationToken> {
+        self.0.get().map(|(cancel, _)| cancel)
+    }
+
+    /// Cuts their SIGTERM grace short.
+    fn kill_now(&self) -> Option<&CancellationToken> {
+        self.0.get().map(|(_, kill_now)| kill_now)
+    }
 }
 
 impl Request {
@@ -83,6 +98,7 @@ pub struct PipeHandler {
     sink: LineSink,
     queue: mpsc::UnboundedSender<Request>,
     jobs: Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Request>>>,
+    tokens: Arc<Tokens>,
     closing: CancellationToken,
     workers: Mutex<Vec<tokio::task::JoinHandle<()>>>,
 }
@@ -95,6 +111,7 @@ impl PipeHandler {
             sink,
             queue,
             jobs: Arc::new(tokio::sync::Mutex::new(jobs)),
+            tokens: Arc::default(),
             closing: CancellationToken::new(),
             workers: Mutex::new(Vec::new()),
         }
@@ -111,6 +128,7 @@ impl PipeHandler {
                 spec: self.spec.clone(),
                 sink: self.sink.clone(),
                 jobs: self.jobs.clone(),
+                tokens: self.tokens.clone(),
                 closing: self.closing.clone(),
                 queue: queue.to_string(),
                 consumer_id: consumer_id.to_string(),
@@ -139,6 +157,9 @@ impl Handler for PipeHandler {
     ) -> RunFuture<'a> {
         Box::pin(async move {
             let started = Instant::now();
+            self.tokens
+                .0
+                .get_or_init(|| (cancel.clone(), kill_now.clone()));
             let (reply, mut answer) = oneshot::channel();
             let taken = Arc::new(AtomicBool::new(false));
             let line = if job.data.len() >= HEAVY_LINE {
@@ -150,8 +171,6 @@ impl Handler for PipeHandler {
                 id: job.id.to_string(),
                 line,
                 taken: taken.clone(),
-                cancel: cancel.clone(),
-                kill_now: kill_now.clone(),
                 reply,
             };
             if self.queue.send(request).is_err() {
@@ -243,6 +262,27 @@ struct Reply {
 
 /// Reads one answer line; the error says what is wrong with it.
 fn parse_reply(line: &[u8]) -> Result<Reply, String> {
+    // The usual answer, read without building a JSON value; anything else is read again
+    // below, for its error.
+    #[derive(serde::Deserialize)]
+    struct Usual<'a> {
+        #[serde(borrow)]
+        id: std::borrow::Cow<'a, str>,
+        ok: bool,
+        error: Option<String>,
+        retry_in: Option<f64>,
+    }
+    if let Ok(usual) = serde_json::from_slice::<Usual>(line) {
+        let retry_in = usual.retry_in.filter(|s| s.is_finite() && *s >= 0.0);
+        if retry_in.is_some() == usual.retry_in.is_some() {
+            return Ok(Reply {
+                id: usual.id.into_owned(),
+                ok: usual.ok,
+                error: usual.error,
+                retry_in: retry_in.map(|secs| Duration::from_secs_f64(secs.min(1e9))),
+            });
+        }
+    }
     let value: serde_json::Value =
         serde_json::from_slice(line).map_err(|e| format!("not JSON ({e})"))?;
     let object = value.as_object().ok_or("not a JSON object")?;
@@ -296,7 +336,6 @@ struct Pending {
     seq: u64,
     written: Instant,
     deadline: Option<tokio::time::Instant>,
-    kill_now: CancellationToken,
 }
 
 /// Why a handler's session ended.
@@ -443,6 +482,7 @@ struct Worker {
     spec: Arc<PipeSpec>,
     sink: LineSink,
     jobs: Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Request>>>,
+    tokens: Arc<Tokens>,
     closing: CancellationToken,
     queue: String,
     consumer_id: String,
@@ -526,6 +566,17 @@ impl Worker {
         }
     }
 
+    /// The next job that is still wanted, if one waits now.
+    fn try_next(&self) -> Option<Request> {
+        let mut jobs = self.jobs.try_lock().ok()?;
+        loop {
+            let request = jobs.try_recv().ok()?;
+            if request.take() {
+                return Some(request);
+            }
+        }
+    }
+
     fn spawn(&self) -> std::io::Result<Child> {
         let mut cmd = handler_command(&self.spec.path, &self.spec.program, &self.consumer_id);
         cmd.args(&self.spec.args).env("QCTL_QUEUE", &self.queue);
@@ -567,7 +618,11 @@ impl Worker {
         let tail_now = || tail.lock().expect("tail lock").clone();
 
         let end = loop {
-            let deadline = pending.values().filter_map(|p| p.deadline).min();
+            // Every job gets the same timeout: the oldest outstanding is the first due.
+            let deadline = self
+                .spec
+                .timeout
+                .and_then(|t| order.first_key_value().map(|(_, at)| *at + t));
             // While its depth may drop, the oldest job still outstanding.
             let oldest = match tuner.may_drop() {
                 true => order.first_key_value().map(|(_, at)| *at + tuner.slow),
@@ -583,20 +638,33 @@ impl Worker {
                         let status = tokio::time::timeout(self.spec.kill_after, child.wait()).await;
                         break End::Exited(status.ok().and_then(Result::ok));
                     };
-                    line_no += 1;
-                    let reply = match parse_reply(&line) {
-                        Ok(reply) => reply,
-                        Err(e) => break End::Bad(format!("invalid reply line {line_no}: {e}: {}", quote(&line))),
-                    };
-                    let Some(p) = pending.remove(&reply.id) else {
-                        break End::Bad(format!("unknown id in reply line {line_no}: {}", quote(&line)));
-                    };
-                    outstanding -= p.bytes;
-                    order.remove(&p.seq);
-                    answered |= reply.ok;
-                    self.tuned(tuner.answered(p.written.elapsed()));
-                    let report = answer(&p, reply, &tail_now, warning.take());
-                    let _ = p.reply.send(report);
+                    // Then every answer already read, in one go.
+                    let mut next = Some(line);
+                    let mut bad = None;
+                    while let Some(line) = next.take() {
+                        line_no += 1;
+                        let reply = match parse_reply(&line) {
+                            Ok(reply) => reply,
+                            Err(e) => {
+                                bad = Some(format!("invalid reply line {line_no}: {e}: {}", quote(&line)));
+                                break;
+                            }
+                        };
+                        let Some(p) = pending.remove(&reply.id) else {
+                            bad = Some(format!("unknown id in reply line {line_no}: {}", quote(&line)));
+                            break;
+                        };
+                        outstanding -= p.bytes;
+                        order.remove(&p.seq);
+                        answered |= reply.ok;
+                        self.tuned(tuner.answered(p.written.elapsed()));
+                        let report = answer(&p, reply, &tail_now, warning.take());
+                        let _ = p.reply.send(report);
+                        next = lines.try_recv().ok();
+                    }
+                    if let Some(why) = bad {
+                        break End::Bad(why);
+                    }
                 }
                 _ = sleep_until(oldest), if oldest.is_some() => {
                     // A job outstanding this long: nothing more goes to this handler meanwhile.
@@ -615,22 +683,31 @@ impl Worker {
                 request = self.next(), if pending.len() < tuner.depth()
                     && (pending.is_empty() || outstanding < CALL_BYTES) => {
                     let Some(request) = request else { break End::Closing };
-                    // Every job carries the consumer's own tokens (see `Handler::run`).
-                    halt.get_or_insert_with(|| request.cancel.clone());
-                    let bytes = request.line.len();
-                    outstanding += bytes;
-                    let _ = writer.try_send(request.line);
-                    seq += 1;
-                    order.insert(seq, tokio::time::Instant::now());
-                    pending.insert(request.id, Pending {
-                        reply: request.reply,
-                        bytes,
-                        seq,
-                        written: Instant::now(),
-                        deadline: self.spec.timeout.map(|t| tokio::time::Instant::now() + t),
-                        kill_now: request.kill_now,
-                    });
-                    tuner.written(pending.len());
+                    // Then every job already waiting that the depth lets in, in one go.
+                    let mut next = Some(request);
+                    while let Some(request) = next.take() {
+                        // Set before the first job was sent.
+                        if halt.is_none() {
+                            halt = self.tokens.cancel().cloned();
+                        }
+                        let bytes = request.line.len();
+                        outstanding += bytes;
+                        let _ = writer.try_send(request.line);
+                        seq += 1;
+                        let now = tokio::time::Instant::now();
+                        order.insert(seq, now);
+                        pending.insert(request.id, Pending {
+                            reply: request.reply,
+                            bytes,
+                            seq,
+                            written: Instant::now(),
+                            deadline: self.spec.timeout.map(|t| now + t),
+                        });
+                        tuner.written(pending.len());
+                        if pending.len() < tuner.depth() && outstanding < CALL_BYTES {
+                            next = self.try_next();
+                        }
+                    }
                 }
                 _ = self.closing.cancelled(), if pending.is_empty() => break End::Closing,
             }
@@ -648,7 +725,11 @@ impl Worker {
                     .and_then(Result::ok)
             }
             _ => {
-                let kill_now = pending.values().next().map(|p| p.kill_now.clone());
+                // The jobs' own grace, while any is outstanding.
+                let kill_now = match pending.is_empty() {
+                    true => None,
+                    false => self.tokens.kill_now().cloned(),
+                };
                 terminate(&mut child, pgid, self.spec.kill_after, kill_now).await
             }
         };
@@ -845,6 +926,12 @@ mod tests {
         assert!(parse_reply(br#"{"id":1,"ok":true}"#).is_err());
         assert!(parse_reply(br#"{"id":"a","ok":"yes"}"#).is_err());
         assert!(parse_reply(br#"{"id":"a","ok":false,"retry_in":-1}"#).is_err());
+        // What the quick reading does not take is read as before.
+        let r = parse_reply(br#"{"id":"c\u00e9","ok":false,"error":{"code":3},"x":[1]}"#).unwrap();
+        assert_eq!(r.id, "c\u{e9}");
+        assert_eq!(r.error.as_deref(), Some(r#"{"code":3}"#));
+        let r = parse_reply(br#"{"id":"d","ok":true,"retry_in":null,"error":null}"#).unwrap();
+        assert_eq!((r.error, r.retry_in), (None, None));
     }
 
     #[test]

@@ -14,7 +14,8 @@ use qctl::engine::ServerSpec;
 use support::{qctl, RedisServer};
 use tokio_util::sync::CancellationToken;
 
-/// Succeeds at once, except for data "fail" (which asks for its retry in 600 s).
+/// Succeeds at once, except for data "fail" (which asks for its retry in 600 s) and "panic"
+/// (which panics).
 struct Immediate {
     ran: AtomicU64,
 }
@@ -28,6 +29,9 @@ impl Handler for Immediate {
     ) -> RunFuture<'a> {
         Box::pin(async move {
             self.ran.fetch_add(1, Ordering::Relaxed);
+            if job.data == b"panic" {
+                panic!("a handler's bug, on purpose");
+            }
             if job.data == b"fail" {
                 let failed = Outcome::Failed {
                     exit_code: None,
@@ -206,6 +210,44 @@ async fn a_busy_consumer_acks_in_batches_and_reserves_in_batches() {
         reserves * 20 <= jobs,
         "{reserves} reservations for {jobs} jobs"
     );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_handler_that_panics_stops_the_consumer_which_strands_no_job_and_passes_the_panic_on() {
+    let server = RedisServer::start();
+    let lines: String = (0..2000)
+        .map(|i| match i {
+            500 => "panic\n".to_string(),
+            i => format!("{i}\n"),
+        })
+        .collect();
+    let (consumer, handler) = consumer(&server, lines, config("q")).await;
+    let ended = tokio::spawn(consumer.run()).await;
+    let panic = ended.expect_err("the handler's panic goes on to the caller");
+    assert!(panic.is_panic(), "{panic:?}");
+    // The consumer stopped (the other slot may have run every job given to it while the
+    // panic was being told): what did not succeed is back in the queue, the job that
+    // panicked too, and nothing is left in flight or registered.
+    let ran = handler.ran.load(Ordering::Relaxed);
+    assert!(ran > 500, "{ran} jobs ran");
+    let ready: Vec<String> = server.lrange("q:active");
+    let records: i64 = server.cmd(&[b"HLEN", b"q:data"]);
+    assert_eq!(records as usize, ready.len());
+    assert!(ready.len() > 2000 - ran as usize, "{} ready", ready.len());
+    let panicked = ready.iter().any(|id| {
+        let record = server.hget_bytes("q:data", id).unwrap();
+        qctl::engine::job::Job::decode(&record)
+            .unwrap()
+            .data_bytes()
+            == b"panic"
+    });
+    assert!(
+        panicked,
+        "the job whose handler panicked is back in the queue"
+    );
+    let keys: Vec<String> = server.cmd(&[b"KEYS", b"q:inflight:*"]);
+    assert!(keys.is_empty(), "{keys:?}");
+    assert_eq!(server.cmd::<i64>(&[b"ZCARD", b"q:consumers"]), 0);
 }
 
 #[tokio::test]

@@ -4,6 +4,8 @@
 //! as well as in jobs (a byte budget, at most [`CALL_BYTES`]); the consumer bounds its acks
 //! the same way.
 
+use std::fmt::Write as _;
+
 use redis::Value;
 
 use super::conn::Redis;
@@ -218,20 +220,34 @@ pub async fn ack(
     now: f64,
 ) -> Result<Vec<bool>, Error> {
     let minute = keys.history(history::minute_of(now));
-    let flags: Vec<i64> = scripts::ACK
-        .call(&ack_keys(keys, inflight, &minute))
-        .arg(history::KEPT.as_millis() as u64)
+    // The runs' buckets, counted here: the script reads each job's own only when some job
+    // was no longer reserved.
+    let mut buckets: Vec<(usize, u64)> = Vec::new();
+    let mut each = String::with_capacity(jobs.len() * 8);
+    for (_, ms) in jobs {
+        let bucket = history::bucket(*ms);
+        let k = match buckets.iter().position(|(b, _)| *b == bucket) {
+            Some(k) => k,
+            None => {
+                buckets.push((bucket, 0));
+                buckets.len() - 1
+            }
+        };
+        buckets[k].1 += 1;
+        let sep = if each.is_empty() { "" } else { " " };
+        let _ = write!(each, "{sep}{} {ms}", k + 1);
+    }
+    let mut call = scripts::ACK.call(&ack_keys(keys, inflight, &minute));
+    call.arg(history::KEPT.as_millis() as u64)
         .arg(super::keys::ACKED_KEPT)
         .arg(jobs.len())
         .arg(jobs.iter().map(|(id, _)| *id).collect::<Vec<_>>())
-        .arg(
-            jobs.iter()
-                .map(|(_, ms)| history::field_of(*ms))
-                .collect::<Vec<_>>(),
-        )
-        .arg(jobs.iter().map(|(_, ms)| *ms).collect::<Vec<_>>())
-        .invoke(redis)
-        .await?;
+        .arg(jobs.iter().map(|(_, ms)| *ms).sum::<u64>())
+        .arg(buckets.len());
+    for (bucket, count) in &buckets {
+        call.arg(history::field(*bucket)).arg(*count);
+    }
+    let flags: Vec<i64> = call.arg(each).invoke(redis).await?;
     Ok(flags.into_iter().map(|f| f == 1).collect())
 }
 

@@ -50,6 +50,9 @@ impl Job {
     /// compact integers, Data as str or bin, or the record as an array `[ID, Data, Attempt]`.
     /// A record without an `ID` entry (the reference would read it as an empty id) is damaged.
     pub fn decode(bytes: &[u8]) -> Result<Job, DecodeError> {
+        if let Some(job) = decode_usual(bytes) {
+            return Ok(job);
+        }
         let mut rd = bytes;
         let value = rmpv::decode::read_value(&mut rd).map_err(|e| match e {
             rmpv::decode::Error::InvalidMarkerRead(_) | rmpv::decode::Error::InvalidDataRead(_)
@@ -188,6 +191,52 @@ fn kind(v: &Value) -> &'static str {
     }
 }
 
+/// The record as CurlyQ and qctl write it (a map of a string "ID", a binary or nil "Data"
+/// and an integer "Attempt", in that order, and nothing after it), read without building a
+/// msgpack value; None for any other shape, which [`Job::decode`] reads the general way.
+fn decode_usual(bytes: &[u8]) -> Option<Job> {
+    use rmp::decode;
+    let mut rd = bytes;
+    if decode::read_map_len(&mut rd).ok()? != 3 {
+        return None;
+    }
+    let (key, rd) = decode::read_str_from_slice(rd).ok()?;
+    let (id, rd) = decode::read_str_from_slice(rd).ok()?;
+    if key != "ID" {
+        return None;
+    }
+    let (key, mut rd) = decode::read_str_from_slice(rd).ok()?;
+    if key != "Data" {
+        return None;
+    }
+    let data = match rd.first()? {
+        0xc0 => {
+            rd = &rd[1..];
+            None
+        }
+        0xc4..=0xc6 => {
+            let len = decode::read_bin_len(&mut rd).ok()? as usize;
+            let data = rd.get(..len)?.to_vec();
+            rd = &rd[len..];
+            Some(data)
+        }
+        _ => return None,
+    };
+    let (key, mut rd) = decode::read_str_from_slice(rd).ok()?;
+    if key != "Attempt" {
+        return None;
+    }
+    let attempt: i64 = decode::read_int(&mut rd).ok()?;
+    if !rd.is_empty() {
+        return None;
+    }
+    Some(Job {
+        id: id.to_string(),
+        data,
+        attempt,
+    })
+}
+
 fn read_id(v: Value) -> Result<String, DecodeError> {
     match v {
         Value::String(s) => s
@@ -294,6 +343,40 @@ mod tests {
                 assert_eq!(job.attempt, want["attempt"].as_i64().unwrap(), "{name}");
             }
         }
+    }
+
+    #[test]
+    fn the_usual_record_is_read_the_same_either_way() {
+        let records = [
+            Job::new("a-1", Some(b"hello".to_vec())).encode(),
+            Job::new("", None).encode(),
+            Job {
+                attempt: 7,
+                ..Job::new("\u{e9}", Some(vec![0xc1; 300]))
+            }
+            .encode(),
+            Job {
+                attempt: -2,
+                ..Job::new("big", Some(vec![0; 70_000]))
+            }
+            .encode(),
+        ];
+        for record in records {
+            let usual = decode_usual(&record).expect("a record qctl writes is the usual shape");
+            let mut general = record.clone();
+            // The same record with a fourth, unknown entry is read the general way.
+            general[0] = 0x84;
+            rmp::encode::write_str(&mut general, "X").unwrap();
+            rmp::encode::write_nil(&mut general).unwrap();
+            assert!(decode_usual(&general).is_none());
+            assert_eq!(Job::decode(&general).unwrap(), usual);
+        }
+        // Anything after the record, or a record cut short, is not the usual shape.
+        let mut longer = Job::new("a", None).encode();
+        longer.push(0);
+        assert!(decode_usual(&longer).is_none());
+        let whole = Job::new("a", Some(b"xyz".to_vec())).encode();
+        assert!(decode_usual(&whole[..whole.len() - 2]).is_none());
     }
 
     #[test]

@@ -511,12 +511,25 @@ impl Shared {
         }
     }
 
-    /// Notes that a job is no longer held here (settled, or given up).
-    pub fn release(&self, id: &str) {
-        let mut holding = self.holding.lock().expect("holding lock");
-        if let Some(size) = holding.ids.remove(id) {
-            holding.bytes -= size;
+    /// Lets go of jobs settled or given up: they are no longer held here (their ids and
+    /// record sizes, under one lock), their local slots are free, and whoever waits for a
+    /// job to finish is told once.
+    pub fn let_go<S: AsRef<str>>(
+        &self,
+        jobs: impl IntoIterator<Item = (S, tokio::sync::OwnedSemaphorePermit)>,
+    ) {
+        let mut slots = Vec::new();
+        {
+            let mut holding = self.holding.lock().expect("holding lock");
+            for (id, slot) in jobs {
+                if let Some(size) = holding.ids.remove(id.as_ref()) {
+                    holding.bytes -= size;
+                }
+                slots.push(slot);
+            }
         }
+        drop(slots);
+        self.finished.notify_waiters();
     }
 
     pub fn is_holding(&self, id: &str) -> bool {

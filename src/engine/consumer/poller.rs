@@ -57,8 +57,10 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
             _ = shared.stop.cancelled() => break,
         };
         // Hold no more than the capacity of the moment (the automatic buffer follows the
-        // jobs' run time). While jobs still wait locally, reserve only once half of it is
-        // free, so that a busy consumer reserves in batches rather than one job per request.
+        // jobs' run time). While jobs still wait locally, reserve only once a quarter of it
+        // is free, so that a busy consumer reserves in batches rather than one job per
+        // request, and the next batch comes while three quarters are still held: short jobs
+        // do not run dry while it is on its way.
         // Nor more bytes of records than the budget per handler (the slot just taken holds
         // no job yet).
         let capacity = shared.capacity();
@@ -66,7 +68,7 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
         let free = (capacity + 1).saturating_sub(held);
         let waiting = shared.queued.load(std::sync::atomic::Ordering::Relaxed);
         let budget = shared.reserve_budget(held.saturating_sub(1));
-        if free == 0 || budget.is_none() || (waiting > 0 && free < capacity.div_ceil(2)) {
+        if free == 0 || budget.is_none() || (waiting > 0 && free < capacity.div_ceil(4)) {
             drop(first);
             let finished = shared.finished.notified();
             tokio::select! {

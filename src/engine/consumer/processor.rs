@@ -1,14 +1,19 @@
 //! Runs up to `concurrency` handlers at once and settles each job: ack on success, retry
 //! with backoff or kill on failure, bury a damaged record, give back what shutdown interrupts.
-//! Successes are acked in batches: one ack call carries every job that succeeded while the
-//! previous call was out, so a busy consumer sends far fewer requests than it runs jobs.
+//! Each handler slot is one long-lived task that takes the next job as soon as its handler is
+//! done: a job costs no task of its own. Successes are acked in batches: one ack call carries
+//! every job that succeeded while the previous call was out, so a busy consumer sends far
+//! fewer requests than it runs jobs, and the acker frees their local slots together. Any
+//! other ending is settled in a task of its own, while the slot runs the next job.
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::{mpsc, oneshot, OwnedSemaphorePermit, Semaphore};
+use futures_util::FutureExt;
+use tokio::sync::{mpsc, Mutex, OwnedSemaphorePermit, Semaphore};
 use tokio::task::JoinSet;
+use tokio_util::task::TaskTracker;
 
 use super::handler::{JobInput, Outcome};
 use super::poller::Work;
@@ -75,15 +80,14 @@ async fn others(shared: &Shared) -> Option<u64> {
     Some(all.saturating_sub(u64::from(own.is_some())))
 }
 
-/// A job that succeeded, waiting for its ack; the answer says whether it was still reserved
-/// here (None: it could not be acked).
+/// A job that succeeded, waiting for its ack, with the local slot it holds until then.
 struct AckRequest {
     id: String,
     /// The bytes of its record, which the ack deletes.
     bytes: usize,
     /// How long its handler ran (whole milliseconds), for the history.
     ms: u64,
-    done: oneshot::Sender<Option<bool>>,
+    held: OwnedSemaphorePermit,
 }
 
 /// Where succeeded jobs are sent to be acked.
@@ -91,20 +95,17 @@ struct AckRequest {
 struct Acks(mpsc::UnboundedSender<AckRequest>);
 
 impl Acks {
-    /// Acks one job (whose record has `bytes`, whose handler ran `ms`) along with whatever
-    /// else succeeded meanwhile.
-    async fn ack(&self, id: &str, bytes: usize, ms: u64) -> Option<bool> {
-        let (done, answer) = oneshot::channel();
+    /// Hands one job (whose record has `bytes`, whose handler ran `ms`) to the acker, which
+    /// acks it along with whatever else succeeded meanwhile, then frees its slot.
+    fn ack(&self, id: String, bytes: usize, ms: u64, held: OwnedSemaphorePermit) {
         let request = AckRequest {
-            id: id.to_string(),
+            id,
             bytes,
             ms,
-            done,
+            held,
         };
-        if self.0.send(request).is_err() {
-            return None;
-        }
-        answer.await.ok().flatten()
+        // The acker lives until every sender is gone.
+        let _ = self.0.send(request);
     }
 }
 
@@ -140,7 +141,8 @@ async fn acker(shared: Arc<Shared>, mut rx: mpsc::UnboundedReceiver<AckRequest>)
     }
 }
 
-/// Acks one call's worth of jobs and tells each whether it was still reserved.
+/// Acks one call's worth of jobs, frees their slots, and tells of each that was no longer
+/// reserved here.
 async fn ack_part(shared: &Shared, part: Vec<AckRequest>) {
     let jobs: Vec<(&str, u64)> = part.iter().map(|r| (r.id.as_str(), r.ms)).collect();
     let what = match jobs.as_slice() {
@@ -154,47 +156,70 @@ async fn ack_part(shared: &Shared, part: Vec<AckRequest>) {
     })
     .await;
     drop(jobs);
-    for (i, request) in part.into_iter().enumerate() {
-        let acked = flags.as_ref().map(|f| f.get(i).copied().unwrap_or(false));
-        let _ = request.done.send(acked);
+    let lost: Vec<&str> = match &flags {
+        Some(flags) => part
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| !flags.get(*i).copied().unwrap_or(false))
+            .map(|(_, r)| r.id.as_str())
+            .collect(),
+        None => Vec::new(),
+    };
+    for id in lost {
+        let reason = not_reserved(shared, id).await;
+        shared.emit(Event::Lost {
+            id: id.to_string(),
+            reason,
+        });
     }
+    shared.let_go(part.into_iter().map(|r| (r.id, r.held)));
 }
+
+/// A job given to a slot, with the running place it holds until its handler is done.
+type Start = (Work, OwnedSemaphorePermit);
 
 pub async fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Work>) -> Result<(), Error> {
     shared.status.set(NAME, LoopState::Running);
     let (acks_tx, acks_rx) = mpsc::unbounded_channel();
-    let acks = Acks(acks_tx);
     let acking = tokio::spawn(acker(shared.clone(), acks_rx));
-    let running = Arc::new(Semaphore::new(shared.cfg.concurrency));
-    let mut tasks = JoinSet::new();
+    let concurrency = shared.cfg.concurrency.max(1);
+    let running = Arc::new(Semaphore::new(concurrency));
+    // A start waits here only while its slot finishes the job before: one per slot at most.
+    let (starts, next) = mpsc::channel::<Start>(concurrency);
+    let next = Arc::new(Mutex::new(next));
+    let settling = TaskTracker::new();
+    let mut slots = JoinSet::new();
+    for _ in 0..concurrency {
+        let slot = Slot {
+            shared: shared.clone(),
+            acks: Acks(acks_tx.clone()),
+            settling: settling.clone(),
+        };
+        slots.spawn(slot.run(next.clone()));
+    }
+    drop(acks_tx);
     let mut unstarted: Vec<Work> = Vec::new();
     loop {
         tokio::select! {
             biased;
             _ = shared.stop.cancelled() => break,
-            Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
+            Some(ended) = slots.join_next(), if !slots.is_empty() => passed_on(&shared, ended),
             work = rx.recv() => {
                 let Some(work) = work else { break };
-                let slot = tokio::select! {
+                let place = tokio::select! {
                     biased;
                     _ = shared.stop.cancelled() => { unstarted.push(work); break }
                     p = start_slot(&shared, &running) => p,
                 };
                 shared.queued.fetch_sub(1, Ordering::Relaxed);
-                let shared = shared.clone();
-                let acks = acks.clone();
-                tasks.spawn(async move {
-                    let (reserved, held) = work;
-                    let id = reserved.id.clone();
-                    process(&shared, &acks, reserved, slot).await;
-                    shared.release(&id);
-                    drop(held);
-                    shared.freed.notify_waiters();
-                    shared.finished.notify_waiters();
-                });
+                if starts.send((work, place)).await.is_err() {
+                    break;
+                }
             }
         }
     }
+    // The slots end once they have run what they were given.
+    drop(starts);
     shared.status.set(NAME, LoopState::Stopping);
     // Reserved but not started: back to the queue unchanged.
     rx.close();
@@ -217,18 +242,37 @@ pub async fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Work>) -> Result<()
     }
     drop(unstarted);
     // Running handlers get the grace period, then are terminated (their jobs go back).
-    if !tasks.is_empty() && shared.stop.is_cancelled() {
+    settling.close();
+    let all_done = async {
+        while let Some(ended) = slots.join_next().await {
+            passed_on(&shared, ended);
+        }
+        settling.wait().await;
+    };
+    tokio::pin!(all_done);
+    let mut done = false;
+    if shared.stop.is_cancelled() {
         tokio::select! {
-            _ = async { while tasks.join_next().await.is_some() {} } => {}
+            _ = &mut all_done => done = true,
             _ = tokio::time::sleep(shared.cfg.shutdown_grace) => shared.kill.cancel(),
             _ = shared.kill.cancelled() => {}
         }
     }
-    while tasks.join_next().await.is_some() {}
-    drop(acks);
+    if !done {
+        all_done.await;
+    }
     let _ = acking.await;
     shared.status.set(NAME, LoopState::Stopped);
     Ok(())
+}
+
+/// Passes a slot's panic on to the consumer, which stops and reports it.
+fn passed_on(shared: &Shared, ended: Result<(), tokio::task::JoinError>) {
+    if let Err(e) = ended {
+        if e.is_panic() {
+            shared.panicked(e.into_panic());
+        }
+    }
 }
 
 /// A running slot, once a job may start: fewer run than `concurrency`, and than the
@@ -253,14 +297,63 @@ async fn start_slot(shared: &Shared, running: &Arc<Semaphore>) -> OwnedSemaphore
     running.clone().acquire_owned().await.expect("never closed")
 }
 
-/// Runs one reserved job and settles it. The handler's `slot` is given up as soon as the
-/// handler is done, so the next job starts while this one is being settled.
-async fn process(shared: &Shared, acks: &Acks, reserved: Reserved, slot: OwnedSemaphorePermit) {
+/// One handler slot: runs the jobs it is given, one after another, until no more come.
+struct Slot {
+    shared: Arc<Shared>,
+    acks: Acks,
+    /// Where settling other than an ack runs, while the slot goes on.
+    settling: TaskTracker,
+}
+
+impl Slot {
+    async fn run(self, next: Arc<Mutex<mpsc::Receiver<Start>>>) {
+        loop {
+            let start = next.lock().await.recv().await;
+            let Some(((reserved, held), place)) = start else {
+                break;
+            };
+            process(&self, reserved, held, place).await;
+        }
+    }
+
+    /// The handler is done: another job may start.
+    fn free(&self, place: OwnedSemaphorePermit) {
+        drop(place);
+        if self.shared.cfg.run_limit.is_some() {
+            self.shared.freed.notify_waiters();
+        }
+    }
+
+    /// Settles a job in a task of its own, then frees its local place.
+    fn settle_aside<F>(&self, id: String, held: OwnedSemaphorePermit, settling: F)
+    where
+        F: std::future::Future<Output = ()> + Send + 'static,
+    {
+        let shared = self.shared.clone();
+        self.settling.spawn(async move {
+            if let Err(panic) = std::panic::AssertUnwindSafe(settling).catch_unwind().await {
+                shared.panicked(panic);
+            }
+            shared.let_go([(id, held)]);
+        });
+    }
+}
+
+/// Runs one reserved job and has it settled. The slot is free as soon as the handler is
+/// done: the ack goes to the acker, anything else is settled aside.
+async fn process(
+    slot: &Slot,
+    reserved: Reserved,
+    held: OwnedSemaphorePermit,
+    place: OwnedSemaphorePermit,
+) {
+    let shared = &slot.shared;
     let id = reserved.id;
     let size = reserved.size;
     let job = match reserved.job {
         Ok(job) => job,
         Err(damage) => {
+            slot.free(place);
             let failure = Failure {
                 reason: format!("damaged: {damage}"),
                 time: shared.now(),
@@ -273,11 +366,16 @@ async fn process(shared: &Shared, acks: &Acks, reserved: Reserved, slot: OwnedSe
                 reason: damage.0.clone(),
             });
             let now = shared.now();
-            settle(shared, &format!("job {id:?}"), |mut r| {
-                let (keys, inflight, id, failure) = (&shared.keys, &shared.inflight, &id, &failure);
-                async move { inflight::kill(&mut r, keys, inflight, id, None, now, failure).await }
-            })
-            .await;
+            let (owned, job_id) = (shared.clone(), id.clone());
+            slot.settle_aside(id, held, async move {
+                let shared = &owned;
+                settle(shared, &format!("job {job_id:?}"), |mut r| {
+                    let (keys, inflight, id, failure) =
+                        (&shared.keys, &shared.inflight, &job_id, &failure);
+                    async move { inflight::kill(&mut r, keys, inflight, id, None, now, failure).await }
+                })
+                .await;
+            });
             return;
         }
     };
@@ -311,8 +409,7 @@ async fn process(shared: &Shared, acks: &Acks, reserved: Reserved, slot: OwnedSe
             report.outcome = Outcome::Cancelled;
         }
     }
-    drop(slot);
-    shared.freed.notify_waiters();
+    slot.free(place);
     if report.outcome != Outcome::Cancelled {
         shared.note_run_time(report.duration);
     }
@@ -327,24 +424,29 @@ async fn process(shared: &Shared, acks: &Acks, reserved: Reserved, slot: OwnedSe
             if shared.lease_lost.is_cancelled() {
                 // Others may have recovered it already: leave it for them.
                 shared.emit(Event::Lost {
-                    id,
+                    id: id.clone(),
                     reason: "the lease was lost; its handler was stopped".into(),
                 });
+                shared.let_go([(id, held)]);
                 return;
             }
-            let ids = [id.as_str()];
-            if settle(shared, &format!("job {id:?}"), |mut r| async move {
-                inflight::requeue(&mut r, &shared.keys, &shared.inflight, &ids).await
-            })
-            .await
-            .is_some()
-            {
-                shared.counters.returned.fetch_add(1, Ordering::Relaxed);
-                shared.emit(Event::Returned {
-                    id,
-                    attempt: job.attempt,
-                });
-            }
+            let (owned, job_id) = (shared.clone(), id.clone());
+            slot.settle_aside(id, held, async move {
+                let shared = &owned;
+                let ids = [job_id.as_str()];
+                if settle(shared, &format!("job {job_id:?}"), |mut r| async move {
+                    inflight::requeue(&mut r, &shared.keys, &shared.inflight, &ids).await
+                })
+                .await
+                .is_some()
+                {
+                    shared.counters.returned.fetch_add(1, Ordering::Relaxed);
+                    shared.emit(Event::Returned {
+                        id: job_id.clone(),
+                        attempt: job.attempt,
+                    });
+                }
+            });
         }
         Outcome::Succeeded => {
             shared.counters.ran.fetch_add(1, Ordering::Relaxed);
@@ -354,10 +456,7 @@ async fn process(shared: &Shared, acks: &Acks, reserved: Reserved, slot: OwnedSe
                 attempt: job.attempt,
                 duration_ms,
             });
-            if acks.ack(&id, size, duration_ms).await == Some(false) {
-                let reason = not_reserved(shared, &id).await;
-                shared.emit(Event::Lost { id, reason });
-            }
+            slot.acks.ack(id, size, duration_ms, held);
         }
         Outcome::Failed {
             exit_code,
@@ -394,7 +493,11 @@ async fn process(shared: &Shared, acks: &Acks, reserved: Reserved, slot: OwnedSe
                 exit_code,
                 signal,
             });
-            settle_failure(shared, &job, now, &failure, report.retry_in).await;
+            let owned = shared.clone();
+            let retry_in = report.retry_in;
+            slot.settle_aside(id, held, async move {
+                settle_failure(&owned, &job, now, &failure, retry_in).await;
+            });
         }
     }
 }

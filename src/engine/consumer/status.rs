@@ -1,6 +1,6 @@
 //! What each loop is doing and which jobs run, for the status report (SIGUSR1).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -20,7 +20,7 @@ pub enum LoopState {
 #[derive(Default)]
 struct Inner {
     loops: BTreeMap<&'static str, LoopState>,
-    running: BTreeMap<String, (i64, Instant)>,
+    running: HashMap<String, (i64, Instant)>,
 }
 
 /// Shared, cheap to clone.
@@ -58,13 +58,15 @@ impl Status {
 
     pub fn snapshot(&self) -> Snapshot {
         let inner = self.0.lock().expect("status lock");
+        let mut running: Vec<(String, i64, f64)> = inner
+            .running
+            .iter()
+            .map(|(id, (attempt, since))| (id.clone(), *attempt, since.elapsed().as_secs_f64()))
+            .collect();
+        running.sort_unstable_by(|a, b| a.0.cmp(&b.0));
         Snapshot {
             loops: inner.loops.clone(),
-            running: inner
-                .running
-                .iter()
-                .map(|(id, (attempt, since))| (id.clone(), *attempt, since.elapsed().as_secs_f64()))
-                .collect(),
+            running,
         }
     }
 }
