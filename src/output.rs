@@ -650,15 +650,16 @@ pub fn relative(t: f64, now: f64) -> String {
 pub fn preview(data: &[u8], max: usize) -> String {
     match std::str::from_utf8(data) {
         Ok(s) => {
-            let one_line: String = s
+            // Only the characters shown are read: a record may be many megabytes.
+            let mut one_line: String = s
                 .chars()
+                .take(max)
                 .map(|c| if c.is_control() { ' ' } else { c })
                 .collect();
-            if one_line.chars().count() > max {
-                format!("{}…", one_line.chars().take(max).collect::<String>())
-            } else {
-                one_line
+            if s.chars().nth(max).is_some() {
+                one_line.push('…');
             }
+            one_line
         }
         Err(_) => format!("<binary, {} bytes>", data.len()),
     }
@@ -738,6 +739,17 @@ impl Output {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_preview_is_one_line_of_at_most_max_characters() {
+        assert_eq!(preview(b"a\nb\tc", 10), "a b c");
+        assert_eq!(preview("héllo wörld".as_bytes(), 5), "héllo…");
+        assert_eq!(preview(b"12345", 5), "12345");
+        assert_eq!(preview(b"", 5), "");
+        assert_eq!(preview(&[b'a', 0xff], 5), "<binary, 2 bytes>");
+        let big = "x".repeat(16 << 20);
+        assert_eq!(preview(big.as_bytes(), 3), "xxx…");
+    }
 
     #[test]
     fn a_rerun_line_leaves_the_password_out_and_rates_are_short() {

@@ -9,8 +9,9 @@
 mod support;
 
 use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{ChildStdout, Command, Stdio};
 use std::sync::{Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
@@ -114,19 +115,42 @@ struct Run {
     /// Its peak resident memory (VmHWM).
     peak: u64,
     took: Duration,
+    /// What an [`Out::Reader`] returned (0 for a file).
+    read: usize,
 }
 
-/// Runs `cmd` to its end (within `limit`, else it is killed), its stdout written to `out`,
-/// sampling its peak resident memory from /proc/PID/status.
-fn measured(mut cmd: Command, out: &Path, limit: Duration) -> Run {
-    let err = out.with_extension("err");
+/// Where a measured run's stdout goes.
+enum Out<'a> {
+    /// Into this file.
+    File(&'a Path),
+    /// To a reader, on a thread of its own, as it is written: what it returns is the run's
+    /// `read`. Outputs of gigabytes are checked this way, without the disk space of a file.
+    Reader(Box<dyn FnOnce(ChildStdout) -> usize + Send>),
+}
+
+/// Runs `cmd` to its end (within `limit`, else it is killed), its stdout sent to `out` and
+/// its stderr written beside `err`, sampling its peak resident memory from /proc/PID/status.
+fn measured(mut cmd: Command, out: Out, err: &Path, limit: Duration) -> Run {
     let started = Instant::now();
+    let stdout = match &out {
+        Out::File(path) => {
+            Stdio::from(std::fs::File::create(path).expect("create the output file"))
+        }
+        Out::Reader(_) => Stdio::piped(),
+    };
     let mut child = cmd
         .stdin(Stdio::null())
-        .stdout(std::fs::File::create(out).expect("create the output file"))
-        .stderr(std::fs::File::create(&err).expect("create the error file"))
+        .stdout(stdout)
+        .stderr(std::fs::File::create(err).expect("create the error file"))
         .spawn()
         .expect("start qctl");
+    let reader = match out {
+        Out::File(_) => None,
+        Out::Reader(read) => {
+            let pipe = child.stdout.take().expect("a piped stdout");
+            Some(std::thread::spawn(move || read(pipe)))
+        }
+    };
     let status = format!("/proc/{}/status", child.id());
     let mut peak = 0;
     let code = loop {
@@ -147,11 +171,17 @@ fn measured(mut cmd: Command, out: &Path, limit: Duration) -> Run {
         }
         std::thread::sleep(Duration::from_millis(10));
     };
+    let took = started.elapsed();
+    let read = reader.map_or(0, |r| {
+        r.join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+    });
     Run {
         code,
-        stderr: std::fs::read_to_string(&err).unwrap_or_default(),
+        stderr: std::fs::read_to_string(err).unwrap_or_default(),
         peak,
-        took: started.elapsed(),
+        took,
+        read,
     }
 }
 
@@ -196,7 +226,12 @@ fn burst(name: &str, handlers: usize, mode: &[&str], handler: &str) {
         .arg("python3")
         .arg(&script)
         .env("LEDGER", &ledger);
-    let run = measured(cmd, &dir.path().join("out"), Duration::from_secs(300));
+    let run = measured(
+        cmd,
+        Out::File(&dir.path().join("out")),
+        &dir.path().join("err"),
+        Duration::from_secs(300),
+    );
     assert_eq!(run.code, Some(0), "{name}: {}", run.stderr);
 
     let mut ran: HashMap<String, Vec<(usize, bool)>> = HashMap::new();
@@ -276,70 +311,93 @@ fn l3_listings_exports_and_repairs_of_big_records_stay_within_the_budget() {
     // sent), and the program itself.
     let bound = (2 * 6 * CALL_BYTES.max(BIG) + 40 * MIB) as u64;
     let mut figures = Vec::new();
-    let mut check = |what: &str, args: &[&str], counted: &str, at_least: u64, fast: bool| {
-        watch_slowlog(&server);
-        let mut cmd = qctl_process(&server);
-        cmd.args(args);
-        let out = dir.path().join(what.replace(' ', "-"));
-        let run = measured(cmd, &out, Duration::from_secs(300));
-        assert_eq!(run.code, Some(0), "{what}: {}", run.stderr);
-        let n = server.calls(counted);
-        assert!(
-            n >= at_least,
-            "{what}: {n} {counted} calls, expected {at_least} or more"
-        );
-        let (took, slow) = slowest(&server);
-        assert!(!fast || took < SLOWEST, "{what}: {slow} took {took:?}");
-        assert!(
-            run.peak < bound,
-            "{what}: peak RSS {} MiB, bound {} MiB",
-            run.peak >> 20,
-            bound >> 20
-        );
-        let slowest = match took.as_millis() {
-            0 => "none took 10 ms".to_string(),
-            ms => format!("slowest {ms} ms"),
+    // Runs one command; its stdout goes to a file named after it, or to `reader`.
+    let mut check =
+        |what: &str,
+         args: &[&str],
+         counted: &str,
+         at_least: u64,
+         fast: bool,
+         reader: Option<Box<dyn FnOnce(ChildStdout) -> usize + Send>>| {
+            watch_slowlog(&server);
+            let mut cmd = qctl_process(&server);
+            cmd.args(args);
+            let out = dir.path().join(what.replace(' ', "-"));
+            let to = match reader {
+                Some(read) => Out::Reader(read),
+                None => Out::File(&out),
+            };
+            let run = measured(
+                cmd,
+                to,
+                &out.with_extension("err"),
+                Duration::from_secs(300),
+            );
+            assert_eq!(run.code, Some(0), "{what}: {}", run.stderr);
+            let n = server.calls(counted);
+            assert!(
+                n >= at_least,
+                "{what}: {n} {counted} calls, expected {at_least} or more"
+            );
+            let (took, slow) = slowest(&server);
+            assert!(!fast || took < SLOWEST, "{what}: {slow} took {took:?}");
+            assert!(
+                run.peak < bound,
+                "{what}: peak RSS {} MiB, bound {} MiB",
+                run.peak >> 20,
+                bound >> 20
+            );
+            let slowest = match took.as_millis() {
+                0 => "none took 10 ms".to_string(),
+                ms => format!("slowest {ms} ms"),
+            };
+            let peak = match run.peak >> 20 {
+                0 => String::new(),
+                mib => format!(", peak RSS {mib} MiB"),
+            };
+            figures.push(format!(
+                "{what} {:.1}s, {n} {counted} calls, {slowest}{peak}",
+                run.took.as_secs_f64(),
+            ));
+            (out, run.read)
         };
-        let peak = match run.peak >> 20 {
-            0 => String::new(),
-            mib => format!(", peak RSS {mib} MiB"),
-        };
-        figures.push(format!(
-            "{what} {:.1}s, {n} {counted} calls, {slowest}{peak}",
-            run.took.as_secs_f64(),
-        ));
-        out
-    };
     // HMGET of records and of failures go in pairs.
-    let listed = check(
+    let (listed, _) = check(
         "dead list",
         &["dead", "list", "q", "--limit", "200"],
         "hmget",
         2 * calls,
         true,
+        None,
     );
     let table = std::fs::read_to_string(listed).unwrap();
     assert_eq!(table.lines().filter(|l| l.contains("big-")).count(), 100);
-    let exported = check(
+    // Nearly 2 GB of lines: each is checked as it arrives, none is kept.
+    let sizes: HashMap<String, usize> = jobs.iter().cloned().collect();
+    let check_lines = move |stdout: ChildStdout| {
+        let mut seen = 0;
+        for line in BufReader::new(stdout).lines() {
+            let line = line.expect("read the export");
+            let v: serde_json::Value = serde_json::from_str(&line).unwrap();
+            let id = v["id"].as_str().unwrap();
+            let len = sizes[id];
+            assert_eq!(
+                v["data"].as_str().unwrap().as_bytes(),
+                data(id, len),
+                "{id}"
+            );
+            seen += 1;
+        }
+        seen
+    };
+    let (_, seen) = check(
         "dead export",
         &["dead", "export", "q"],
         "hmget",
         2 * calls,
         true,
+        Some(Box::new(check_lines)),
     );
-    let lines = std::fs::read_to_string(exported).unwrap();
-    let mut seen = 0;
-    for line in lines.lines() {
-        let v: serde_json::Value = serde_json::from_str(line).unwrap();
-        let id = v["id"].as_str().unwrap();
-        let len = jobs.iter().find(|(j, _)| j == id).unwrap().1;
-        assert_eq!(
-            v["data"].as_str().unwrap().as_bytes(),
-            data(id, len),
-            "{id}"
-        );
-        seen += 1;
-    }
     assert_eq!(seen, jobs.len());
     // A requeue carries each record twice (as read, and new).
     check(
@@ -348,6 +406,7 @@ fn l3_listings_exports_and_repairs_of_big_records_stay_within_the_budget() {
         "evalsha",
         calls,
         false,
+        None,
     );
     assert_eq!(server.lrange("q:active").len(), jobs.len());
     for (id, len) in &jobs {
@@ -360,7 +419,7 @@ fn l3_listings_exports_and_repairs_of_big_records_stay_within_the_budget() {
         Job::decode(&record).unwrap(),
         Job::new("big-042", Some(data("big-042", BIG)))
     );
-    check("purge", &["purge", "q", "--yes"], "unlink", 1, true);
+    check("purge", &["purge", "q", "--yes"], "unlink", 1, true, None);
     assert_eq!(server.dump_all(), vec![]);
     support::figure(&format!(
         "L3 100 dead x 16 MiB + 24 x 1 MiB: {}",
