@@ -558,14 +558,9 @@ fn report_invalid(
 
 /// Hands the batch and its items over to be sent, leaving both empty for the next; false
 /// when the receiver has gone away.
-fn hand_over<'k>(
-    batch: &mut Batch<'k>,
-    items: &mut Vec<Item>,
-    keys: &'k QueueKeys,
-    now: f64,
-    tx: &mpsc::Sender<Chunk>,
-) -> bool {
-    let submission = std::mem::replace(batch, Batch::new(keys, now)).finish();
+fn hand_over(batch: &mut Batch<'_>, items: &mut Vec<Item>, tx: &mpsc::Sender<Chunk>) -> bool {
+    let next = batch.successor();
+    let submission = std::mem::replace(batch, next).finish();
     let chunk = Chunk {
         items: std::mem::take(items),
         submission,
@@ -610,7 +605,7 @@ fn read_items(
         // record larger than the budget goes alone.
         if !items.is_empty()
             && batch.bytes() + buf.len() > CALL_BYTES
-            && !hand_over(&mut batch, &mut items, keys, now, &tx)
+            && !hand_over(&mut batch, &mut items, &tx)
         {
             return Ok(());
         }
@@ -639,7 +634,7 @@ fn read_items(
         let full = batch.is_full() || batch.bytes() >= MAX_BATCH_BYTES;
         if (full || reader.buffer().is_empty())
             && !items.is_empty()
-            && !hand_over(&mut batch, &mut items, keys, now, &tx)
+            && !hand_over(&mut batch, &mut items, &tx)
         {
             return Ok(());
         }

@@ -53,6 +53,9 @@ pub struct Batch<'k> {
     len: usize,
     bytes: usize,
     record: Vec<u8>,
+    /// The jobs and bytes of the batch before, to size this one's commands by: a command
+    /// that grows as jobs are added copies what it holds each time it doubles.
+    hint: (usize, usize),
 }
 
 /// The id and record digest of each job of a call, in order.
@@ -84,7 +87,15 @@ impl<'k> Batch<'k> {
             len: 0,
             bytes: 0,
             record: Vec::with_capacity(256),
+            hint: (0, 0),
         }
+    }
+
+    /// An empty batch whose commands start with the room this one's took.
+    pub fn successor(&self) -> Batch<'k> {
+        let mut next = Batch::new(self.keys, self.now);
+        next.hint = (self.len, self.bytes);
+        next
     }
 
     pub fn len(&self) -> usize {
@@ -123,15 +134,16 @@ impl<'k> Batch<'k> {
         let keys = self.keys;
         let positions = match due {
             None if job.id.is_none() && self.push.is_none() => {
+                let (jobs, bytes) = self.hint;
                 let fresh = self.fresh.get_or_insert_with(|| {
-                    let mut hset = redis::cmd("HSET");
-                    hset.arg(&keys.data);
-                    let mut rpush = redis::cmd("RPUSH");
-                    rpush.arg(&keys.active);
+                    let mut hset = redis::Cmd::with_capacity(2 + 2 * jobs, 64 + bytes);
+                    hset.arg("HSET").arg(&keys.data);
+                    let mut rpush = redis::Cmd::with_capacity(2 + jobs, 64 + 36 * jobs);
+                    rpush.arg("RPUSH").arg(&keys.active);
                     Fresh {
                         hset,
                         rpush,
-                        ids: Vec::new(),
+                        ids: Vec::with_capacity(37 * jobs),
                     }
                 });
                 fresh.hset.arg(&id).arg(&self.record[..]);
