@@ -7,7 +7,8 @@
 -- KEYS[2]  NAME:active  list  ready ids
 -- KEYS[3]  NAME:signal  list  wake-up flag
 -- ARGV[1]  n: the number of jobs (at most 1000)
--- ARGV[2]  their ids, each followed by a newline, in the order of the HSET
+-- ARGV[2]  their ids as the 16 bytes of each UUID, in the order of the HSET (for the undo
+--          only; the text of the ids would be more than twice the bytes)
 --
 -- Returns  n.
 -- Errors   WRONGTYPE naming the key, when NAME:data or NAME:active holds another type, or
@@ -75,7 +76,10 @@ if trim then
     .. ' and ' .. KEYS[1] .. ': LTRIM ' .. KEYS[2] .. ' failed: ' .. trim .. ')')
 end
 local ids = {}
-for id in string.gmatch(ARGV[2], '([^\n]*)\n') do ids[#ids + 1] = id end
+for j = 1, #ARGV[2] - 15, 16 do
+  ids[#ids + 1] = string.format('%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x',
+    string.byte(ARGV[2], j, j + 15))
+end
 if #ids > 0 then
   local hdel = refusal(redis.pcall('HDEL', KEYS[1], unpack(ids)))
   if hdel then

@@ -528,7 +528,11 @@ fn a_missing_right_is_exit_4_naming_the_command_and_the_key() {
             &["enqueue", "mail", "--id", "k", "x"],
             &["EVALSHA", "mail:data"],
         ),
-        ("eval", &["enqueue", "mail", "x"], &["EVAL", "mail:data"]),
+        (
+            "evalsha",
+            &["enqueue", "mail", "x"],
+            &["EVALSHA", "mail:data"],
+        ),
         ("multi", &["enqueue", "mail", "x"], &["MULTI"]),
         ("exec", &["enqueue", "mail", "x"], &["EXEC"]),
         // Plain commands.
@@ -565,7 +569,10 @@ fn a_missing_right_is_exit_4_naming_the_command_and_the_key() {
         as_user(&server, "elsewhere").args(["enqueue", "mail", "x"]),
         4,
     );
-    assert!(names_all(&err, &["NOPERM", "EVAL", "mail:data"]), "{err}");
+    assert!(
+        names_all(&err, &["NOPERM", "EVALSHA", "mail:data"]),
+        "{err}"
+    );
     let (_, err) = expect(
         as_user(&server, "elsewhere").args(["dead", "list", "mail"]),
         4,

@@ -454,46 +454,65 @@ fn a_call_with_taken_new_and_repeated_ids_adds_each_new_id_once_with_its_first_r
     }
 }
 
-#[tokio::test]
-async fn fresh_uuids_go_by_plain_commands_and_a_script_in_one_transaction_that_undoes_them() {
-    let server = RedisServer::start();
-    qctl(&server)
-        .args(["enqueue", "q", "--id", "a", "old"])
-        .assert()
-        .success();
-    let spec = qctl::engine::ServerSpec::parse(
+/// A connection of qctl's engine to `server`.
+async fn connect(server: &RedisServer) -> qctl::engine::Redis {
+    qctl::engine::ServerSpec::parse(
         &server.url(),
         Duration::from_secs(5),
         Duration::from_secs(5),
     )
-    .unwrap();
-    let mut redis = spec.connect().await.unwrap();
-    // What qctl sends for jobs with new UUIDs.
-    let push = |ids: &[&str]| {
-        let (mut hset, mut rpush) = (redis::cmd("HSET"), redis::cmd("RPUSH"));
-        hset.arg("q:data");
-        rpush.arg("q:active");
-        let mut lines = String::new();
-        for id in ids {
-            hset.arg(*id).arg(format!("record of {id}"));
-            rpush.arg(*id);
-            lines += &format!("{id}\n");
-        }
-        let n = ids.len() as i64;
-        let mut call = qctl::engine::scripts::PUSH_NEW.call_after(
-            vec![(hset, Some(n)), (rpush, None)],
-            &["q:data", "q:active", "q:signal"],
-        );
-        call.arg(n).arg(lines);
-        call
-    };
-    let n: i64 = push(&["b", "c"]).invoke(&mut redis).await.unwrap();
+    .unwrap()
+    .connect()
+    .await
+    .unwrap()
+}
+
+/// What qctl sends for jobs with new UUIDs: HSET and RPUSH of `q`, then push_new.lua, in one
+/// transaction; each id's record is "record of ID".
+fn push_new(ids: &[&str]) -> qctl::engine::scripts::Call<'static> {
+    let (mut hset, mut rpush) = (redis::cmd("HSET"), redis::cmd("RPUSH"));
+    hset.arg("q:data");
+    rpush.arg("q:active");
+    let mut packed = Vec::new();
+    for id in ids {
+        hset.arg(*id).arg(format!("record of {id}"));
+        rpush.arg(*id);
+        packed.extend_from_slice(uuid::Uuid::parse_str(id).unwrap().as_bytes());
+    }
+    let n = ids.len() as i64;
+    let mut call = qctl::engine::scripts::PUSH_NEW.call_after(
+        vec![(hset, Some(n)), (rpush, None)],
+        &["q:data", "q:active", "q:signal"],
+    );
+    call.arg(n).arg(packed);
+    call
+}
+
+#[tokio::test]
+async fn fresh_uuids_go_by_plain_commands_and_a_script_in_one_transaction_that_undoes_them() {
+    let server = RedisServer::start();
+    // UUIDs whose last digit names them: the script gets each as its 16 bytes.
+    let id = |c: char| format!("00000000-0000-4000-8000-00000000000{c}");
+    let (a, b, c, d, e, f) = (id('a'), id('b'), id('c'), id('d'), id('e'), id('f'));
+    qctl(&server)
+        .args(["enqueue", "q", "--id", &a, "old"])
+        .assert()
+        .success();
+    let mut redis = connect(&server).await;
+    let push = push_new;
+    let n: i64 = push(&[&b, &c]).invoke(&mut redis).await.unwrap();
     assert_eq!(n, 2);
-    assert_eq!(server.lrange("q:active"), vec!["a", "b", "c"]);
-    assert_eq!(server.hget_bytes("q:data", "c").unwrap(), b"record of c");
+    assert_eq!(
+        server.lrange("q:active"),
+        vec![a.clone(), b.clone(), c.clone()]
+    );
+    assert_eq!(
+        server.hget_bytes("q:data", &c).unwrap(),
+        format!("record of {c}").as_bytes()
+    );
     assert_eq!(server.lrange("q:signal"), vec!["1"]);
     // A taken id (a UUID v4 never is) is reported, not passed over.
-    let err = push(&["d", "a"])
+    let err = push(&[&d, &a])
         .invoke::<redis::Value>(&mut redis)
         .await
         .unwrap_err();
@@ -501,33 +520,141 @@ async fn fresh_uuids_go_by_plain_commands_and_a_script_in_one_transaction_that_u
 
     // A key of another type: what the plain commands wrote is removed again, and only that,
     // whether the other key holds jobs already or does not exist yet.
-    type Command<'a> = &'a [&'a [u8]];
-    let active: Command = &[b"RPUSH", b"q:active", b"x"];
-    let data: Command = &[b"HSET", b"q:data", b"x", b"record of x"];
+    let x = id('9');
+    let active: Vec<&[u8]> = vec![b"RPUSH", b"q:active", x.as_bytes()];
+    let data: Vec<&[u8]> = vec![b"HSET", b"q:data", x.as_bytes(), b"record of x"];
+    type Command<'a> = Vec<&'a [u8]>;
     let cases: [(Command, &[u8], &str); 4] = [
         (active, b"q:data", "WRONGTYPE q:data holds a string"),
         (
-            &[b"DEL", b"q:active"],
+            vec![b"DEL", b"q:active"],
             b"q:data",
             "WRONGTYPE q:data holds a string",
         ),
         (data, b"q:active", "WRONGTYPE q:active holds a string"),
         (
-            &[b"DEL", b"q:data"],
+            vec![b"DEL", b"q:data"],
             b"q:active",
             "WRONGTYPE q:active holds a string",
         ),
     ];
     for (other, wrong, message) in cases {
         let _: () = server.cmd(&[b"DEL", b"q:active", b"q:data", b"q:signal"]);
-        let _: () = server.cmd(other);
+        let _: () = server.cmd(&other);
         let _: () = server.cmd(&[b"SET", wrong, b"oops"]);
         let before = server.dump_all();
-        let err = push(&["e", "f"])
-            .invoke::<i64>(&mut redis)
-            .await
-            .unwrap_err();
+        let err = push(&[&e, &f]).invoke::<i64>(&mut redis).await.unwrap_err();
         assert!(err.to_string().contains(message), "{err}");
         assert_eq!(server.dump_all(), before, "{message}");
     }
+}
+
+/// How many errors of `code` the server has answered (`INFO errorstats`, Redis 6.2+).
+fn errors_of(server: &RedisServer, code: &str) -> u64 {
+    let info: String = server.cmd(&[b"INFO", b"errorstats"]);
+    info.lines()
+        .find_map(|l| l.strip_prefix(&format!("errorstat_{code}:count=")))
+        .and_then(|n| n.trim().parse().ok())
+        .unwrap_or(0)
+}
+
+#[tokio::test]
+async fn a_transaction_whose_script_the_server_lost_adds_its_jobs_once_or_undoes_them() {
+    let server = RedisServer::start();
+    let mut redis = connect(&server).await;
+    let id = |n: u32| format!("00000000-0000-4000-8000-{n:012}");
+    let push = |ids: &[String]| push_new(&ids.iter().map(String::as_str).collect::<Vec<_>>());
+    // The first call on the connection loads the script.
+    let n: i64 = push(&[id(1)]).invoke(&mut redis).await.unwrap();
+    assert_eq!(n, 1);
+
+    // Lost after loading: the commands ran without it; the script run alone raises the
+    // signal, and each job is in the queue once.
+    let _: () = server.cmd(&[b"SCRIPT", b"FLUSH"]);
+    let _: () = server.cmd(&[b"DEL", b"q:signal"]);
+    let before = errors_of(&server, "NOSCRIPT");
+    let n: i64 = push(&[id(2), id(3)]).invoke(&mut redis).await.unwrap();
+    assert_eq!(n, 2);
+    assert_eq!(errors_of(&server, "NOSCRIPT"), before + 1, "the path taken");
+    assert_eq!(server.lrange("q:active"), vec![id(1), id(2), id(3)]);
+    assert_eq!(
+        server.hget_bytes("q:data", &id(3)).unwrap(),
+        format!("record of {}", id(3)).as_bytes()
+    );
+    assert_eq!(server.lrange("q:signal"), vec!["1"]);
+
+    // Lost, and a key of another type: what the other command wrote is removed again, item
+    // by item, and the error names the key, whichever key it is.
+    let cases: [(&[u8], &str); 2] = [
+        (b"q:active", "WRONGTYPE q:active holds a string"),
+        (b"q:data", "WRONGTYPE q:data holds a string"),
+    ];
+    for (wrong, message) in cases {
+        let _: () = server.cmd(&[b"DEL", b"q:active", b"q:data", b"q:signal"]);
+        let _: () = server.cmd(&[b"RPUSH", b"q:active", id(7).as_bytes()]);
+        let _: () = server.cmd(&[b"HSET", b"q:data", id(7).as_bytes(), b"r"]);
+        let _: () = server.cmd(&[b"DEL", wrong]);
+        let _: () = server.cmd(&[b"SET", wrong, b"oops"]);
+        let _: () = server.cmd(&[b"SCRIPT", b"FLUSH"]);
+        let state = server.dump_all();
+        let before = errors_of(&server, "NOSCRIPT");
+        let err = push(&[id(8), id(9)])
+            .invoke::<i64>(&mut redis)
+            .await
+            .unwrap_err();
+        assert_eq!(errors_of(&server, "NOSCRIPT"), before + 1, "the path taken");
+        assert!(err.to_string().contains(message), "{err}");
+        assert_eq!(err.code(), Some("WRONGTYPE"), "{err}");
+        assert_eq!(server.dump_all(), state, "{message}");
+    }
+}
+
+#[test]
+fn enqueueing_while_the_server_keeps_losing_its_scripts_adds_every_job_once_in_order() {
+    let server = RedisServer::start();
+    let lines: String = (1..=60_000).map(|i| format!("line-{i}\n")).collect();
+    let (_dir, path) = data_file(lines.as_bytes());
+    let before = errors_of(&server, "NOSCRIPT");
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flusher = {
+        let stop = stop.clone();
+        let mut conn = server.conn();
+        std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                let _: () = redis::cmd("SCRIPT").arg("FLUSH").query(&mut conn).unwrap();
+                std::thread::sleep(Duration::from_millis(25));
+            }
+        })
+    };
+    let out = qctl(&server)
+        .args(["enqueue", "q", "--lines", "--file"])
+        .arg(&path)
+        .output()
+        .unwrap();
+    stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    flusher.join().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let flushed = errors_of(&server, "NOSCRIPT") - before;
+    assert!(flushed > 0, "no call met NOSCRIPT: nothing was tested");
+    let ids: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect();
+    assert_eq!(ids.len(), 60_000);
+    assert_eq!(server.lrange("q:active"), ids, "every job once, in order");
+    let first = record(&server, "q", &ids[0]);
+    let last = record(&server, "q", &ids[59_999]);
+    assert_eq!(first.data.as_deref(), Some(&b"line-1"[..]));
+    assert_eq!(last.data.as_deref(), Some(&b"line-60000"[..]));
+    let count: i64 = server.cmd(&[b"HLEN", b"q:data"]);
+    assert_eq!(count, 60_000);
+    assert_eq!(server.lrange("q:signal"), vec!["1"]);
+    support::figure(&format!(
+        "E1 enqueue --lines of 60,000 while SCRIPT FLUSH ran every 25 ms: {flushed} calls met NOSCRIPT, every job once and in order"
+    ));
 }

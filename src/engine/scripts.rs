@@ -1,8 +1,9 @@
 //! The Lua scripts in `lua/`, one per state change, embedded in the binary. They run by
 //! EVALSHA; a server that lost them (restart, SCRIPT FLUSH, failover) gets them loaded again
 //! and the call is repeated, singly, inside a pipeline or in a [`Window`]. A script that runs
-//! in one MULTI/EXEC after a plain command ([`Lua::call_after`]) is sent by EVAL instead, so
-//! that it cannot be missing once the command before it has run.
+//! in one MULTI/EXEC after plain commands ([`Lua::call_after`]) cannot be repeated, since the
+//! commands ran: it is loaded before the connection's first transaction, and when the server
+//! lost it all the same, it is run alone after them ([`Call::after_noscript`]).
 //!
 //! Redis refuses a command the user may not run only when a script reaches it, and keeps
 //! what the script wrote before. So before the first call of a script (with its keys) on a
@@ -21,6 +22,10 @@ use redis::{FromRedisValue, RedisResult, ToRedisArgs, Value};
 
 use super::conn::Redis;
 use super::error::Error;
+
+/// How many times a script is loaded for one call that finds the server without it: it can
+/// be lost again between the load and the call.
+const LOAD_TRIES: usize = 3;
 
 /// What every script starts with.
 const LIB: &str = include_str!("../../lua/lib.lua");
@@ -152,24 +157,18 @@ impl Lua {
         }
     }
 
-    /// As [`Lua::call`], sent by EVAL.
-    fn call_by_eval(&self, keys: &[&str]) -> Call<'_> {
-        let mut cmd = redis::cmd("EVAL");
-        cmd.arg(self.source()).arg(keys.len()).arg(keys);
-        Call {
-            lua: self,
-            cmd,
-            before: None,
-        }
-    }
-
     /// Starts a call that runs right after the commands `before`, in one MULTI/EXEC with
     /// them: no other client sees the effect of some without the others. The call fails
     /// unless each command answers the integer given with it, if one is; its reply is the
-    /// script's. Add ARGV with [`Call::arg`].
+    /// script's. Add ARGV with [`Call::arg`]: ARGV[1] is the number the script answers.
+    ///
+    /// The script goes by EVALSHA, loaded before the connection's first transaction: by
+    /// EVAL, Redis would hash the script's text in every call. When the server has lost it
+    /// since (a restart, a failover, SCRIPT FLUSH), the commands have run without it: see
+    /// [`Call::after_noscript`].
     pub fn call_after(&self, before: Vec<(redis::Cmd, Option<i64>)>, keys: &[&str]) -> Call<'_> {
-        let mut cmd = redis::cmd("EVAL");
-        cmd.arg(self.source()).arg(keys.len()).arg(keys);
+        let mut cmd = redis::cmd("EVALSHA");
+        cmd.arg(self.sha()).arg(keys.len()).arg(keys);
         let mut pipe = redis::pipe();
         pipe.atomic().ignore_errors();
         let mut expects = Vec::with_capacity(before.len());
@@ -238,8 +237,9 @@ impl Call<'_> {
     /// Runs the call, loading the script first when the server does not have it; the
     /// first call of its script (with its keys) on this connection checks its rights first.
     pub async fn invoke<T: FromRedisValue>(&self, redis: &mut Redis) -> Result<T, Error> {
-        if self.before.is_some() {
+        if self.before.is_some() && !redis.rights_checked(&self.loaded_memo()) {
             check_transactions(redis).await?;
+            self.load_for_transactions(redis).await?;
         }
         check_rights(redis, std::slice::from_ref(self)).await?;
         let value = self.run(redis).await?;
@@ -249,13 +249,17 @@ impl Call<'_> {
 
     /// Sends the call, loading the script first when the server does not have it.
     async fn run(&self, redis: &mut Redis) -> Result<Value, Error> {
-        let reply = match self.query(redis).await {
-            Err(e) if is_noscript(&e) => {
-                self.lua.load(redis).await?;
-                self.query(redis).await
+        let mut reply = self.query(redis).await;
+        // Lost again between the load and the call (SCRIPT FLUSH as it came): a few times.
+        for _ in 0..LOAD_TRIES {
+            match &reply {
+                Err(e) if is_noscript(e) => {
+                    self.lua.load(redis).await?;
+                    reply = self.query(redis).await;
+                }
+                _ => break,
             }
-            reply => reply,
-        };
+        }
         reply.map_err(|e| self.error(redis, e))
     }
 
@@ -263,6 +267,23 @@ impl Call<'_> {
     /// whether plain commands go with it.
     fn memo(&self) -> String {
         memo(self.lua.name, &self.keys(), self.before.is_some())
+    }
+
+    /// What names, among a connection's checks, the loading of the script of a call after
+    /// commands (and the check of MULTI and EXEC that comes with it).
+    fn loaded_memo(&self) -> String {
+        format!("{}\nloaded for transactions", self.lua.name)
+    }
+
+    /// Loads the script of a call after commands, before the connection's first such call.
+    async fn load_for_transactions(&self, redis: &mut Redis) -> Result<(), Error> {
+        self.lua.load(redis).await?;
+        redis
+            .rights_checked
+            .lock()
+            .expect("rights lock")
+            .insert(self.loaded_memo());
+        Ok(())
     }
 
     /// Sends the call once: the script's reply or error.
@@ -285,7 +306,10 @@ impl Call<'_> {
                 expects.len() + 1
             )));
         }
-        let reply = replies.pop().unwrap_or(Value::Nil);
+        let mut reply = replies.pop().unwrap_or(Value::Nil);
+        if matches!(&reply, Value::ServerError(e) if e.code() == "NOSCRIPT") {
+            reply = self.after_noscript(redis, &replies).await?;
+        }
         // The script's error comes first: it names the key when a key holds another type, and
         // the commands before it then failed the same way.
         if let Value::ServerError(e) = reply {
@@ -312,6 +336,84 @@ impl Call<'_> {
         Ok(reply)
     }
 
+    /// The script's reply, as it would have been, for a transaction whose commands ran but
+    /// whose script the server did not have (NOSCRIPT: it lost its scripts since the script
+    /// was loaded): the script is loaded and run alone with ARGV[1] = 0 and ARGV[2] empty,
+    /// when it checks its keys and does what it does beside the commands, and nothing else
+    /// (push_new raises the signal). When a command failed (a key of another type), what the
+    /// other commands wrote is removed again first, item by item, since other clients may
+    /// have written since (HDEL of the fields an HSET set, LREM of the items an RPUSH
+    /// pushed); the reply is then the script's error, which names the key. When the commands
+    /// all ran but the script alone fails, the error is not Redis's refusal of the call:
+    /// its jobs are in the queue, and a caller reads back what the call did.
+    async fn after_noscript(&self, redis: &mut Redis, replies: &[Value]) -> RedisResult<Value> {
+        let mut load = redis::cmd("SCRIPT");
+        load.arg("LOAD").arg(self.lua.source());
+        let failed = replies.iter().find_map(|reply| match reply {
+            Value::ServerError(e) => Some(e.clone()),
+            _ => None,
+        });
+        if failed.is_some() {
+            let mut undo = redis::pipe();
+            undo.atomic();
+            for ((cmd, _), reply) in self.before().zip(replies) {
+                if !matches!(reply, Value::ServerError(_)) {
+                    undo_of(cmd, &mut undo)?;
+                }
+            }
+            if !undo.is_empty() {
+                let _: Value = undo.query_async(redis.conn()).await?;
+            }
+        }
+        let keys = self.keys();
+        let mut alone = redis::cmd("EVALSHA");
+        alone
+            .arg(self.lua.sha())
+            .arg(keys.len())
+            .arg(&keys)
+            .arg(0)
+            .arg("");
+        let mut result: RedisResult<Value> = Err(redis::RedisError::from((
+            redis::ErrorKind::UnexpectedReturnType,
+            "not run",
+        )));
+        for _ in 0..LOAD_TRIES {
+            let _: Value = load.query_async(redis.conn()).await?;
+            result = alone.query_async(redis.conn()).await;
+            if !matches!(&result, Err(e) if is_noscript(e)) {
+                break;
+            }
+        }
+        match (result, failed) {
+            (Err(e), Some(_)) => Err(e),
+            (Ok(_), Some(first)) => Err(first.into()),
+            (Err(e), None) => Err(redis::RedisError::from((
+                redis::ErrorKind::UnexpectedReturnType,
+                "the commands ran without the script",
+                format!(
+                    "the server had lost the script {}; its commands ran, and the script run \
+                     alone after them failed: {e}",
+                    self.lua.name
+                ),
+            ))),
+            (Ok(_), None) => Ok(self.argv(0).map_or(Value::Nil, |n| {
+                Value::Int(
+                    std::str::from_utf8(n)
+                        .ok()
+                        .and_then(|n| n.parse().ok())
+                        .unwrap_or(0),
+                )
+            })),
+        }
+    }
+
+    /// The script's ARGV[i + 1], read back from the command.
+    fn argv(&self, i: usize) -> Option<&[u8]> {
+        let args = simple_args(self.script());
+        let count: usize = std::str::from_utf8(args.get(2)?).ok()?.parse().ok()?;
+        args.get(3 + count + i).copied()
+    }
+
     fn op(&self) -> String {
         format!("script {}", self.lua.name)
     }
@@ -323,7 +425,7 @@ impl Call<'_> {
         } else {
             let names: Vec<String> = self.before().map(|(c, _)| command_name(c)).collect();
             format!(
-                "{} then EVAL of the script, in one MULTI/EXEC,",
+                "{} then EVALSHA of the script, in one MULTI/EXEC,",
                 names.join(", ")
             )
         };
@@ -338,14 +440,7 @@ impl Call<'_> {
     /// The call's KEYS, read back from the command (`EVALSHA sha numkeys key...`) only when
     /// an error needs them, so a call carries no copy of them.
     fn keys(&self) -> Vec<String> {
-        let args: Vec<&[u8]> = self
-            .script()
-            .args_iter()
-            .filter_map(|a| match a {
-                redis::Arg::Simple(bytes) => Some(bytes),
-                _ => None,
-            })
-            .collect();
+        let args = simple_args(self.script());
         let count = args
             .get(2)
             .and_then(|n| std::str::from_utf8(n).ok())
@@ -525,7 +620,8 @@ pub struct Window {
     /// Calls started while others wait to be sent again, or while a call waits for
     /// [`check_transactions`] or its rights: sent after them.
     waiting: std::collections::VecDeque<Call<'static>>,
-    /// Whether MULTI and EXEC were checked on this connection (or are being checked).
+    /// Whether MULTI and EXEC were checked on this connection, and the script of the first
+    /// call after commands loaded (or are being).
     transactions_checked: bool,
     /// The call in flight last is checking MULTI and EXEC or its rights first: nothing is
     /// sent after it until it is done.
@@ -599,7 +695,11 @@ impl Window {
         self.inflight.push_back(
             async move {
                 if transactions {
-                    if let Err(e) = check_transactions(&mut redis).await {
+                    let checked = match check_transactions(&mut redis).await {
+                        Ok(()) => call.load_for_transactions(&mut redis).await,
+                        Err(e) => Err(e),
+                    };
+                    if let Err(e) = checked {
                         stalled.store(true, Ordering::SeqCst);
                         return Outcome::Done(Err(e));
                     }
@@ -704,8 +804,6 @@ pub struct Rights {
     uses: Vec<(String, Option<String>)>,
     /// The scripts covered, as [`Call::memo`] names them.
     scripts: Vec<String>,
-    /// The run sends its scripts by EVAL: so is the check.
-    by_eval: bool,
 }
 
 impl Rights {
@@ -715,7 +813,6 @@ impl Rights {
             what: what.into(),
             uses: Vec::new(),
             scripts: Vec::new(),
-            by_eval: false,
         }
     }
 
@@ -743,7 +840,6 @@ impl Rights {
             };
             self.add(&command_name(cmd), key.as_deref());
         }
-        self.by_eval |= call.before.is_some();
         self.scripts.push(call.memo());
     }
 
@@ -778,11 +874,7 @@ impl Rights {
             let missing = format!("{first}:rights-probe:{token}");
             let mut all = keys.clone();
             all.push(&missing);
-            let mut call = if self.by_eval {
-                RIGHTS.call_by_eval(&all)
-            } else {
-                RIGHTS.call(&all)
-            };
+            let mut call = RIGHTS.call(&all);
             call.arg(format!("qctl-rights-probe-{token}"));
             for (command, key) in &self.uses {
                 let index = key
@@ -926,6 +1018,45 @@ async fn check_transactions(redis: &mut Redis) -> Result<(), Error> {
             )),
         )),
     }
+}
+
+/// Adds to `undo` what removes again, item by item, what `cmd` wrote: HDEL of the fields
+/// of an HSET, LREM (from the tail) of each item of an RPUSH; the commands run before a
+/// script ([`Lua::call_after`]) are of these two kinds.
+fn undo_of(cmd: &redis::Cmd, undo: &mut redis::Pipeline) -> RedisResult<()> {
+    let args = simple_args(cmd);
+    let (Some(name), Some(key)) = (args.first(), args.get(1)) else {
+        return Ok(());
+    };
+    if name.eq_ignore_ascii_case(b"HSET") {
+        let mut hdel = redis::cmd("HDEL");
+        hdel.arg(*key);
+        for field in args[2..].iter().step_by(2) {
+            hdel.arg(*field);
+        }
+        undo.add_command(hdel);
+    } else if name.eq_ignore_ascii_case(b"RPUSH") {
+        for item in &args[2..] {
+            undo.cmd("LREM").arg(*key).arg(-1).arg(*item);
+        }
+    } else {
+        return Err(redis::RedisError::from((
+            redis::ErrorKind::UnexpectedReturnType,
+            "cannot undo",
+            format!("{} cannot be undone", String::from_utf8_lossy(name)),
+        )));
+    }
+    Ok(())
+}
+
+/// A command's words, the name first.
+fn simple_args(cmd: &redis::Cmd) -> Vec<&[u8]> {
+    cmd.args_iter()
+        .filter_map(|a| match a {
+            redis::Arg::Simple(bytes) => Some(bytes),
+            _ => None,
+        })
+        .collect()
 }
 
 /// A command's name, for messages.
