@@ -467,10 +467,11 @@ async fn connect(server: &RedisServer) -> qctl::engine::Redis {
     .unwrap()
 }
 
-/// What qctl sends for jobs with new UUIDs: HSET and RPUSH of `q`, then push_new.lua, in one
-/// transaction; each id's record is "record of ID".
+/// What qctl sends for jobs with new UUIDs: HSET and RPUSH of `q`, the ids' bytes into
+/// q:push, then push_new.lua, in one transaction; each id's record is "record of ID".
 fn push_new(ids: &[&str]) -> qctl::engine::scripts::Call<'static> {
-    let (mut hset, mut rpush) = (redis::cmd("HSET"), redis::cmd("RPUSH"));
+    let (mut hset, mut rpush, mut stash) =
+        (redis::cmd("HSET"), redis::cmd("RPUSH"), redis::cmd("HSET"));
     hset.arg("q:data");
     rpush.arg("q:active");
     let mut packed = Vec::new();
@@ -479,12 +480,13 @@ fn push_new(ids: &[&str]) -> qctl::engine::scripts::Call<'static> {
         rpush.arg(*id);
         packed.extend_from_slice(uuid::Uuid::parse_str(id).unwrap().as_bytes());
     }
+    stash.arg("q:push").arg("ids").arg(packed);
     let n = ids.len() as i64;
     let mut call = qctl::engine::scripts::PUSH_NEW.call_after(
-        vec![(hset, Some(n)), (rpush, None)],
-        &["q:data", "q:active", "q:signal"],
+        vec![(hset, Some(n)), (rpush, None), (stash, None)],
+        &["q:data", "q:active", "q:signal", "q:push"],
     );
-    call.arg(n).arg(packed);
+    call.arg(n);
     call
 }
 

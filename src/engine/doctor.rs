@@ -675,10 +675,14 @@ fn rights_for(group: &str, keys: &QueueKeys, uuid: &str, skip: &[String]) -> Rig
             r.script(&scripts::PUSH, &[&keys.data, &keys.active, &keys.signal])
                 .script(
                     &scripts::PUSH_NEW,
-                    &[&keys.data, &keys.active, &keys.signal],
+                    &[&keys.data, &keys.active, &keys.signal, &keys.push],
                 )
                 .script(&scripts::SCHEDULE, &[&keys.data, &keys.scheduled]);
-            for (c, k) in [("HSET", &keys.data), ("RPUSH", &keys.active)] {
+            for (c, k) in [
+                ("HSET", &keys.data),
+                ("RPUSH", &keys.active),
+                ("HSET", &keys.push),
+            ] {
                 command(&mut r, c, Some(k));
             }
             // Not EVAL: redis.acl_check_cmd("EVAL") without its arguments crashes Valkey 9.1

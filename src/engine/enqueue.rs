@@ -62,16 +62,16 @@ pub struct Batch<'k> {
 type Digests = Vec<(String, u64)>;
 
 /// Jobs whose ids are UUIDs made here, none of which can be taken. They are sent as
-/// `HSET NAME:data id record ...` and `RPUSH NAME:active id ...`, then push_new.lua, in one
-/// MULTI/EXEC: Redis runs plain commands over many arguments several times faster than a
+/// `HSET NAME:data id record ...`, `RPUSH NAME:active id ...` and `HSET NAME:push ids ...`,
+/// then push_new.lua, in one MULTI/EXEC: Redis runs plain commands over many arguments several times faster than a
 /// script that gets the same arguments, since each argument of a script is copied into Lua
 /// and back.
 struct Fresh {
     hset: redis::Cmd,
     rpush: redis::Cmd,
-    /// The ids as 16 bytes each, for push_new.lua to undo the HSET with: Redis's cost of a
-    /// script call grows with the bytes of its arguments, and these are less than half of
-    /// the ids' text.
+    /// The ids as 16 bytes each, kept in `NAME:push` within the transaction for push_new.lua
+    /// to undo the HSET with: Redis hashes every byte of a script's arguments, a value it
+    /// only copies; and the bytes are less than half of the ids' text.
     ids: Vec<u8>,
 }
 
@@ -201,13 +201,14 @@ impl<'k> Batch<'k> {
         let n = self.push_positions.len();
         let push = match (self.fresh, self.push) {
             (Some(Fresh { hset, rpush, ids }), _) => {
-                let proof = Proof::Fresh(ids.clone());
+                let mut stash = redis::cmd("HSET");
+                stash.arg(&keys.push).arg("ids").arg(&ids);
                 let mut call = scripts::PUSH_NEW.call_after(
-                    vec![(hset, Some(n as i64)), (rpush, None)],
-                    &[&keys.data, &keys.active, &keys.signal],
+                    vec![(hset, Some(n as i64)), (rpush, None), (stash, None)],
+                    &[&keys.data, &keys.active, &keys.signal, &keys.push],
                 );
-                call.arg(n).arg(ids);
-                Some((call, proof))
+                call.arg(n);
+                Some((call, Proof::Fresh(ids)))
             }
             (None, push) => push.map(|call| (call, Proof::Given(self.push_sent))),
         };

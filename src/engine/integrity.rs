@@ -39,7 +39,7 @@ const MAX_IDS: usize = 50_000_000;
 const LPOS_BUDGET: u64 = 200_000;
 
 /// The expected type of each fixed key of a queue.
-pub fn expected_types(keys: &QueueKeys) -> [(&str, &'static str); 15] {
+pub fn expected_types(keys: &QueueKeys) -> [(&str, &'static str); 16] {
     [
         (&keys.active, "list"),
         (&keys.data, "hash"),
@@ -56,6 +56,7 @@ pub fn expected_types(keys: &QueueKeys) -> [(&str, &'static str); 15] {
         (&keys.limits, "hash"),
         (&keys.bucket, "hash"),
         (&keys.acked, "list"),
+        (&keys.push, "hash"),
     ]
 }
 

@@ -42,6 +42,10 @@ pub struct QueueKeys {
     /// list (qctl's own): the ids qctl consumers acked, newest at the head, the newest
     /// [`ACKED_KEPT`] of them: what tells a job that succeeded from one that was deleted.
     pub acked: String,
+    /// hash (qctl's own): field `ids`, the ids of the jobs of the enqueue transaction that
+    /// is running, for lua/push_new.lua to undo it with; written and removed within the
+    /// transaction, so no other client sees it.
+    pub push: String,
 }
 
 /// About how many entries `NAME:events` keeps (trimmed with `MAXLEN ~`).
@@ -94,6 +98,7 @@ impl QueueKeys {
             limits: format!("{name}:limits"),
             bucket: format!("{name}:bucket"),
             acked: format!("{name}:acked"),
+            push: format!("{name}:push"),
         }
     }
 
@@ -203,7 +208,7 @@ impl QueueKeys {
     }
 
     /// Every fixed key, for commands that read or remove the whole queue.
-    pub fn fixed(&self) -> [&str; 15] {
+    pub fn fixed(&self) -> [&str; 16] {
         [
             &self.active,
             &self.data,
@@ -220,6 +225,7 @@ impl QueueKeys {
             &self.limits,
             &self.bucket,
             &self.acked,
+            &self.push,
         ]
     }
 }

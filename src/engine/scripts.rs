@@ -338,9 +338,9 @@ impl Call<'_> {
 
     /// The script's reply, as it would have been, for a transaction whose commands ran but
     /// whose script the server did not have (NOSCRIPT: it lost its scripts since the script
-    /// was loaded): the script is loaded and run alone with ARGV[1] = 0 and ARGV[2] empty,
-    /// when it checks its keys and does what it does beside the commands, and nothing else
-    /// (push_new raises the signal). When a command failed (a key of another type), what the
+    /// was loaded): the script is loaded and run alone with ARGV[1] = 0, when it checks its
+    /// keys and does what it does beside the commands, and nothing else (push_new raises the
+    /// signal and removes NAME:push). When a command failed (a key of another type), what the
     /// other commands wrote is removed again first, item by item, since other clients may
     /// have written since (HDEL of the fields an HSET set, LREM of the items an RPUSH
     /// pushed); the reply is then the script's error, which names the key. When the commands
@@ -367,12 +367,7 @@ impl Call<'_> {
         }
         let keys = self.keys();
         let mut alone = redis::cmd("EVALSHA");
-        alone
-            .arg(self.lua.sha())
-            .arg(keys.len())
-            .arg(&keys)
-            .arg(0)
-            .arg("");
+        alone.arg(self.lua.sha()).arg(keys.len()).arg(&keys).arg(0);
         let mut result: RedisResult<Value> = Err(redis::RedisError::from((
             redis::ErrorKind::UnexpectedReturnType,
             "not run",
