@@ -15,16 +15,8 @@ use qctl::engine::failure::Failure;
 use qctl::engine::Job;
 use support::{figure, qctl, signal, spawn_consumer, wait_until, RedisServer};
 
-/// Fast consumer settings so refusals and drains do not wait on production defaults; the
-/// 10 s cut-off leaves a lease window of seconds on a loaded 2-core machine.
-const FAST: &[&str] = &[
-    "--heartbeat",
-    "1s",
-    "--orphan-after",
-    "10s",
-    "--poll-interval",
-    "200ms",
-];
+/// Fast consumer settings so refusals and drains do not wait on production defaults.
+const FAST: &[&str] = support::FAST_LONG_LEASE;
 
 /// Short timeouts for connections that are meant to fail.
 const QUICK: &[&str] = &["--connect-timeout", "1s", "--response-timeout", "1s"];
@@ -1277,131 +1269,6 @@ fn consume_gives_up_within_its_timeouts_on_a_server_that_never_answers() {
 
 // ---------------------------------------------------------------------------------------
 // B6 handlers
-
-#[test]
-fn broken_and_unruly_handlers_are_refused_or_survived() {
-    let server = RedisServer::start();
-    let dir = tempfile::tempdir().unwrap();
-    put_active(&server, "q", "j", b"x");
-    let plain_file = dir.path().join("not-executable");
-    std::fs::write(&plain_file, "echo hi\n").unwrap();
-    let before = server.dump_all();
-    let refusals = [
-        ("/no/such/file".to_string(), "no such file"),
-        ("no-such-cmd-xyz".to_string(), "not found"),
-        (plain_file.display().to_string(), "not an executable"),
-        (dir.path().display().to_string(), "not an executable"),
-    ];
-    for (cmd, why) in &refusals {
-        let ran = run(qctl(&server)
-            .args(["consume", "q", "--drain"])
-            .args(FAST)
-            .args(["--", cmd]));
-        assert_eq!(ran.code, Some(2), "{cmd}: {ran:?}");
-        assert!(ran.err.contains(cmd) && ran.err.contains(why), "{ran:?}");
-        assert_eq!(server.dump_all(), before, "{cmd}: a job was touched");
-    }
-    let _: () = server.cmd(&[b"FLUSHALL"]);
-
-    // Handlers that never read 8 MiB of stdin, or close stdout early, still complete.
-    let mut eight = vec![0u8; 8 << 20];
-    fastrand::Rng::with_seed(8).fill(&mut eight);
-    let eight_file = dir.path().join("eight");
-    std::fs::write(&eight_file, &eight).unwrap();
-    let unruly: [(&[&str], &str); 5] = [
-        (&["true"], ""),
-        (&["sleep", "0.5"], ""),
-        (&["sh", "-c", "seq 1 100000 >&2"], ""),
-        (
-            &["sh", "-c", "printf partial; exec 1>&-; cat > /dev/null"],
-            "partial\n",
-        ),
-        (
-            &["sh", "-c", "echo first; exec 1>&- 0<&-; sleep 0.3"],
-            "first\n",
-        ),
-    ];
-    for (handler, printed) in unruly {
-        let enq = run(qctl(&server)
-            .args(["enqueue", "q", "--id", "big", "--file"])
-            .arg(&eight_file));
-        assert_eq!(enq.code, Some(0), "{enq:?}");
-        let ran = run(qctl(&server)
-            .args(["consume", "q", "--drain"])
-            .args(FAST)
-            .arg("--")
-            .args(handler));
-        assert_eq!(ran.code, Some(0), "{handler:?}: {ran:?}");
-        assert_eq!(ran.stdout(), printed, "{handler:?}");
-        assert_eq!(server.hget_bytes("q:data", "big"), None, "{handler:?}");
-    }
-
-    // 50 MB of lines from two jobs at once: every line whole, in order, and qctl's peak
-    // memory well below what passed through it (the handler reads its parent's VmHWM).
-    let n = 3_300_000u32;
-    for id in ["A", "B"] {
-        put_active(&server, "q", id, b"");
-    }
-    let ran = run(qctl(&server)
-        .args(["consume", "q", "--drain", "-c", "2", "--prefix"])
-        .args(FAST)
-        .args([
-            "--",
-            "sh",
-            "-c",
-            &format!("seq 1 {n}; grep VmHWM /proc/$PPID/status >&2"),
-        ]));
-    assert_eq!(ran.code, Some(0), "{ran:?}");
-    assert!(ran.out.len() > 50_000_000, "{} bytes", ran.out.len());
-    let mut next = [1u32, 1u32];
-    for line in ran.out.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
-        let line = std::str::from_utf8(line).expect("whole lines");
-        let (job, num) = line.split_at(4);
-        let k = match job {
-            "[A] " => 0,
-            "[B] " => 1,
-            _ => panic!("torn line {line:?}"),
-        };
-        assert_eq!(num.parse::<u32>().ok(), Some(next[k]), "line {line:?}");
-        next[k] += 1;
-    }
-    assert_eq!(next, [n + 1, n + 1], "lines lost");
-    let peaks: Vec<u64> = ran
-        .err
-        .lines()
-        .filter_map(|l| l.split("VmHWM:").nth(1))
-        .map(|v| v.trim().trim_end_matches("kB").trim().parse().unwrap())
-        .collect();
-    assert_eq!(peaks.len(), 2, "{ran:?}");
-    assert!(
-        peaks.iter().all(|&kb| kb < 40 * 1024),
-        "qctl peaked at {peaks:?} kB while passing 50 MB"
-    );
-
-    // An executable whose interpreter is missing fails each job with the reason recorded.
-    let orphan = executable(
-        dir.path(),
-        "no-interpreter",
-        "#!/no/such/interpreter\necho hi\n",
-    );
-    put_active(&server, "q", "s", b"x");
-    let ran = run(qctl(&server)
-        .args(["consume", "q", "--drain", "--max-retries", "0"])
-        .args(FAST)
-        .arg("--")
-        .arg(&orphan));
-    assert_eq!(ran.code, Some(7), "{ran:?}");
-    let f = failure(&server, "q", "s").expect("the failure is recorded");
-    assert!(f.reason.contains("spawn"), "{}", f.reason);
-    assert_eq!(server.zrange_withscores("q:dead").len(), 1);
-
-    figure(&format!(
-        "B6 handlers: {} missing/non-executable/directory commands exit 2 before any job is reserved; {} handlers that ignore 8 MiB of stdin or close stdout early complete; 2 x {n} lines (50 MB) arrive whole and in order with qctl's peak RSS at {:?} kB; a missing interpreter fails the job with its reason",
-        refusals.len(),
-        unruly.len(),
-        peaks
-    ));
-}
 
 #[test]
 fn a_stalled_reader_of_the_output_does_not_stop_the_heartbeats() {

@@ -1,10 +1,10 @@
 //! Big jobs: reservations, acks and every bulk read are bounded in bytes (a budget of
-//! `CALL_BYTES` a call; a larger record travels alone). A burst of 100 records of 16 MiB
+//! `CALL_BYTES` a call; a larger record travels alone). A burst of 32 records of 16 MiB
 //! behind tiny jobs drains in both modes with no slow command and bounded memory; listings,
 //! exports and repairs over such records keep every call within the budget; and a record too
 //! big for `--response-timeout` is reported as such, once, not as an unreachable Redis.
 //!
-//! The scenarios hold gigabytes in Redis: they run one at a time.
+//! The scenarios hold half a gigabyte or more in Redis: they run one at a time.
 
 mod support;
 
@@ -23,13 +23,16 @@ use support::{qctl_process, RedisServer};
 const MIB: usize = 1 << 20;
 /// The size of a big job's data.
 const BIG: usize = 16 * MIB;
+/// How many big jobs a scenario holds: 512 MiB, more than twice what any bound below lets
+/// qctl hold, so a command that kept what it read would fail the bound.
+const BIGS: usize = 32;
 /// The slowest a Redis command may be in these scenarios (a generous bound: a budget is
 /// copied in tens of milliseconds).
 const SLOWEST: Duration = Duration::from_millis(500);
 
 static HEAVY: Mutex<()> = Mutex::new(());
 
-/// One heavy scenario at a time (each holds gigabytes in its Redis).
+/// One heavy scenario at a time (each holds half a gigabyte or more in its Redis).
 fn heavy() -> MutexGuard<'static, ()> {
     HEAVY.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -124,7 +127,7 @@ enum Out<'a> {
     /// Into this file.
     File(&'a Path),
     /// To a reader, on a thread of its own, as it is written: what it returns is the run's
-    /// `read`. Outputs of gigabytes are checked this way, without the disk space of a file.
+    /// `read`. Outputs of hundreds of megabytes are checked this way, without the disk space of a file.
     Reader(Box<dyn FnOnce(ChildStdout) -> usize + Send>),
 }
 
@@ -203,7 +206,7 @@ for line in sys.stdin:
     sys.stdout.flush()
 "#;
 
-/// Drains 20 tiny jobs and 100 of 16 MiB behind them with `mode` (the consume options and
+/// Drains 20 tiny jobs and [`BIGS`] of 16 MiB behind them with `mode` (the consume options and
 /// handler), checking that each ran once with its data and was acked, that no Redis command
 /// was slow, and that the consumer's memory stayed within the budget per handler.
 fn burst(name: &str, handlers: usize, mode: &[&str], handler: &str) {
@@ -214,7 +217,7 @@ fn burst(name: &str, handlers: usize, mode: &[&str], handler: &str) {
     std::fs::write(&script, handler).unwrap();
     let ledger = dir.path().join("ledger");
     let mut jobs = named("tiny", 20, 100);
-    jobs.extend(named("big", 100, BIG));
+    jobs.extend(named("big", BIGS, BIG));
     put(&server, &jobs, Place::Active);
     watch_slowlog(&server);
 
@@ -269,7 +272,7 @@ fn burst(name: &str, handlers: usize, mode: &[&str], handler: &str) {
         bound >> 20
     );
     support::figure(&format!(
-        "{name}: 100 x 16 MiB after 20 tiny jobs drained in {:.1}s, each once and acked; slowest Redis command {} ms ({what}); peak RSS {} MiB (bound {} MiB)",
+        "{name}: {BIGS} x 16 MiB after 20 tiny jobs drained in {:.1}s, each once and acked; slowest Redis command {} ms ({what}); peak RSS {} MiB (bound {} MiB)",
         run.took.as_secs_f64(),
         took.as_millis(),
         run.peak >> 20,
@@ -292,7 +295,7 @@ fn l2_a_burst_of_16_mib_jobs_drains_with_pipe() {
     );
 }
 
-/// Listing, exporting, requeuing and purging 100 dead jobs of 16 MiB and 24 of 1 MiB: every
+/// Listing, exporting, requeuing and purging [`BIGS`] dead jobs of 16 MiB and 24 of 1 MiB: every
 /// call reads, carries or deletes at most one budget of records (a larger record alone), no
 /// command is slow, and qctl's memory stays within a few records.
 #[test]
@@ -300,11 +303,11 @@ fn l3_listings_exports_and_repairs_of_big_records_stay_within_the_budget() {
     let _heavy = heavy();
     let server = RedisServer::start_with(&["--proto-max-bulk-len", "1gb"]);
     let dir = tempfile::tempdir().unwrap();
-    let mut jobs = named("big", 100, BIG);
+    let mut jobs = named("big", BIGS, BIG);
     jobs.extend(named("mid", 24, MIB));
     put(&server, &jobs, Place::Dead);
     // Each call moves at most a budget (a big record alone): at least this many calls.
-    let calls = 100 + (24 * MIB).div_ceil(CALL_BYTES) as u64;
+    let calls = BIGS as u64 + (24 * MIB).div_ceil(CALL_BYTES) as u64;
     // What a command holds: a step of at most a budget of records (a larger record alone)
     // being read while the one before is written out or sent, each in up to six copies on
     // the way (the reply, the decoded job, its output or its script call as built and as
@@ -371,8 +374,8 @@ fn l3_listings_exports_and_repairs_of_big_records_stay_within_the_budget() {
         None,
     );
     let table = std::fs::read_to_string(listed).unwrap();
-    assert_eq!(table.lines().filter(|l| l.contains("big-")).count(), 100);
-    // Nearly 2 GB of lines: each is checked as it arrives, none is kept.
+    assert_eq!(table.lines().filter(|l| l.contains("big-")).count(), BIGS);
+    // Over half a gigabyte of lines: each is checked as it arrives, none is kept.
     let sizes: HashMap<String, usize> = jobs.iter().cloned().collect();
     let check_lines = move |stdout: ChildStdout| {
         let mut seen = 0;
@@ -414,15 +417,15 @@ fn l3_listings_exports_and_repairs_of_big_records_stay_within_the_budget() {
         let record = Job::new(id.clone(), Some(data(id, *len))).encode();
         assert_eq!(stored, record.len(), "{id}");
     }
-    let record = server.hget_bytes("q:data", "big-042").unwrap();
+    let record = server.hget_bytes("q:data", "big-021").unwrap();
     assert_eq!(
         Job::decode(&record).unwrap(),
-        Job::new("big-042", Some(data("big-042", BIG)))
+        Job::new("big-021", Some(data("big-021", BIG)))
     );
     check("purge", &["purge", "q", "--yes"], "unlink", 1, true, None);
     assert_eq!(server.dump_all(), vec![]);
     support::figure(&format!(
-        "L3 100 dead x 16 MiB + 24 x 1 MiB: {}",
+        "L3 {BIGS} dead x 16 MiB + 24 x 1 MiB: {}",
         figures.join("; ")
     ));
 }

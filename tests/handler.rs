@@ -1,6 +1,7 @@
 //! The handler contract at its edges: handlers die with a killed consumer, never see the
-//! Redis credentials, cannot make qctl hold unbounded output, and a bad CMD path is named
-//! for what is wrong with it.
+//! Redis credentials, cannot make qctl hold unbounded output, a bad CMD path is named for
+//! what is wrong with it, and handlers that ignore their input or close their output early
+//! still complete.
 
 mod support;
 
@@ -361,4 +362,175 @@ fn a_cmd_path_that_is_missing_or_not_executable_is_refused_naming_what_is_wrong(
         assert!(!stderr.contains("PATH"), "{cmd} is a path: {stderr}");
     }
     assert_eq!(server.dump_all(), before, "nothing was reserved");
+}
+
+/// What one qctl run did.
+#[derive(Debug)]
+struct Finished {
+    code: Option<i32>,
+    out: Vec<u8>,
+    err: String,
+}
+
+impl Finished {
+    fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.out).into_owned()
+    }
+}
+
+/// Runs a prepared qctl command to its end (killed after a minute, so a hang fails).
+fn finished(cmd: &mut assert_cmd::Command) -> Finished {
+    let out = cmd
+        .timeout(Duration::from_secs(60))
+        .output()
+        .expect("run qctl");
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!err.contains("panicked"), "{err}");
+    Finished {
+        code: out.status.code(),
+        out: out.stdout,
+        err,
+    }
+}
+
+/// Commands that cannot run are refused before any job is reserved; handlers that ignore
+/// 8 MiB of input or close their output early still complete; 50 MB of lines from two jobs
+/// at once arrive whole and in order through a consumer of bounded memory; a missing
+/// interpreter fails the job with its reason.
+#[test]
+fn broken_and_unruly_handlers_are_refused_or_survived() {
+    let server = RedisServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    enqueue(&server, "q", "j", b"x");
+    let plain_file = dir.path().join("not-executable");
+    std::fs::write(&plain_file, "echo hi\n").unwrap();
+    let before = server.dump_all();
+    let refusals = [
+        ("/no/such/file".to_string(), "no such file"),
+        ("no-such-cmd-xyz".to_string(), "not found"),
+        (plain_file.display().to_string(), "not an executable"),
+        (dir.path().display().to_string(), "not an executable"),
+    ];
+    for (cmd, why) in &refusals {
+        let ran = finished(
+            qctl(&server)
+                .args(["consume", "q", "--drain"])
+                .args(support::FAST_LONG_LEASE)
+                .args(["--", cmd]),
+        );
+        assert_eq!(ran.code, Some(2), "{cmd}: {ran:?}");
+        assert!(ran.err.contains(cmd) && ran.err.contains(why), "{ran:?}");
+        assert_eq!(server.dump_all(), before, "{cmd}: a job was touched");
+    }
+    let _: () = server.cmd(&[b"FLUSHALL"]);
+
+    // Handlers that never read 8 MiB of stdin, or close stdout early, still complete.
+    let mut eight = vec![0u8; 8 << 20];
+    fastrand::Rng::with_seed(8).fill(&mut eight);
+    let eight_file = dir.path().join("eight");
+    std::fs::write(&eight_file, &eight).unwrap();
+    let unruly: [(&[&str], &str); 5] = [
+        (&["true"], ""),
+        (&["sleep", "0.5"], ""),
+        (&["sh", "-c", "seq 1 100000 >&2"], ""),
+        (
+            &["sh", "-c", "printf partial; exec 1>&-; cat > /dev/null"],
+            "partial\n",
+        ),
+        (
+            &["sh", "-c", "echo first; exec 1>&- 0<&-; sleep 0.3"],
+            "first\n",
+        ),
+    ];
+    for (handler, printed) in unruly {
+        let enq = finished(
+            qctl(&server)
+                .args(["enqueue", "q", "--id", "big", "--file"])
+                .arg(&eight_file),
+        );
+        assert_eq!(enq.code, Some(0), "{enq:?}");
+        let ran = finished(
+            qctl(&server)
+                .args(["consume", "q", "--drain"])
+                .args(support::FAST_LONG_LEASE)
+                .arg("--")
+                .args(handler),
+        );
+        assert_eq!(ran.code, Some(0), "{handler:?}: {ran:?}");
+        assert_eq!(ran.stdout(), printed, "{handler:?}");
+        assert_eq!(server.hget_bytes("q:data", "big"), None, "{handler:?}");
+    }
+
+    // 50 MB of lines from two jobs at once: every line whole, in order, and qctl's peak
+    // memory well below what passed through it (the handler reads its parent's VmHWM). The
+    // lines are numbers padded to 98 digits.
+    let n = 250_000u32;
+    for id in ["A", "B"] {
+        enqueue(&server, "q", id, b"");
+    }
+    let ran = finished(
+        qctl(&server)
+            .args(["consume", "q", "--drain", "-c", "2", "--prefix"])
+            .args(support::FAST_LONG_LEASE)
+            .args([
+                "--",
+                "sh",
+                "-c",
+                &format!("seq -f %098.0f 1 {n}; grep VmHWM /proc/$PPID/status >&2"),
+            ]),
+    );
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    assert!(ran.out.len() > 50_000_000, "{} bytes", ran.out.len());
+    let mut next = [1u32, 1u32];
+    for line in ran.out.split(|&b| b == b'\n').filter(|l| !l.is_empty()) {
+        let line = std::str::from_utf8(line).expect("whole lines");
+        let (job, num) = line.split_at(4);
+        assert_eq!(num.len(), 98, "line {line:?}");
+        let k = match job {
+            "[A] " => 0,
+            "[B] " => 1,
+            _ => panic!("torn line {line:?}"),
+        };
+        assert_eq!(num.parse::<u32>().ok(), Some(next[k]), "line {line:?}");
+        next[k] += 1;
+    }
+    assert_eq!(next, [n + 1, n + 1], "lines lost");
+    let peaks: Vec<u64> = ran
+        .err
+        .lines()
+        .filter_map(|l| l.split("VmHWM:").nth(1))
+        .map(|v| v.trim().trim_end_matches("kB").trim().parse().unwrap())
+        .collect();
+    assert_eq!(peaks.len(), 2, "{ran:?}");
+    assert!(
+        peaks.iter().all(|&kb| kb < 40 * 1024),
+        "qctl peaked at {peaks:?} kB while passing 50 MB"
+    );
+
+    // An executable whose interpreter is missing fails each job with the reason recorded.
+    let orphan = dir.path().join("no-interpreter");
+    std::fs::write(&orphan, "#!/no/such/interpreter\necho hi\n").unwrap();
+    std::fs::set_permissions(&orphan, std::fs::Permissions::from_mode(0o755)).unwrap();
+    enqueue(&server, "q", "s", b"x");
+    let ran = finished(
+        qctl(&server)
+            .args(["consume", "q", "--drain", "--max-retries", "0"])
+            .args(support::FAST_LONG_LEASE)
+            .arg("--")
+            .arg(&orphan),
+    );
+    assert_eq!(ran.code, Some(7), "{ran:?}");
+    let f = server
+        .hget_bytes("q:failures", "s")
+        .and_then(|b| Failure::from_json(&b))
+        .expect("the failure is recorded");
+    assert!(f.reason.contains("spawn"), "{}", f.reason);
+    assert_eq!(server.zrange_withscores("q:dead").len(), 1);
+
+    support::figure(&format!(
+        "B6 handlers: {} missing/non-executable/directory commands exit 2 before any job is reserved; {} handlers that ignore 8 MiB of stdin or close stdout early complete; 2 x {n} lines (50 MB) arrive whole and in order with qctl's peak RSS at {:?} kB; a missing interpreter fails the job with its reason",
+        refusals.len(),
+        unruly.len(),
+        peaks
+    ));
 }

@@ -1138,7 +1138,7 @@ fn assert_each_in_one_place(
 
 #[test]
 fn a_move_killed_half_way_is_finished_by_running_it_again_and_sigterm_stops_it_cleanly() {
-    const JOBS: usize = 200_000;
+    const JOBS: usize = 50_000;
     let a = RedisServer::start();
     let b = RedisServer::start();
     let lines: String = (0..JOBS).map(|i| format!("{i}\n")).collect();

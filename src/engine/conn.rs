@@ -275,8 +275,15 @@ impl ServerSpec {
                     .set_number_of_retries(self.reconnect_retries)
                     .set_min_delay(Duration::from_millis(100))
                     .set_max_delay(Duration::from_secs(2));
-                let mut manager = ConnectionManager::new_with_config((**client).clone(), config)
+                // The manager retries a failed first connection (`reconnect_retries`): the
+                // whole of it, retries included, stays within --connect-timeout, so a port
+                // that never answers is given up on after that time, not after a multiple.
+                let first = ConnectionManager::new_with_config((**client).clone(), config);
+                let mut manager = tokio::time::timeout(self.connect_timeout, first)
                     .await
+                    .unwrap_or_else(|_| {
+                        Err(std::io::Error::from(std::io::ErrorKind::TimedOut).into())
+                    })
                     .map_err(|e| self.connect_error(e))?;
                 // Connecting sends nothing but AUTH (no CLIENT SETINFO), so one HELLO checks
                 // that a Redis server is there: a server speaking another protocol, a silent
