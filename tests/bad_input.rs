@@ -9,75 +9,17 @@ use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use qctl::engine::failure::Failure;
 use qctl::engine::Job;
-use support::{figure, qctl, signal, spawn_consumer, wait_until, RedisServer};
+use support::{figure, qctl, run, signal, spawn_consumer, wait_until, Ran, RedisServer};
 
 /// Fast consumer settings so refusals and drains do not wait on production defaults.
 const FAST: &[&str] = support::FAST_LONG_LEASE;
 
 /// Short timeouts for connections that are meant to fail.
 const QUICK: &[&str] = &["--connect-timeout", "1s", "--response-timeout", "1s"];
-
-/// What one qctl run did.
-struct Ran {
-    code: Option<i32>,
-    out: Vec<u8>,
-    err: String,
-    took: Duration,
-}
-
-impl Ran {
-    fn stdout(&self) -> String {
-        String::from_utf8_lossy(&self.out).into_owned()
-    }
-
-    fn text(&self) -> String {
-        format!("{}{}", self.stdout(), self.err)
-    }
-}
-
-impl std::fmt::Debug for Ran {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let out = self.stdout();
-        let cut = |s: &str| s.chars().take(600).collect::<String>();
-        write!(
-            f,
-            "exit {:?} after {:?}\nstdout: {:?}\nstderr: {:?}",
-            self.code,
-            self.took,
-            cut(&out),
-            cut(&self.err)
-        )
-    }
-}
-
-/// Runs a prepared qctl command to its end (killed after a minute, so a hang fails).
-fn run(cmd: &mut assert_cmd::Command) -> Ran {
-    let start = Instant::now();
-    let out = cmd
-        .timeout(Duration::from_secs(60))
-        .output()
-        .expect("run qctl");
-    let ran = Ran {
-        code: out.status.code(),
-        out: out.stdout,
-        err: String::from_utf8_lossy(&out.stderr).into_owned(),
-        took: start.elapsed(),
-    };
-    // Every message is qctl's or Redis's own words, never the client library's internals.
-    for raw in [
-        "Pipeline failure",
-        "Incompatible type",
-        "InvalidClientConfig",
-        "panicked",
-    ] {
-        assert!(!ran.err.contains(raw), "raw client text {raw:?}: {ran:?}");
-    }
-    ran
-}
 
 /// Runs the commands six at a time, so that slow refusals overlap; results in input order.
 fn run_all(cmds: Vec<assert_cmd::Command>) -> Vec<Ran> {

@@ -364,35 +364,6 @@ fn a_cmd_path_that_is_missing_or_not_executable_is_refused_naming_what_is_wrong(
     assert_eq!(server.dump_all(), before, "nothing was reserved");
 }
 
-/// What one qctl run did.
-#[derive(Debug)]
-struct Finished {
-    code: Option<i32>,
-    out: Vec<u8>,
-    err: String,
-}
-
-impl Finished {
-    fn stdout(&self) -> String {
-        String::from_utf8_lossy(&self.out).into_owned()
-    }
-}
-
-/// Runs a prepared qctl command to its end (killed after a minute, so a hang fails).
-fn finished(cmd: &mut assert_cmd::Command) -> Finished {
-    let out = cmd
-        .timeout(Duration::from_secs(60))
-        .output()
-        .expect("run qctl");
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(!err.contains("panicked"), "{err}");
-    Finished {
-        code: out.status.code(),
-        out: out.stdout,
-        err,
-    }
-}
-
 /// Commands that cannot run are refused before any job is reserved; handlers that ignore
 /// 8 MiB of input or close their output early still complete; 50 MB of lines from two jobs
 /// at once arrive whole and in order through a consumer of bounded memory; a missing
@@ -412,7 +383,7 @@ fn broken_and_unruly_handlers_are_refused_or_survived() {
         (dir.path().display().to_string(), "not an executable"),
     ];
     for (cmd, why) in &refusals {
-        let ran = finished(
+        let ran = support::run(
             qctl(&server)
                 .args(["consume", "q", "--drain"])
                 .args(support::FAST_LONG_LEASE)
@@ -443,13 +414,13 @@ fn broken_and_unruly_handlers_are_refused_or_survived() {
         ),
     ];
     for (handler, printed) in unruly {
-        let enq = finished(
+        let enq = support::run(
             qctl(&server)
                 .args(["enqueue", "q", "--id", "big", "--file"])
                 .arg(&eight_file),
         );
         assert_eq!(enq.code, Some(0), "{enq:?}");
-        let ran = finished(
+        let ran = support::run(
             qctl(&server)
                 .args(["consume", "q", "--drain"])
                 .args(support::FAST_LONG_LEASE)
@@ -468,7 +439,7 @@ fn broken_and_unruly_handlers_are_refused_or_survived() {
     for id in ["A", "B"] {
         enqueue(&server, "q", id, b"");
     }
-    let ran = finished(
+    let ran = support::run(
         qctl(&server)
             .args(["consume", "q", "--drain", "-c", "2", "--prefix"])
             .args(support::FAST_LONG_LEASE)
@@ -512,7 +483,7 @@ fn broken_and_unruly_handlers_are_refused_or_survived() {
     std::fs::write(&orphan, "#!/no/such/interpreter\necho hi\n").unwrap();
     std::fs::set_permissions(&orphan, std::fs::Permissions::from_mode(0o755)).unwrap();
     enqueue(&server, "q", "s", b"x");
-    let ran = finished(
+    let ran = support::run(
         qctl(&server)
             .args(["consume", "q", "--drain", "--max-retries", "0"])
             .args(support::FAST_LONG_LEASE)

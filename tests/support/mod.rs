@@ -377,6 +377,64 @@ pub fn qctl_process_at(url: &str) -> Command {
     cmd
 }
 
+/// What one qctl run did.
+pub struct Ran {
+    pub code: Option<i32>,
+    pub out: Vec<u8>,
+    pub err: String,
+    pub took: Duration,
+}
+
+impl Ran {
+    pub fn stdout(&self) -> String {
+        String::from_utf8_lossy(&self.out).into_owned()
+    }
+
+    pub fn text(&self) -> String {
+        format!("{}{}", self.stdout(), self.err)
+    }
+}
+
+impl std::fmt::Debug for Ran {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let out = self.stdout();
+        let cut = |s: &str| s.chars().take(600).collect::<String>();
+        write!(
+            f,
+            "exit {:?} after {:?}\nstdout: {:?}\nstderr: {:?}",
+            self.code,
+            self.took,
+            cut(&out),
+            cut(&self.err)
+        )
+    }
+}
+
+/// Runs a prepared qctl command to its end (killed after a minute, so a hang fails).
+pub fn run(cmd: &mut assert_cmd::Command) -> Ran {
+    let start = Instant::now();
+    let out = cmd
+        .timeout(Duration::from_secs(60))
+        .output()
+        .expect("run qctl");
+    let ran = Ran {
+        code: out.status.code(),
+        out: out.stdout,
+        err: String::from_utf8_lossy(&out.stderr).into_owned(),
+        took: start.elapsed(),
+    };
+    // Every message is qctl's or Redis's own words, never the client library's internals.
+    for raw in [
+        "Pipeline failure",
+        "Incompatible type",
+        "InvalidClientConfig",
+        "panicked",
+    ] {
+        assert!(!ran.err.contains(raw), "raw client text {raw:?}: {ran:?}");
+    }
+    ran
+}
+
 /// Enqueues one job with this id and data (binary-safe, through a file).
 pub fn enqueue(server: &RedisServer, queue: &str, id: &str, data: &[u8]) {
     let dir = tempfile::tempdir().expect("temp dir");
