@@ -100,6 +100,18 @@ impl Stop {
         }
     }
 
+    /// Runs `work` unless a signal comes first (None then). A command's start, before it has
+    /// done anything, ends at once on a signal rather than when a server that does not answer
+    /// gives up (--connect-timeout). A closed output does not count, as in
+    /// [`Stop::signalled`]: what the command does then is its own to say.
+    pub async fn unless_signalled<F: std::future::Future>(&self, work: F) -> Option<F::Output> {
+        tokio::select! {
+            biased;
+            _ = self.signalled() => None,
+            done = work => Some(done),
+        }
+    }
+
     /// Records a request (the first cause is kept) and tells how many signals came so far.
     pub fn request(&self, cause: Cause) -> usize {
         let _ = self

@@ -794,3 +794,45 @@ fn a_second_signal_stops_at_once_and_says_what_is_not_known() {
         "I11 a second SIGINT with every answer held: enqueue exit 130, {confirmed} confirmed and the lines in flight named; dead requeue exit 130, {moved} confirmed and {unknown} named as not known (Redis {held})"
     ));
 }
+
+/// A signal while the server does not answer (a port that accepts and never speaks, with
+/// --connect-timeout 60s) ends each command that takes over signals at once, having done
+/// nothing, with the code of a stop: 130 for a bounded run, 0 for a consumer or a follower
+/// that runs until stopped.
+#[test]
+fn a_signal_while_redis_does_not_answer_ends_the_start_at_once() {
+    let cases: [(&[&str], i32); 9] = [
+        (&["consume", "q", "--", "true"], 0),
+        (&["consume", "q", "--drain", "--", "true"], 130),
+        (
+            &["consume", "q", "--pipe", "--max-jobs", "3", "--", "cat"],
+            130,
+        ),
+        (&["wait", "q"], 130),
+        (&["wait", "q", "j1", "--timeout", "1m"], 130),
+        (&["export", "q"], 130),
+        (&["tail", "q"], 0),
+        (&["enqueue", "q", "x"], 130),
+        (&["move", "q", "r", "--yes"], 130),
+    ];
+    let mut slowest = Duration::ZERO;
+    for &(args, code) in &cases {
+        let silent = support::silent_server();
+        let mut cmd = qctl_process_at(&format!("redis://127.0.0.1:{}", silent.port));
+        cmd.args(["--connect-timeout", "60s", "--response-timeout", "60s"])
+            .args(args);
+        let started = Instant::now();
+        let (status, bg) = stop_when(cmd, Signal::SIGINT, || silent.accepted() > 0);
+        slowest = slowest.max(started.elapsed());
+        let err = bg.stderr();
+        let what = args.join(" ");
+        assert_eq!(status.code(), Some(code), "{what}: {err}");
+        assert!(err.contains("interrupted (SIGINT)"), "{what}: {err}");
+        assert!(!err.contains("cannot reach"), "{what}: {err}");
+    }
+    figure(&format!(
+        "I12 SIGINT while Redis does not answer (--connect-timeout 60s): {} commands (consume, wait, export, tail, enqueue, move) stopped at once with their codes, the slowest run {:.1} s",
+        cases.len(),
+        slowest.as_secs_f64()
+    ));
+}

@@ -62,12 +62,16 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
     } else {
         "waiting for its first job"
     };
-    let known = tokio::select! {
-        r = async {
+    // Nothing is taken before the consumer runs: a signal until then (a server that does not
+    // answer holds the start for up to --connect-timeout) ends the run at once.
+    let known = stop
+        .unless_signalled(async {
             let mut redis = server.connect().await?;
             super::warn_unknown_queue(&ctx, &mut redis, &keys, then).await
-        } => r,
-        _ = stop.forced.cancelled() => return Ok(stopped_before_start(&stop, &args)),
+        })
+        .await;
+    let Some(known) = known else {
+        return Ok(stopped_before_start(&mut ctx, &stop, &args));
     };
     known?;
     let (tx, mut events) = mpsc::unbounded_channel();
@@ -95,11 +99,13 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
             sink: sink.clone(),
         })
     };
-    // Connecting is bounded by the timeouts; a second signal does not wait for it.
-    let consumer = tokio::select! {
-        c = Consumer::connect(server, cfg, handler, tx.clone()) => c?,
-        _ = stop.forced.cancelled() => return Ok(stopped_before_start(&stop, &args)),
+    let connected = stop
+        .unless_signalled(Consumer::connect(server, cfg, handler, tx.clone()))
+        .await;
+    let Some(consumer) = connected else {
+        return Ok(stopped_before_start(&mut ctx, &stop, &args));
     };
+    let consumer = consumer?;
     let handle = consumer.handle();
     if let Some(p) = &pipe {
         p.start(&queue, &handle.id, tx);
@@ -178,11 +184,19 @@ fn handle_limit(ctx: &Context) -> Duration {
     ctx.global.response_timeout.min(Duration::from_secs(5))
 }
 
-/// The exit code of a run that stopped before the consumer started.
-fn stopped_before_start(stop: &signals::Stop, args: &ConsumeArgs) -> ExitCode {
-    match stop.cause() {
-        Some(signals::Cause::OutputClosed) => ExitCode::OutputClosed,
-        Some(cause) if args.drain || args.max_jobs.is_some() => cause.exit_code(),
+/// The end of a run that a signal stopped before the consumer started: no job was taken.
+/// The exit code is the one of a consumer stopped at once (see [`exit_code`]).
+fn stopped_before_start(ctx: &mut Context, stop: &signals::Stop, args: &ConsumeArgs) -> ExitCode {
+    let Some(cause) = stop.cause() else {
+        return ExitCode::Success;
+    };
+    ctx.out.last_word(&format!(
+        "{} before the consumer started: no job was taken",
+        crate::output::stopped_by(cause)
+    ));
+    match cause {
+        signals::Cause::OutputClosed => ExitCode::OutputClosed,
+        _ if args.drain || args.max_jobs.is_some() => cause.exit_code(),
         _ => ExitCode::Success,
     }
 }

@@ -18,7 +18,11 @@ pub async fn run(mut ctx: Context, args: ExportArgs) -> anyhow::Result<ExitCode>
         args.states.clone()
     };
     let stop = signals::install()?;
-    let mut redis = ctx.server()?.connect().await?;
+    let server = ctx.server()?;
+    let Some(redis) = stop.unless_signalled(server.connect()).await else {
+        return Ok(super::stopped_before_redis_answered(&mut ctx, &stop));
+    };
+    let mut redis = redis?;
     super::require_queue(&mut redis, &keys).await?;
     let (mut exporter, header) = Exporter::start(&mut redis, &keys, &states)
         .await

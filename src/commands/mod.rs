@@ -272,6 +272,17 @@ fn stopped_before_any_change(ctx: &mut Context, cause: crate::signals::Cause) ->
     cause.exit_code()
 }
 
+/// The end of a command that a signal stopped while it was connecting, before it did
+/// anything (see [`crate::signals::Stop::unless_signalled`]).
+fn stopped_before_redis_answered(ctx: &mut Context, stop: &crate::signals::Stop) -> ExitCode {
+    let cause = stop.cause().unwrap_or(crate::signals::Cause::Interrupt);
+    ctx.out.last_word(&format!(
+        "{} before Redis answered: nothing was done",
+        crate::output::stopped_by(cause)
+    ));
+    cause.exit_code()
+}
+
 /// The exit code of a dry run: a signal that came while it showed its plan still names the
 /// end, as it would have ended the command had it not been handled.
 fn dry_run_end(stop: &crate::signals::Stop) -> ExitCode {

@@ -23,7 +23,13 @@ pub async fn run(mut ctx: Context, args: TailArgs) -> anyhow::Result<ExitCode> {
         keys.push(ctx.keys(queue)?);
     }
     let stop = signals::install()?;
-    let mut redis = ctx.server()?.connect().await?;
+    let server = ctx.server()?;
+    let Some(redis) = stop.unless_signalled(server.connect()).await else {
+        super::stopped_before_redis_answered(&mut ctx, &stop);
+        // Ctrl-C is how a follower ends, as below.
+        return Ok(ExitCode::Success);
+    };
+    let mut redis = redis?;
     for k in &keys {
         super::warn_unknown_queue(&ctx, &mut redis, k, "following it until it appears").await?;
     }

@@ -44,7 +44,7 @@ enum End {
     Stopped(Cause),
 }
 
-pub async fn run(ctx: Context, args: WaitArgs) -> anyhow::Result<ExitCode> {
+pub async fn run(mut ctx: Context, args: WaitArgs) -> anyhow::Result<ExitCode> {
     let keys = ctx.keys(&args.queue)?;
     let mut unique = HashSet::new();
     let ids: Vec<String> = args
@@ -53,7 +53,11 @@ pub async fn run(ctx: Context, args: WaitArgs) -> anyhow::Result<ExitCode> {
         .filter(|id| unique.insert(id.clone()))
         .collect();
     let stop = signals::install()?;
-    let mut redis = ctx.server()?.connect().await?;
+    let server = ctx.server()?;
+    let Some(redis) = stop.unless_signalled(server.connect()).await else {
+        return Ok(super::stopped_before_redis_answered(&mut ctx, &stop));
+    };
+    let mut redis = redis?;
     if ids.is_empty() {
         super::require_queue(&mut redis, &keys).await?;
     } else {

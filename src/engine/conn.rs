@@ -276,14 +276,16 @@ impl ServerSpec {
                     .set_min_delay(Duration::from_millis(100))
                     .set_max_delay(Duration::from_secs(2));
                 // The manager retries a failed first connection (`reconnect_retries`): the
-                // whole of it, retries included, stays within --connect-timeout, so a port
-                // that never answers is given up on after that time, not after a multiple.
+                // whole of it, retries and the HELLO below included, stays within
+                // --connect-timeout, so a port that never answers is given up on after that
+                // time, not after a multiple or after --response-timeout more.
+                let deadline = tokio::time::Instant::now() + self.connect_timeout;
+                let timed_out =
+                    || redis::RedisError::from(std::io::Error::from(std::io::ErrorKind::TimedOut));
                 let first = ConnectionManager::new_with_config((**client).clone(), config);
-                let mut manager = tokio::time::timeout(self.connect_timeout, first)
+                let mut manager = tokio::time::timeout_at(deadline, first)
                     .await
-                    .unwrap_or_else(|_| {
-                        Err(std::io::Error::from(std::io::ErrorKind::TimedOut).into())
-                    })
+                    .unwrap_or_else(|_| Err(timed_out()))
                     .map_err(|e| self.connect_error(e))?;
                 // Connecting sends nothing but AUTH (no CLIENT SETINFO), so one HELLO checks
                 // that a Redis server is there: a server speaking another protocol, a silent
@@ -294,9 +296,11 @@ impl ServerSpec {
                 // least-privilege user may run it (a PING would be refused and counted as an
                 // error by the server); an error reply of any kind (NOAUTH) still means a
                 // Redis server is there.
-                if let Err(e) = redis::cmd("HELLO")
-                    .query_async::<redis::Value>(&mut manager)
+                let hello = redis::cmd("HELLO");
+                let hello = hello.query_async::<redis::Value>(&mut manager);
+                if let Err(e) = tokio::time::timeout_at(deadline, hello)
                     .await
+                    .unwrap_or_else(|_| Err(timed_out()))
                 {
                     if is_transport(&e) || e.kind() == redis::ErrorKind::Parse {
                         return Err(self.failed_connect(e, true));

@@ -357,6 +357,34 @@ pub fn qctl_url(url: &str) -> assert_cmd::Command {
     cmd
 }
 
+/// A TCP server that accepts connections and never says a word, and counts them.
+pub struct SilentServer {
+    pub port: u16,
+    accepted: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl SilentServer {
+    /// The connections accepted so far.
+    pub fn accepted(&self) -> usize {
+        self.accepted.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+pub fn silent_server() -> SilentServer {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let accepted = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let counter = accepted.clone();
+    std::thread::spawn(move || {
+        let mut held = Vec::new();
+        for stream in listener.incoming().flatten() {
+            held.push(stream);
+            counter.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        }
+    });
+    SilentServer { port, accepted }
+}
+
 /// A `std::process::Command` for qctl (for runs that must be signalled or run in the
 /// background).
 pub fn qctl_process(server: &RedisServer) -> Command {
