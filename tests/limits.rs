@@ -345,10 +345,12 @@ fn a_shared_rate_of_50_per_second_holds_across_3_consumers_and_bursts_after_a_qu
         (450..=550).contains(&in_window),
         "{in_window} starts in the 10 s after the first at 50/s"
     );
-    // Alone this test sees none; beside the rest of this file on 2 CPUs, up to 6 (a per-job
-    // handler's fork and exec come late). A rate kept in bursts would give hundreds.
+    // Alone this test sees none; beside the rest of this file on 2 CPUs, up to 6, and 17 with
+    // another run of the suite beside it (CI's Redis 6.2 and Valkey runs share two cores): a
+    // per-job handler's fork and exec come late, and the next one on time. A rate kept in
+    // bursts, even of two, would give half of them or more.
     assert!(
-        close <= 15,
+        close <= in_window / 10,
         "{close} of {in_window} starts came less than 10 ms after the one before (burst 1: one every 20 ms)"
     );
     assert!(
