@@ -257,6 +257,9 @@ pub(crate) struct Shared {
     /// Handlers' SIGTERM grace is over: fired a while after the lease was lost, so handlers
     /// are gone well before others may recover their jobs.
     pub kill_now: CancellationToken,
+    /// Set when, after the kill, Redis left a settle call unanswered for
+    /// [`Shared::killed_limit`]: later settles do not wait for it again.
+    pub unanswered: std::sync::atomic::AtomicBool,
     /// Reserved or running jobs held locally (permits taken = jobs held).
     pub slots: Arc<Semaphore>,
     /// Rung whenever a local job finishes.
@@ -468,6 +471,20 @@ impl Shared {
 
     /// Until when (server clock) settling a job may be retried: after that others may have
     /// recovered it.
+    /// How long a consumer that was killed (a second signal, the end of --shutdown-grace) or
+    /// lost its lease still waits for Redis: to settle a job, then to give back what it holds
+    /// and leave. What is left then stays reserved for orphan recovery.
+    pub fn killed_limit(&self) -> Duration {
+        self.server.response_timeout.min(Duration::from_secs(3))
+    }
+
+    /// Resolves [`Shared::killed_limit`] after the consumer is killed: a call made while it
+    /// stops races this, so that a Redis that does not answer cannot hold it up.
+    pub async fn past_kill(&self) {
+        self.kill.cancelled().await;
+        tokio::time::sleep(self.killed_limit()).await;
+    }
+
     pub fn lease_deadline(&self) -> f64 {
         self.last_beat() + self.lease_window().as_secs_f64()
     }
@@ -712,6 +729,7 @@ impl Consumer {
             lease_lost: CancellationToken::new(),
             halt: CancellationToken::new(),
             kill_now: CancellationToken::new(),
+            unanswered: std::sync::atomic::AtomicBool::new(false),
             slots: Arc::new(Semaphore::new(capacity)),
             run_micros: AtomicU64::new(0),
             queued: AtomicUsize::new(0),
@@ -777,7 +795,30 @@ impl Consumer {
         ));
         let mut failure = work(&shared, &background, &mut loops).await;
         background.cancel();
-        while let Some(joined) = loops.join_next().await {
+        // The loops stop at their next step. Once the consumer is killed or has lost its
+        // lease, one waiting on a Redis that does not answer is not waited for past
+        // killed_limit, nor at all when a settle call already went unanswered that long.
+        let deadline =
+            (shared.kill.is_cancelled() || shared.lease_lost.is_cancelled()).then(|| match shared
+                .unanswered
+                .load(Ordering::SeqCst)
+            {
+                true => tokio::time::Instant::now(),
+                false => tokio::time::Instant::now() + shared.killed_limit(),
+            });
+        loop {
+            let next = match deadline {
+                None => loops.join_next().await,
+                Some(at) => match tokio::time::timeout_at(at, loops.join_next()).await {
+                    Ok(next) => next,
+                    Err(_) => {
+                        loops.abort_all();
+                        while loops.join_next().await.is_some() {}
+                        break;
+                    }
+                },
+            };
+            let Some(joined) = next else { break };
             if let Ok(Err(e)) = joined {
                 failure.get_or_insert(e);
             }
@@ -789,8 +830,8 @@ impl Consumer {
         // Whatever is still reserved here goes back (its handlers have ended, so this is
         // safe even after the lease was lost); then leave cleanly. Bounded: an unreachable
         // Redis leaves it to orphan recovery.
-        let limit = if lost.is_some() {
-            shared.server.response_timeout.min(Duration::from_secs(3))
+        let limit = if lost.is_some() || shared.kill.is_cancelled() {
+            shared.killed_limit()
         } else {
             shared.server.response_timeout
         };

@@ -229,14 +229,40 @@ pub async fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Work>) -> Result<()
     if !unstarted.is_empty() && !shared.lease_lost.is_cancelled() {
         let ids: Vec<&str> = unstarted.iter().map(|(r, _)| r.id.as_str()).collect();
         let mut redis = shared.redis.clone();
-        if let Ok(n) = inflight::requeue(&mut redis, &shared.keys, &shared.inflight, &ids).await {
-            shared.counters.returned.fetch_add(n, Ordering::Relaxed);
-        }
-        for (r, _) in &unstarted {
-            let attempt = r.job.as_ref().map(|j| j.attempt).unwrap_or(0);
-            shared.emit(Event::Returned {
-                id: r.id.clone(),
-                attempt,
+        let requeue = inflight::requeue(&mut redis, &shared.keys, &shared.inflight, &ids);
+        let requeued = tokio::select! {
+            r = requeue => Some(r),
+            _ = shared.past_kill() => None,
+        };
+        // What is not returned here stays in the in-flight set: the consumer returns it as
+        // it leaves, or orphan recovery does.
+        let why = match requeued {
+            Some(Ok(n)) => {
+                shared.counters.returned.fetch_add(n, Ordering::Relaxed);
+                for (r, _) in &unstarted {
+                    let attempt = r.job.as_ref().map(|j| j.attempt).unwrap_or(0);
+                    shared.emit(Event::Returned {
+                        id: r.id.clone(),
+                        attempt,
+                    });
+                }
+                None
+            }
+            Some(Err(e)) => Some(e.to_string()),
+            None => {
+                shared.unanswered.store(true, Ordering::SeqCst);
+                Some(format!(
+                    "Redis did not answer within {}s of the stop (a second signal, or the end of --shutdown-grace)",
+                    shared.killed_limit().as_secs_f64()
+                ))
+            }
+        };
+        if let Some(why) = why {
+            shared.emit(Event::Warning {
+                message: format!(
+                    "could not return {} reserved but not started: {why}; they stay reserved, to go back as the consumer leaves or by orphan recovery",
+                    crate::engine::text::plural(ids.len() as u64, "job")
+                ),
             });
         }
     }
@@ -604,27 +630,87 @@ pub fn retry_delay(attempt: i64, cap: Duration) -> Duration {
 }
 
 /// Runs a settle call, retrying transient errors with backoff until the reservation would
-/// expire. None when it could not be done (reported as a warning). `what` names the job(s).
+/// expire. Once the consumer is killed (a second signal, or the end of --shutdown-grace), the
+/// call in flight and its retries get [`Shared::killed_limit`] more, and none is made once
+/// Redis has left one unanswered that long: the user asked it to stop now, and what it cannot
+/// settle stays reserved for recovery. None when it could not be done (reported as a
+/// warning). `what` names the job(s).
 async fn settle<T, F, Fut>(shared: &Shared, what: &str, call: F) -> Option<T>
 where
     F: Fn(crate::engine::conn::Redis) -> Fut,
     Fut: std::future::Future<Output = Result<T, Error>>,
 {
     let mut failures = 0u32;
+    // When settling gives up, set as the consumer is found killed.
+    let mut last_chance: Option<tokio::time::Instant> = None;
+    let killed = |at: &mut Option<tokio::time::Instant>| {
+        *at = Some(tokio::time::Instant::now() + shared.killed_limit());
+    };
+    let unanswered = || {
+        format!(
+            "could not settle {what}: Redis did not answer within {}s of the stop (a second signal, or the end of --shutdown-grace)",
+            shared.killed_limit().as_secs_f64()
+        )
+    };
     loop {
-        match call(shared.redis.clone()).await {
+        if shared.kill.is_cancelled() && shared.unanswered.load(Ordering::SeqCst) {
+            shared.emit(Event::Warning {
+                message: format!(
+                    "{}; nothing was changed: it stays reserved for recovery",
+                    unanswered()
+                ),
+            });
+            return None;
+        }
+        let attempt = call(shared.redis.clone());
+        tokio::pin!(attempt);
+        let answered = loop {
+            match last_chance {
+                None => tokio::select! {
+                    biased;
+                    result = &mut attempt => break Some(result),
+                    _ = shared.kill.cancelled() => killed(&mut last_chance),
+                },
+                Some(at) => tokio::select! {
+                    biased;
+                    result = &mut attempt => break Some(result),
+                    _ = tokio::time::sleep_until(at) => break None,
+                },
+            }
+        };
+        let Some(result) = answered else {
+            shared.unanswered.store(true, Ordering::SeqCst);
+            shared.emit(Event::Warning {
+                message: format!(
+                    "{}; the change may or may not have been made: what is still reserved stays so for recovery",
+                    unanswered()
+                ),
+            });
+            return None;
+        };
+        match result {
             Ok(v) => return Some(v),
             Err(err)
                 if err.is_transient()
                     && !shared.lease_lost.is_cancelled()
-                    && shared.now() < shared.lease_deadline() =>
+                    && shared.now() < shared.lease_deadline()
+                    && last_chance.is_none_or(|at| tokio::time::Instant::now() < at) =>
             {
                 failures += 1;
                 let wait = super::supervisor::backoff(failures, true);
                 shared.emit(Event::Warning {
                     message: format!("settling {what}: {err}; retrying in {}ms", wait.as_millis()),
                 });
-                tokio::time::sleep(wait).await;
+                match last_chance {
+                    // Killed meanwhile: the last try comes at once.
+                    None => tokio::select! {
+                        _ = tokio::time::sleep(wait) => {}
+                        _ = shared.kill.cancelled() => killed(&mut last_chance),
+                    },
+                    Some(at) => {
+                        tokio::time::sleep_until(at.min(tokio::time::Instant::now() + wait)).await
+                    }
+                }
             }
             Err(err) => {
                 let outcome = match scripts::changed(&err) {
