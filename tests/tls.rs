@@ -8,11 +8,11 @@
 mod support;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use qctl::engine::Job;
 use support::tls::{qctl_tls, tls_server, Pki};
-use support::{qctl, RedisServer, FAST};
+use support::{qctl, Ran, RedisServer, FAST};
 
 /// Short timeouts for connections that are meant to fail.
 const QUICK: &[&str] = &["--connect-timeout", "2s", "--response-timeout", "2s"];
@@ -20,58 +20,25 @@ const QUICK: &[&str] = &["--connect-timeout", "2s", "--response-timeout", "2s"];
 /// awaited, and a server busy with the rest of the suite may take seconds to send it.
 const REFUSED: &[&str] = &["--connect-timeout", "8s", "--response-timeout", "2s"];
 
-/// What one qctl run did.
-struct Ran {
-    code: Option<i32>,
-    out: String,
-    err: String,
-    took: Duration,
-}
-
-impl std::fmt::Debug for Ran {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let cut = |s: &str| s.chars().take(800).collect::<String>();
-        write!(
-            f,
-            "exit {:?} after {:?}\nstdout: {:?}\nstderr: {:?}",
-            self.code,
-            self.took,
-            cut(&self.out),
-            cut(&self.err)
-        )
-    }
-}
-
 /// Runs a prepared qctl command to its end (killed after a minute, so a hang fails) and
 /// checks that its messages are in words: no panic, no debug dump of the client library's
 /// or rustls's types.
 fn run(cmd: &mut assert_cmd::Command) -> Ran {
-    let start = Instant::now();
-    let out = cmd
-        .timeout(Duration::from_secs(60))
-        .output()
-        .expect("run qctl");
-    let ran = Ran {
-        code: out.status.code(),
-        out: String::from_utf8_lossy(&out.stdout).into_owned(),
-        err: String::from_utf8_lossy(&out.stderr).into_owned(),
-        took: start.elapsed(),
-    };
-    for raw in [
-        "panicked",
-        "Kind(",
-        "Custom {",
-        "InvalidClientConfig",
-        "Other(",
-        "OtherError",
-        "DnsName(",
-        "IpAddress(",
-        "Pipeline failure",
-        "Incompatible type",
-    ] {
-        assert!(!ran.err.contains(raw), "raw text {raw:?}: {ran:?}");
-    }
-    ran
+    support::run_checked(
+        cmd,
+        &[
+            "panicked",
+            "Kind(",
+            "Custom {",
+            "InvalidClientConfig",
+            "Other(",
+            "OtherError",
+            "DnsName(",
+            "IpAddress(",
+            "Pipeline failure",
+            "Incompatible type",
+        ],
+    )
 }
 
 /// The five commands of the issue, each reading or writing queue `q`.
@@ -115,7 +82,7 @@ fn round_trip(server: &RedisServer, qctl: impl Fn() -> assert_cmd::Command) {
     let input: String = (1..=40).map(|i| format!("{i}\n")).collect();
     let ran = run(qctl().args(["enqueue", "q", "--lines"]).write_stdin(input));
     assert_eq!(ran.code, Some(0), "enqueue: {ran:?}");
-    assert_eq!(ran.out.lines().count(), 40, "{ran:?}");
+    assert_eq!(ran.stdout().lines().count(), 40, "{ran:?}");
     assert_eq!(server.lrange("q:active").len(), 40);
 
     // consume: every job runs once; 7 and 13 fail and, without retries, die.
@@ -130,7 +97,7 @@ fn round_trip(server: &RedisServer, qctl: impl Fn() -> assert_cmd::Command) {
         ]));
     assert_eq!(ran.code, Some(7), "consume: {ran:?}");
     let mut ran_ids: Vec<u32> = ran
-        .out
+        .stdout()
         .lines()
         .filter_map(|l| l.strip_prefix("ran ")?.parse().ok())
         .collect();
@@ -147,7 +114,7 @@ fn round_trip(server: &RedisServer, qctl: impl Fn() -> assert_cmd::Command) {
     // dead: the two failed jobs with their reason.
     let ran = run(qctl().args(["--json", "dead", "list", "q"]));
     assert_eq!(ran.code, Some(0), "dead list: {ran:?}");
-    let dead: serde_json::Value = serde_json::from_str(&ran.out).expect("dead list --json");
+    let dead: serde_json::Value = serde_json::from_str(&ran.stdout()).expect("dead list --json");
     let mut data: Vec<&str> = dead
         .as_array()
         .unwrap()
@@ -156,12 +123,12 @@ fn round_trip(server: &RedisServer, qctl: impl Fn() -> assert_cmd::Command) {
         .collect();
     data.sort_unstable();
     assert_eq!(data, ["13", "7"], "{ran:?}");
-    assert!(ran.out.contains("exit 3"), "{ran:?}");
+    assert!(ran.stdout().contains("exit 3"), "{ran:?}");
 
     // stats: the counts Redis holds.
     let ran = run(qctl().args(["--json", "stats", "q"]));
     assert_eq!(ran.code, Some(0), "stats: {ran:?}");
-    let stats: serde_json::Value = serde_json::from_str(&ran.out).expect("stats --json");
+    let stats: serde_json::Value = serde_json::from_str(&ran.stdout()).expect("stats --json");
     assert_eq!(stats[0]["active"], 0, "{ran:?}");
     assert_eq!(stats[0]["dead"], 2, "{ran:?}");
     assert_eq!(stats[0]["completed"], 38, "{ran:?}");
@@ -345,7 +312,7 @@ fn the_system_trust_store_is_used_without_tls_ca_cert() {
         .env("SSL_CERT_FILE", &pki.ca)
         .args(["--json", "stats", "q"]));
     assert_eq!(ran.code, Some(0), "{ran:?}");
-    assert!(ran.out.contains(r#""active":1"#), "{ran:?}");
+    assert!(ran.stdout().contains(r#""active":1"#), "{ran:?}");
 
     // A trust store that cannot be read is named, not taken for an unreachable server.
     let missing = pki.dir().join("no-such-store.pem");
@@ -494,7 +461,7 @@ fn a_password_works_over_tls_and_is_never_printed() {
     assert_eq!(ran.code, Some(0), "{ran:?}");
     let ran = run(with_password(PW).args(["--json", "stats", "q"]));
     assert_eq!(ran.code, Some(0), "{ran:?}");
-    assert!(ran.out.contains(r#""completed":1"#), "{ran:?}");
+    assert!(ran.stdout().contains(r#""completed":1"#), "{ran:?}");
 
     let mut runs = Vec::new();
     let wrong = run(with_password("not-it").arg("stats"));
@@ -528,7 +495,7 @@ fn a_password_works_over_tls_and_is_never_printed() {
     runs.push(no_cert);
     for ran in runs {
         assert!(
-            !ran.out.contains(PW) && !ran.err.contains(PW),
+            !ran.stdout().contains(PW) && !ran.err.contains(PW),
             "password printed: {ran:?}"
         );
     }

@@ -438,8 +438,22 @@ impl std::fmt::Debug for Ran {
     }
 }
 
+/// Texts of the client library's internals that no message of qctl's may hold.
+pub const RAW_CLIENT_TEXT: &[&str] = &[
+    "Pipeline failure",
+    "Incompatible type",
+    "InvalidClientConfig",
+    "panicked",
+];
+
 /// Runs a prepared qctl command to its end (killed after a minute, so a hang fails).
 pub fn run(cmd: &mut assert_cmd::Command) -> Ran {
+    run_checked(cmd, RAW_CLIENT_TEXT)
+}
+
+/// As [`run`], checking that stderr holds none of `raw`: every message is qctl's or Redis's
+/// own words, never the client library's internals.
+pub fn run_checked(cmd: &mut assert_cmd::Command, raw: &[&str]) -> Ran {
     let start = Instant::now();
     let out = cmd
         .timeout(Duration::from_secs(60))
@@ -451,13 +465,7 @@ pub fn run(cmd: &mut assert_cmd::Command) -> Ran {
         err: String::from_utf8_lossy(&out.stderr).into_owned(),
         took: start.elapsed(),
     };
-    // Every message is qctl's or Redis's own words, never the client library's internals.
-    for raw in [
-        "Pipeline failure",
-        "Incompatible type",
-        "InvalidClientConfig",
-        "panicked",
-    ] {
+    for raw in raw {
         assert!(!ran.err.contains(raw), "raw client text {raw:?}: {ran:?}");
     }
     ran

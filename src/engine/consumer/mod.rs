@@ -478,6 +478,14 @@ impl Shared {
         self.server.response_timeout.min(Duration::from_secs(3))
     }
 
+    /// Why something was given up after the kill: Redis did not answer in time.
+    pub fn silent_since_kill(&self) -> String {
+        format!(
+            "Redis did not answer within {}s of the stop (a second signal, or the end of --shutdown-grace)",
+            self.killed_limit().as_secs_f64()
+        )
+    }
+
     /// Resolves [`Shared::killed_limit`] after the consumer is killed: a call made while it
     /// stops races this, so that a Redis that does not answer cannot hold it up.
     pub async fn past_kill(&self) {
@@ -798,14 +806,12 @@ impl Consumer {
         // The loops stop at their next step. Once the consumer is killed or has lost its
         // lease, one waiting on a Redis that does not answer is not waited for past
         // killed_limit, nor at all when a settle call already went unanswered that long.
-        let deadline =
-            (shared.kill.is_cancelled() || shared.lease_lost.is_cancelled()).then(|| match shared
-                .unanswered
-                .load(Ordering::SeqCst)
-            {
-                true => tokio::time::Instant::now(),
-                false => tokio::time::Instant::now() + shared.killed_limit(),
-            });
+        let wait = match shared.unanswered.load(Ordering::SeqCst) {
+            true => Duration::ZERO,
+            false => shared.killed_limit(),
+        };
+        let deadline = (shared.kill.is_cancelled() || shared.lease_lost.is_cancelled())
+            .then(|| tokio::time::Instant::now() + wait);
         loop {
             let next = match deadline {
                 None => loops.join_next().await,

@@ -251,10 +251,7 @@ pub async fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Work>) -> Result<()
             Some(Err(e)) => Some(e.to_string()),
             None => {
                 shared.unanswered.store(true, Ordering::SeqCst);
-                Some(format!(
-                    "Redis did not answer within {}s of the stop (a second signal, or the end of --shutdown-grace)",
-                    shared.killed_limit().as_secs_f64()
-                ))
+                Some(shared.silent_since_kill())
             }
         };
         if let Some(why) = why {
@@ -646,12 +643,7 @@ where
     let killed = |at: &mut Option<tokio::time::Instant>| {
         *at = Some(tokio::time::Instant::now() + shared.killed_limit());
     };
-    let unanswered = || {
-        format!(
-            "could not settle {what}: Redis did not answer within {}s of the stop (a second signal, or the end of --shutdown-grace)",
-            shared.killed_limit().as_secs_f64()
-        )
-    };
+    let unanswered = || format!("could not settle {what}: {}", shared.silent_since_kill());
     loop {
         if shared.kill.is_cancelled() && shared.unanswered.load(Ordering::SeqCst) {
             shared.emit(Event::Warning {
