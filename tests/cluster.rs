@@ -443,6 +443,62 @@ fn a_failover_under_a_running_consumer_loses_no_job() {
     ));
 }
 
+#[test]
+fn a_failover_while_a_call_waits_on_a_frozen_master_is_retried() {
+    // A call sent to a master that stops answering times out; when a replica has taken the
+    // slot over meanwhile, the cluster answers again at once. That is a failover to wait
+    // out, not a reply too large to travel (which would stop the consumer).
+    let cluster = Cluster::start_with_replicas(3, true);
+    let q = "{frozen}";
+    let slot = cluster.slot(q);
+    let from = cluster.owner_of_slot(slot);
+    let url = cluster.nodes[(from + 1) % 3].url();
+    let ledger = Ledger::new();
+    let extra = ["--orphan-after", "30s", "--response-timeout", "3s"];
+    let (ids, mut consumer) = draining(&url, q, 1000, &ledger, &extra, Duration::ZERO, 200);
+    let _: i64 = redis::cmd("WAIT")
+        .arg(1)
+        .arg(5000)
+        .query(&mut cluster.nodes[from].conn())
+        .unwrap();
+    let at = ledger.runs().len();
+    let frozen = Instant::now();
+    cluster.nodes[from].pause();
+    let replica = cluster.masters + from;
+    let _: () = redis::cmd("CLUSTER")
+        .arg("FAILOVER")
+        .arg("TAKEOVER")
+        .query(&mut cluster.nodes[replica].conn())
+        .expect("CLUSTER FAILOVER TAKEOVER");
+    assert!(
+        wait_until(Duration::from_secs(10), || cluster.claims(replica, slot)),
+        "the replica did not take the slot over"
+    );
+    let status = consumer.wait_timeout(Duration::from_secs(120));
+    cluster.nodes[from].resume();
+    let status = status.unwrap_or_else(|| {
+        panic!(
+            "the drain did not end ({} runs): {}",
+            ledger.runs().len(),
+            consumer.stderr()
+        )
+    });
+    assert_eq!(status.code(), Some(0), "{}", consumer.stderr());
+    assert!(
+        !consumer.stderr().contains("too large"),
+        "{}",
+        consumer.stderr()
+    );
+    let t = tally(&ids, &ledger.runs());
+    assert_eq!(t.lost, 0, "{}", consumer.stderr());
+    figure(&format!(
+        "C3 master of {q} frozen at {at}/1000 runs, its replica took over: lost={} dup={}; drain ended {:.1}s after the freeze",
+        t.lost,
+        t.dup,
+        frozen.elapsed().as_secs_f64()
+    ));
+}
+
 /// The least-privilege recipe of docs/configuration.md for `{mail}:*` on every node, with what a cluster
 /// adds to it (`extra`).
 fn cluster_user(cluster: &Cluster, extra: &[&str]) {

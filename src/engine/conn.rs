@@ -3,7 +3,7 @@
 //! Every failure names the server as host:port, never with a password.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -87,20 +87,91 @@ struct Layout {
     failed_at: Mutex<Option<Instant>>,
     /// A task waits to read the layout again.
     rereading: AtomicBool,
+    /// A task follows a slot whose master stopped answering (see [`Redis::follow_slot`]).
+    following: AtomicBool,
+    /// How many times `ranges` changed, and how many calls failed on the link: each call
+    /// notes both when sent, so that a timeout during which either moved is not taken for a
+    /// reply too slow to travel.
+    changes: AtomicU64,
+    failures: AtomicU64,
 }
 
 impl Layout {
     fn master_of(&self, slot: u16) -> Option<String> {
         let ranges = self.ranges.lock().unwrap_or_else(|e| e.into_inner());
-        ranges
-            .iter()
-            .find(|(first, last, _)| (*first..=*last).contains(&slot))
-            .map(|(_, _, master)| master.clone())
+        master_in(&ranges, slot).map(str::to_string)
     }
 
     fn set(&self, ranges: Vec<(u16, u16, String)>) {
-        *self.ranges.lock().unwrap_or_else(|e| e.into_inner()) = ranges;
+        let mut known = self.ranges.lock().unwrap_or_else(|e| e.into_inner());
+        if *known != ranges {
+            *known = ranges;
+            self.changes.fetch_add(1, Ordering::SeqCst);
+        }
     }
+
+    /// The distinct masters, in slot order.
+    fn masters(&self) -> Vec<String> {
+        let ranges = self.ranges.lock().unwrap_or_else(|e| e.into_inner());
+        let mut masters: Vec<String> = Vec::new();
+        for (_, _, master) in ranges.iter() {
+            if !masters.contains(master) {
+                masters.push(master.clone());
+            }
+        }
+        masters
+    }
+}
+
+/// The master serving `slot` in `ranges`.
+fn master_in(ranges: &[(u16, u16, String)], slot: u16) -> Option<&str> {
+    ranges
+        .iter()
+        .find(|(first, last, _)| (*first..=*last).contains(&slot))
+        .map(|(_, _, master)| master.as_str())
+}
+
+/// The slot ranges of a `CLUSTER SLOTS` reply and the `host:port` of the master serving
+/// each.
+fn parse_slot_ranges(slots: redis::Value) -> Vec<(u16, u16, String)> {
+    let redis::Value::Array(slots) = slots else {
+        return Vec::new();
+    };
+    let mut ranges = Vec::new();
+    for range in slots {
+        let redis::Value::Array(parts) = range else {
+            continue;
+        };
+        let number = |i: usize| -> Option<u16> {
+            parts
+                .get(i)
+                .and_then(|v| redis::from_redis_value_ref(v).ok())
+        };
+        let Some(redis::Value::Array(master)) = parts.get(2) else {
+            continue;
+        };
+        let host: Option<String> = master
+            .first()
+            .and_then(|v| redis::from_redis_value_ref(v).ok());
+        let port: Option<u16> = master
+            .get(1)
+            .and_then(|v| redis::from_redis_value_ref(v).ok());
+        if let (Some(first), Some(last), Some(host), Some(port)) =
+            (number(0), number(1), host, port)
+        {
+            ranges.push((first, last, format!("{host}:{port}")));
+        }
+    }
+    ranges
+}
+
+/// `host:port` as a cluster node to route to.
+fn node_at(address: &str) -> Option<Node> {
+    let (host, port) = address.rsplit_once(':')?;
+    Some(Node::At {
+        host: host.to_string(),
+        port: port.parse().ok()?,
+    })
 }
 
 impl std::fmt::Debug for ServerSpec {
@@ -312,13 +383,14 @@ impl ServerSpec {
                 let config = redis::cluster::ClusterConfig::new()
                     .set_connection_timeout(self.connect_timeout)
                     .set_response_timeout(self.response_timeout);
-                Conn::Cluster(
-                    client
+                Conn::Cluster(Box::new(Routed {
+                    conn: client
                         .get_async_connection_with_config(config)
                         .await
                         .map_err(|e| self.connect_error(e))?,
-                    None,
-                )
+                    layout: self.layout.clone(),
+                    sent: Sent::default(),
+                }))
             }
         };
         let mut redis = Redis {
@@ -508,21 +580,49 @@ fn problem(err: &rustls::Error) -> String {
     }
 }
 
-/// One connection to a server, or to every node of a cluster (with the slot of the last
-/// call sent, to name its master when it fails).
+/// One connection to a server, or to every node of a cluster.
 #[derive(Clone)]
 pub enum Conn {
     Single(ConnectionManager),
-    Cluster(ClusterConnection, Option<u16>),
+    Cluster(Box<Routed>),
+}
+
+/// A connection to every node of a cluster, with what it noted of the last call it sent.
+#[derive(Clone)]
+pub struct Routed {
+    conn: ClusterConnection,
+    layout: Arc<Layout>,
+    sent: Sent,
+}
+
+/// The last call a cluster connection sent: its key and slot (to name the slot's master
+/// when it fails, and to follow the slot to a new master), and the counts of the layout's
+/// changes and of the failures on the link at that moment.
+#[derive(Clone, Default)]
+struct Sent {
+    key: Vec<u8>,
+    slot: Option<u16>,
+    changes: u64,
+    failures: u64,
+}
+
+impl Routed {
+    fn note(&mut self, key: Option<&[u8]>) {
+        self.sent.key.clear();
+        self.sent.key.extend_from_slice(key.unwrap_or_default());
+        self.sent.slot = key.map(key_slot);
+        self.sent.changes = self.layout.changes.load(Ordering::SeqCst);
+        self.sent.failures = self.layout.failures.load(Ordering::SeqCst);
+    }
 }
 
 impl ConnectionLike for Conn {
     fn req_packed_command<'a>(&'a mut self, cmd: &'a redis::Cmd) -> RedisFuture<'a, redis::Value> {
         match self {
             Conn::Single(c) => c.req_packed_command(cmd),
-            Conn::Cluster(c, slot) => {
-                *slot = command_slot(cmd);
-                c.req_packed_command(cmd)
+            Conn::Cluster(c) => {
+                c.note(command_key(cmd));
+                c.conn.req_packed_command(cmd)
             }
         }
     }
@@ -535,9 +635,9 @@ impl ConnectionLike for Conn {
     ) -> RedisFuture<'a, Vec<redis::Value>> {
         match self {
             Conn::Single(c) => c.req_packed_commands(pipeline, offset, count),
-            Conn::Cluster(c, slot) => {
-                *slot = pipeline.cmd_iter().find_map(command_slot);
-                c.req_packed_commands(pipeline, offset, count)
+            Conn::Cluster(c) => {
+                c.note(pipeline.cmd_iter().find_map(command_key));
+                c.conn.req_packed_commands(pipeline, offset, count)
             }
         }
     }
@@ -545,14 +645,14 @@ impl ConnectionLike for Conn {
     fn get_db(&self) -> i64 {
         match self {
             Conn::Single(c) => c.get_db(),
-            Conn::Cluster(c, _) => c.get_db(),
+            Conn::Cluster(c) => c.conn.get_db(),
         }
     }
 }
 
-/// The slot of the key of a command qctl sends (the first key of a script), or None for a
-/// command without a key.
-fn command_slot(cmd: &redis::Cmd) -> Option<u16> {
+/// The key of a command qctl sends (the first key of a script), or None for a command
+/// without a key.
+fn command_key(cmd: &redis::Cmd) -> Option<&[u8]> {
     let mut args = cmd.args_iter().filter_map(|arg| match arg {
         redis::Arg::Simple(arg) => Some(arg),
         _ => None,
@@ -584,7 +684,7 @@ fn command_slot(cmd: &redis::Cmd) -> Option<u16> {
     } else {
         args.next()?
     };
-    Some(key_slot(key))
+    Some(key)
 }
 
 /// The cluster slot of a key: CRC16 (XMODEM) of its hash tag, or of the whole key without
@@ -691,20 +791,58 @@ impl Redis {
     /// connect timeout, at most 2 s): after a call timed out, it tells a server that is
     /// reachable and serving (the call's own reply was too slow) from one that is not. An
     /// error reply counts as an answer, except a busy or loading server's.
+    ///
+    /// In a cluster the question is put to the master that served the last call's slot
+    /// when the call was sent, and only if the cluster stayed as it was while the call was
+    /// out: when the slots moved meanwhile, or other calls failed on the link, a failover
+    /// (or a node that stopped answering) is more likely than a reply too large, and the
+    /// answer is no.
     pub async fn answers_elsewhere(&self) -> bool {
         let limit = self.spec.connect_timeout.min(PROBE_LIMIT);
         let mut spec = (*self.spec).clone();
         spec.connect_timeout = limit;
         spec.response_timeout = limit;
         spec.reconnect_retries = 0;
+        let node = match &self.conn {
+            Conn::Single(_) => None,
+            Conn::Cluster(routed) => {
+                let (sent, layout) = (&routed.sent, &routed.layout);
+                // The call's own failure is one.
+                let failures = layout.failures.load(Ordering::SeqCst);
+                if layout.changes.load(Ordering::SeqCst) != sent.changes
+                    || failures > sent.failures + 1
+                {
+                    return false;
+                }
+                match sent
+                    .slot
+                    .and_then(|slot| Some((slot, layout.master_of(slot)?)))
+                {
+                    Some(served) => Some(served),
+                    None => return false,
+                }
+            }
+        };
         let probe = async {
             let mut fresh = spec.connect().await?;
             // TIME is served only by a server that is free to serve (not during a busy
             // script, unlike HELLO), and every user of the ACL recipe may run it.
-            fresh
-                .query::<redis::Value>(&redis::cmd("TIME"), "TIME")
-                .await
-                .map(drop)
+            let time = redis::cmd("TIME");
+            let Some((slot, master)) = &node else {
+                return fresh.query::<redis::Value>(&time, "TIME").await.map(drop);
+            };
+            let ranges = fresh.slot_ranges().await?;
+            match (master_in(&ranges, *slot), node_at(master)) {
+                (Some(now), Some(at)) if now == master => fresh
+                    .query_at::<redis::Value>(&at, &time, "TIME")
+                    .await
+                    .map(drop),
+                _ => Err(Error::TimedOut {
+                    server: master.clone(),
+                    op: "TIME".into(),
+                    reason: "no longer the master of the slot".into(),
+                }),
+            }
         };
         match tokio::time::timeout(limit, probe).await {
             Ok(Ok(())) => true,
@@ -719,15 +857,18 @@ impl Redis {
     }
 
     /// Turns a redis-rs error during `op` into an engine error naming the server; in a
-    /// cluster, a failure of the link names the master of the call's slot.
+    /// cluster, a failure of the link names the master of the call's slot, and a call left
+    /// unanswered has the slot followed to a new master ([`Redis::follow_slot`]).
     pub fn error(&self, op: impl std::fmt::Display, err: redis::RedisError) -> Error {
         let mut error = Error::from_redis(&self.server, op, err);
-        if let (
-            Conn::Cluster(_, slot),
-            Error::Unreachable { server, .. } | Error::TimedOut { server, .. },
-        ) = (&self.conn, &mut error)
-        {
-            *server = self.failed_node(*slot);
+        if let Conn::Cluster(routed) = &self.conn {
+            let unanswered = matches!(error, Error::TimedOut { .. });
+            if let Error::Unreachable { server, .. } | Error::TimedOut { server, .. } = &mut error {
+                *server = self.failed_node(routed.sent.slot);
+            }
+            if let (true, Some(slot)) = (unanswered, routed.sent.slot) {
+                self.follow_slot(slot, &routed.sent.key);
+            }
         }
         error
     }
@@ -747,6 +888,7 @@ impl Redis {
     fn failed_node(&self, slot: Option<u16>) -> String {
         let layout = &self.spec.layout;
         *layout.failed_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
+        layout.failures.fetch_add(1, Ordering::SeqCst);
         if !layout.rereading.swap(true, Ordering::SeqCst) {
             self.reread_layout();
         }
@@ -782,6 +924,68 @@ impl Redis {
                 }
             }
             redis.spec.layout.rereading.store(false, Ordering::SeqCst);
+        });
+    }
+
+    /// Follows `slot` (of `key`) to a new master after a call on it went unanswered: a
+    /// master that stops answering without closing its connections (frozen, or cut off by
+    /// the network) keeps the client library sending it the slot's calls, even once a
+    /// replica has taken the slot over, because only a redirection makes the library read
+    /// the slots again. Every second for up to a minute, while calls keep failing on the
+    /// link, the other masters are asked who serves the slot; once another master does, a
+    /// harmless `EXISTS` of `key` is sent to a third node, whose redirection has the library
+    /// read the slots again and route the slot's calls, those in flight included, to the
+    /// new master. One such task runs at a time.
+    fn follow_slot(&self, slot: u16, key: &[u8]) {
+        let layout = self.spec.layout.clone();
+        let (Some(stalled), Ok(runtime)) = (
+            layout.master_of(slot),
+            tokio::runtime::Handle::try_current(),
+        ) else {
+            return;
+        };
+        if layout.following.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        const ASK_LIMIT: Duration = Duration::from_secs(2);
+        const QUIET: Duration = Duration::from_secs(15);
+        let mut redis = self.clone();
+        let key = key.to_vec();
+        runtime.spawn(async move {
+            for _ in 0..60 {
+                let mut others = layout.masters();
+                others.retain(|m| *m != stalled);
+                for other in others.iter().filter_map(|m| node_at(m)) {
+                    let slots = redis::cmd("CLUSTER").arg("SLOTS").clone();
+                    let asked = redis.query_at::<redis::Value>(&other, &slots, "CLUSTER SLOTS");
+                    let Ok(Ok(reply)) = tokio::time::timeout(ASK_LIMIT, asked).await else {
+                        continue;
+                    };
+                    let ranges = parse_slot_ranges(reply);
+                    let Some(serving) = master_in(&ranges, slot).map(str::to_string) else {
+                        break;
+                    };
+                    if serving == stalled {
+                        break;
+                    }
+                    layout.set(ranges);
+                    let mut third = layout.masters();
+                    third.retain(|m| *m != stalled && *m != serving);
+                    if let Some(third) = third.iter().find_map(|m| node_at(m)) {
+                        let exists = redis::cmd("EXISTS").arg(&key).clone();
+                        let redirected = redis.query_at::<redis::Value>(&third, &exists, "EXISTS");
+                        let _ = tokio::time::timeout(ASK_LIMIT, redirected).await;
+                    }
+                    layout.following.store(false, Ordering::SeqCst);
+                    return;
+                }
+                let failed_at = *layout.failed_at.lock().unwrap_or_else(|e| e.into_inner());
+                if failed_at.is_none_or(|at| at.elapsed() > QUIET) {
+                    break;
+                }
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+            layout.following.store(false, Ordering::SeqCst);
         });
     }
 
@@ -863,13 +1067,9 @@ impl Redis {
         let ranges = self.slot_ranges().await?;
         let mut masters: Vec<Node> = Vec::new();
         for (_, _, master) in &ranges {
-            let Some((host, port)) = master
-                .rsplit_once(':')
-                .and_then(|(host, port)| Some((host.to_string(), port.parse().ok()?)))
-            else {
+            let Some(node) = node_at(master) else {
                 continue;
             };
-            let node = Node::At { host, port };
             if !masters.contains(&node) {
                 masters.push(node);
             }
@@ -891,35 +1091,10 @@ impl Redis {
     /// The slot ranges of a cluster and the `host:port` of the master serving each (from
     /// `CLUSTER SLOTS`, which Redis 6.2 has too).
     async fn slot_ranges(&mut self) -> Result<Vec<(u16, u16, String)>, Error> {
-        let slots: Vec<redis::Value> = self
+        let slots: redis::Value = self
             .query(redis::cmd("CLUSTER").arg("SLOTS"), "CLUSTER SLOTS")
             .await?;
-        let mut ranges = Vec::new();
-        for range in slots {
-            let redis::Value::Array(parts) = range else {
-                continue;
-            };
-            let number = |i: usize| -> Option<u16> {
-                parts
-                    .get(i)
-                    .and_then(|v| redis::from_redis_value_ref(v).ok())
-            };
-            let Some(redis::Value::Array(master)) = parts.get(2) else {
-                continue;
-            };
-            let host: Option<String> = master
-                .first()
-                .and_then(|v| redis::from_redis_value_ref(v).ok());
-            let port: Option<u16> = master
-                .get(1)
-                .and_then(|v| redis::from_redis_value_ref(v).ok());
-            if let (Some(first), Some(last), Some(host), Some(port)) =
-                (number(0), number(1), host, port)
-            {
-                ranges.push((first, last, format!("{host}:{port}")));
-            }
-        }
-        Ok(ranges)
+        Ok(parse_slot_ranges(slots))
     }
 
     /// Runs one command on `node`: for keyless commands such as SCAN, which a cluster would
@@ -941,14 +1116,15 @@ impl Redis {
                 SingleNodeRoutingInfo::SpecificNode(Route::with_key(key, SlotAddr::Master))
             }
         };
-        let Conn::Cluster(conn, slot) = &mut self.conn else {
+        let Conn::Cluster(routed) = &mut self.conn else {
             unreachable!("single connections returned above");
         };
-        *slot = match node {
-            Node::Owning(key) => Some(key_slot(key.as_bytes())),
+        routed.note(match node {
+            Node::Owning(key) => Some(key.as_bytes()),
             _ => None,
-        };
-        let reply = conn
+        });
+        let reply = routed
+            .conn
             .route_command(cmd.clone(), RoutingInfo::SingleNode(routing))
             .await;
         match reply.and_then(|v| T::from_redis_value(v).map_err(Into::into)) {
@@ -981,6 +1157,46 @@ mod tests {
 
     fn parse(url: &str) -> Result<ServerSpec, Error> {
         ServerSpec::parse(url, Duration::from_secs(1), Duration::from_secs(1))
+    }
+
+    #[test]
+    fn reads_the_masters_of_a_cluster_slots_reply() {
+        use redis::Value::{Array, BulkString, Int};
+        let node = |host: &str, port: i64| {
+            Array(vec![
+                BulkString(host.into()),
+                Int(port),
+                BulkString(b"id".to_vec()),
+            ])
+        };
+        let reply = Array(vec![
+            Array(vec![
+                Int(0),
+                Int(8191),
+                node("10.0.0.1", 7000),
+                node("10.0.0.2", 7001),
+            ]),
+            Array(vec![Int(8192), Int(16383), node("10.0.0.3", 7002)]),
+            Array(vec![Int(1)]),
+        ]);
+        let ranges = parse_slot_ranges(reply);
+        assert_eq!(
+            ranges,
+            vec![
+                (0, 8191, "10.0.0.1:7000".to_string()),
+                (8192, 16383, "10.0.0.3:7002".to_string()),
+            ]
+        );
+        assert_eq!(master_in(&ranges, 8191), Some("10.0.0.1:7000"));
+        assert_eq!(master_in(&ranges, 8192), Some("10.0.0.3:7002"));
+        assert_eq!(
+            node_at("10.0.0.3:7002"),
+            Some(Node::At {
+                host: "10.0.0.3".into(),
+                port: 7002
+            })
+        );
+        assert_eq!(parse_slot_ranges(redis::Value::Nil), vec![]);
     }
 
     #[test]

@@ -198,6 +198,11 @@ impl Cluster {
         self.nodes.iter().position(|node| owns(node, slot))
     }
 
+    /// Whether node `i` says it owns `slot` (asks that node only: another may be paused).
+    pub fn claims(&self, i: usize, slot: u16) -> bool {
+        owns(&self.nodes[i], slot)
+    }
+
     /// The node owning `key`'s slot.
     pub fn owner(&self, key: &str) -> &RedisServer {
         &self.nodes[self.owner_of_slot(self.slot(key))]

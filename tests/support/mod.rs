@@ -164,6 +164,23 @@ impl RedisServer {
         }
     }
 
+    /// Freezes the server (SIGSTOP): it keeps its connections and answers nothing until
+    /// [`RedisServer::resume`].
+    pub fn pause(&self) {
+        self.send(nix::sys::signal::Signal::SIGSTOP);
+    }
+
+    /// Lets a paused server go on (SIGCONT).
+    pub fn resume(&self) {
+        self.send(nix::sys::signal::Signal::SIGCONT);
+    }
+
+    fn send(&self, sig: nix::sys::signal::Signal) {
+        let child = self.child.as_ref().expect("the server runs");
+        nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), sig)
+            .expect("signal the server");
+    }
+
     /// Stops the server and starts it again on the same port (data survives only with
     /// persistence turned on through `start_with`).
     pub fn restart(&mut self) {
