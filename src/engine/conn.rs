@@ -83,6 +83,8 @@ pub struct ServerSpec {
 struct Layout {
     /// (first slot, last slot, host:port of the master).
     ranges: Mutex<Vec<(u16, u16, String)>>,
+    /// `ranges` before their last change: a call sent before it names the master it went to.
+    previous: Mutex<Vec<(u16, u16, String)>>,
     /// When a call last failed on the link.
     failed_at: Mutex<Option<Instant>>,
     /// A task waits to read the layout again.
@@ -102,10 +104,25 @@ impl Layout {
         master_in(&ranges, slot).map(str::to_string)
     }
 
+    /// The master of `slot` when the layout had changed `changes` times: now, or before the
+    /// last change (None when it changed more since).
+    fn master_as_of(&self, slot: u16, changes: u64) -> Option<String> {
+        let known = self.ranges.lock().unwrap_or_else(|e| e.into_inner());
+        match self.changes.load(Ordering::SeqCst).saturating_sub(changes) {
+            0 => master_in(&known, slot).map(str::to_string),
+            1 => {
+                let previous = self.previous.lock().unwrap_or_else(|e| e.into_inner());
+                master_in(&previous, slot).map(str::to_string)
+            }
+            _ => None,
+        }
+    }
+
     fn set(&self, ranges: Vec<(u16, u16, String)>) {
         let mut known = self.ranges.lock().unwrap_or_else(|e| e.into_inner());
         if *known != ranges {
-            *known = ranges;
+            let before = std::mem::replace(&mut *known, ranges);
+            *self.previous.lock().unwrap_or_else(|e| e.into_inner()) = before;
             self.changes.fetch_add(1, Ordering::SeqCst);
         }
     }
@@ -864,7 +881,7 @@ impl Redis {
         if let Conn::Cluster(routed) = &self.conn {
             let unanswered = matches!(error, Error::TimedOut { .. });
             if let Error::Unreachable { server, .. } | Error::TimedOut { server, .. } = &mut error {
-                *server = self.failed_node(routed.sent.slot);
+                *server = self.failed_node(routed.sent.slot, Some(routed.sent.changes));
             }
             if let (true, Some(slot)) = (unanswered, routed.sent.slot) {
                 self.follow_slot(slot, &routed.sent.key);
@@ -878,14 +895,15 @@ impl Redis {
     pub fn server_of(&self, key: &str) -> String {
         match self.conn {
             Conn::Single(_) => self.server.to_string(),
-            Conn::Cluster(..) => self.failed_node(Some(key_slot(key.as_bytes()))),
+            Conn::Cluster(..) => self.failed_node(Some(key_slot(key.as_bytes())), None),
         }
     }
 
     /// The cluster node a call on `slot` failed on: the master that served the slot when
-    /// the layout was last read, or, unknown, the cluster as reached through the URL's node.
-    /// Notes the failure, so that the layout is read again once calls succeed again.
-    fn failed_node(&self, slot: Option<u16>) -> String {
+    /// the call was sent (`sent`: the layout's count of changes then; None: now) as far as
+    /// the layout tells, or, unknown, the cluster as reached through the URL's node. Notes
+    /// the failure, so that the layout is read again once calls succeed again.
+    fn failed_node(&self, slot: Option<u16>, sent: Option<u64>) -> String {
         let layout = &self.spec.layout;
         *layout.failed_at.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
         layout.failures.fetch_add(1, Ordering::SeqCst);
@@ -893,7 +911,9 @@ impl Redis {
             self.reread_layout();
         }
         let tls = if self.spec.tls { " (TLS)" } else { "" };
-        match slot.and_then(|slot| Some((slot, layout.master_of(slot)?))) {
+        let changes = layout.changes.load(Ordering::SeqCst);
+        let master = |slot| layout.master_as_of(slot, sent.unwrap_or(changes));
+        match slot.and_then(|slot| Some((slot, master(slot)?))) {
             Some((slot, master)) => format!("{master}{tls} (cluster master of slot {slot})"),
             None => format!("a node of the cluster reached through {}", self.spec.node),
         }
@@ -968,14 +988,19 @@ impl Redis {
                     if serving == stalled {
                         break;
                     }
-                    layout.set(ranges);
-                    let mut third = layout.masters();
-                    third.retain(|m| *m != stalled && *m != serving);
-                    if let Some(third) = third.iter().find_map(|m| node_at(m)) {
+                    let third = ranges.iter().find_map(|(_, _, m)| {
+                        (*m != stalled && *m != serving)
+                            .then(|| node_at(m))
+                            .flatten()
+                    });
+                    if let Some(third) = third {
                         let exists = redis::cmd("EXISTS").arg(&key).clone();
                         let redirected = redis.query_at::<redis::Value>(&third, &exists, "EXISTS");
                         let _ = tokio::time::timeout(ASK_LIMIT, redirected).await;
                     }
+                    // Once the library was told, so that the calls it still sent to the
+                    // stalled master name it when they fail.
+                    layout.set(ranges);
                     layout.following.store(false, Ordering::SeqCst);
                     return;
                 }
