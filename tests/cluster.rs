@@ -494,7 +494,7 @@ fn a_failover_while_a_call_waits_on_a_frozen_master_is_retried() {
     let t = tally(&ids, &ledger.runs());
     assert_eq!(t.lost, 0, "{}", consumer.stderr());
     figure(&format!(
-        "C3 master of {q} frozen at {at}/1000 runs, its replica took over: lost={} dup={}; drain ended {:.1}s after the freeze",
+        "C5 master of {q} frozen at {at}/1000 runs, its replica took over: lost={} dup={}; drain ended {:.1}s after the freeze",
         t.lost,
         t.dup,
         frozen.elapsed().as_secs_f64()
