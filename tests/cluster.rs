@@ -412,11 +412,7 @@ fn a_failover_under_a_running_consumer_loses_no_job() {
         200,
     );
     // What the master acknowledged has reached its replica.
-    let _: i64 = redis::cmd("WAIT")
-        .arg(1)
-        .arg(5000)
-        .query(&mut cluster.nodes[from].conn())
-        .unwrap();
+    cluster.replicated(from);
     let at = ledger.runs().len();
     let killed = Instant::now();
     cluster.nodes[from].stop();
@@ -456,11 +452,7 @@ fn a_failover_while_a_call_waits_on_a_frozen_master_is_retried() {
     let ledger = Ledger::new();
     let extra = ["--orphan-after", "30s", "--response-timeout", "3s"];
     let (ids, mut consumer) = draining(&url, q, 1000, &ledger, &extra, Duration::ZERO, 200);
-    let _: i64 = redis::cmd("WAIT")
-        .arg(1)
-        .arg(5000)
-        .query(&mut cluster.nodes[from].conn())
-        .unwrap();
+    cluster.replicated(from);
     let at = ledger.runs().len();
     let frozen = Instant::now();
     cluster.nodes[from].pause();

@@ -323,11 +323,7 @@ fn a_tls_replica_takes_over_under_a_running_consumer_which_names_the_master_that
     // The consumer holds still while everything the master acknowledged reaches its replica
     // and the master is killed: no write of it is lost, so every job runs exactly once.
     consumer.signal(nix::sys::signal::Signal::SIGSTOP);
-    let _: i64 = redis::cmd("WAIT")
-        .arg(1)
-        .arg(5000)
-        .query(&mut cluster.nodes[from].conn())
-        .unwrap();
+    cluster.replicated(from);
     let at = ledger.runs().len();
     let master = format!("127.0.0.1:{}", cluster.nodes[from].port());
     let killed = Instant::now();

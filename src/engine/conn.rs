@@ -130,14 +130,17 @@ impl Layout {
     /// The distinct masters, in slot order.
     fn masters(&self) -> Vec<String> {
         let ranges = self.ranges.lock().unwrap_or_else(|e| e.into_inner());
-        let mut masters: Vec<String> = Vec::new();
-        for (_, _, master) in ranges.iter() {
-            if !masters.contains(master) {
-                masters.push(master.clone());
-            }
-        }
-        masters
+        distinct_masters(&ranges).map(str::to_string).collect()
     }
+}
+
+/// The masters of `ranges`, each once, in slot order.
+fn distinct_masters(ranges: &[(u16, u16, String)]) -> impl Iterator<Item = &str> {
+    ranges
+        .iter()
+        .enumerate()
+        .filter(|(i, (_, _, master))| !ranges[..*i].iter().any(|(_, _, m)| m == master))
+        .map(|(_, (_, _, master))| master.as_str())
 }
 
 /// The master serving `slot` in `ranges`.
@@ -831,13 +834,13 @@ impl Redis {
                 {
                     return false;
                 }
-                match sent
+                let Some(served) = sent
                     .slot
                     .and_then(|slot| Some((slot, layout.master_of(slot)?)))
-                {
-                    Some(served) => Some(served),
-                    None => return false,
-                }
+                else {
+                    return false;
+                };
+                Some(served)
             }
         };
         let probe = async {
@@ -1090,15 +1093,7 @@ impl Redis {
             return Ok(vec![Node::This]);
         }
         let ranges = self.slot_ranges().await?;
-        let mut masters: Vec<Node> = Vec::new();
-        for (_, _, master) in &ranges {
-            let Some(node) = node_at(master) else {
-                continue;
-            };
-            if !masters.contains(&node) {
-                masters.push(node);
-            }
-        }
+        let masters: Vec<Node> = distinct_masters(&ranges).filter_map(node_at).collect();
         if !ranges.is_empty() {
             self.spec.layout.set(ranges);
         }

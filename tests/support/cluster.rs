@@ -198,6 +198,15 @@ impl Cluster {
         self.nodes.iter().position(|node| owns(node, slot))
     }
 
+    /// Waits (up to 5 s) until what master `i` acknowledged has reached its replica.
+    pub fn replicated(&self, i: usize) {
+        let _: i64 = redis::cmd("WAIT")
+            .arg(1)
+            .arg(5000)
+            .query(&mut self.nodes[i].conn())
+            .expect("WAIT");
+    }
+
     /// Whether node `i` says it owns `slot` (asks that node only: another may be paused).
     pub fn claims(&self, i: usize, slot: u16) -> bool {
         owns(&self.nodes[i], slot)
