@@ -611,30 +611,81 @@ async fn a_transaction_whose_script_the_server_lost_adds_its_jobs_once_or_undoes
     }
 }
 
+/// A thread that sends SCRIPT FLUSH to a server, with `pause` after each, until stopped.
+struct Flusher {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    thread: std::thread::JoinHandle<()>,
+}
+
+impl Flusher {
+    fn start(server: &RedisServer, pause: Duration) -> Flusher {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let mut conn = server.conn();
+        let thread = std::thread::spawn({
+            let stop = stop.clone();
+            move || {
+                while !stop.load(std::sync::atomic::Ordering::SeqCst) {
+                    let _: () = redis::cmd("SCRIPT").arg("FLUSH").query(&mut conn).unwrap();
+                    std::thread::sleep(pause);
+                }
+            }
+        });
+        Flusher { stop, thread }
+    }
+
+    fn stop(self) {
+        self.stop.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.thread.join().unwrap();
+    }
+}
+
+#[tokio::test]
+async fn a_transaction_whose_script_is_flushed_without_pause_still_adds_its_jobs_once() {
+    let server = RedisServer::start();
+    let mut redis = connect(&server).await;
+    let id = |n: u32| format!("00000000-0000-4000-8000-{n:012}");
+    let flusher = Flusher::start(&server, Duration::ZERO);
+    let before = errors_of(&server, "NOSCRIPT");
+    let mut pushed = Vec::new();
+    let mut outcome = Ok(());
+    for n in 0..200 {
+        let ids = [id(2 * n), id(2 * n + 1)];
+        match push_new(&[&ids[0], &ids[1]])
+            .invoke::<i64>(&mut redis)
+            .await
+        {
+            Ok(2) => pushed.extend(ids),
+            other => {
+                outcome = Err(format!("call {n}: {other:?}"));
+                break;
+            }
+        }
+    }
+    flusher.stop();
+    outcome.unwrap();
+    let met = errors_of(&server, "NOSCRIPT") - before;
+    assert!(met > 0, "no call met NOSCRIPT: nothing was tested");
+    assert_eq!(
+        server.lrange("q:active"),
+        pushed,
+        "every job once, in order"
+    );
+    assert_eq!(server.lrange("q:signal"), vec!["1"]);
+}
+
 #[test]
 fn enqueueing_while_the_server_keeps_losing_its_scripts_adds_every_job_once_in_order() {
     let server = RedisServer::start();
     let lines: String = (1..=60_000).map(|i| format!("line-{i}\n")).collect();
     let (_dir, path) = data_file(lines.as_bytes());
     let before = errors_of(&server, "NOSCRIPT");
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let flusher = {
-        let stop = stop.clone();
-        let mut conn = server.conn();
-        std::thread::spawn(move || {
-            while !stop.load(std::sync::atomic::Ordering::SeqCst) {
-                let _: () = redis::cmd("SCRIPT").arg("FLUSH").query(&mut conn).unwrap();
-                std::thread::sleep(Duration::from_millis(25));
-            }
-        })
-    };
+    let flusher = Flusher::start(&server, Duration::from_millis(25));
     let out = qctl(&server)
         .args(["enqueue", "q", "--lines", "--file"])
         .arg(&path)
         .output()
         .unwrap();
-    stop.store(true, std::sync::atomic::Ordering::SeqCst);
-    flusher.join().unwrap();
+    flusher.stop();
     assert!(
         out.status.success(),
         "{}",

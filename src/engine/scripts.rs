@@ -1,9 +1,11 @@
 //! The Lua scripts in `lua/`, one per state change, embedded in the binary. They run by
 //! EVALSHA; a server that lost them (restart, SCRIPT FLUSH, failover) gets them loaded again
-//! and the call is repeated, singly, inside a pipeline or in a [`Window`]. A script that runs
-//! in one MULTI/EXEC after plain commands ([`Lua::call_after`]) cannot be repeated, since the
-//! commands ran: it is loaded before the connection's first transaction, and when the server
-//! lost it all the same, it is run alone after them ([`Call::after_noscript`]).
+//! and the call is repeated, singly, inside a pipeline or in a [`Window`]; a single call lost
+//! again between the load and the call is sent with its load in one MULTI/EXEC
+//! ([`Lua::load_then`]). A script that runs in one MULTI/EXEC after plain commands
+//! ([`Lua::call_after`]) cannot be repeated, since the commands ran: it is loaded before the
+//! connection's first transaction, and when the server lost it all the same, it is loaded and
+//! run alone after them, in one MULTI/EXEC ([`Call::after_noscript`]).
 //!
 //! Redis refuses a command the user may not run only when a script reaches it, and keeps
 //! what the script wrote before. So before the first call of a script (with its keys) on a
@@ -22,10 +24,6 @@ use redis::{FromRedisValue, RedisResult, ToRedisArgs, Value};
 
 use super::conn::Redis;
 use super::error::Error;
-
-/// How many times a script is loaded for one call that finds the server without it: it can
-/// be lost again between the load and the call.
-const LOAD_TRIES: usize = 3;
 
 /// What every script starts with.
 const LIB: &str = include_str!("../../lua/lib.lua");
@@ -184,6 +182,29 @@ impl Lua {
         }
     }
 
+    /// SCRIPT LOAD and `call` of the script in one transaction, so that the server cannot
+    /// lose the script between them however often something flushes its scripts: the
+    /// call's reply or error.
+    async fn load_then(&self, redis: &mut Redis, call: redis::Cmd) -> RedisResult<Value> {
+        let mut load = redis::cmd("SCRIPT");
+        load.arg("LOAD").arg(self.source());
+        let mut pipe = redis::pipe();
+        pipe.atomic()
+            .ignore_errors()
+            .add_command(load)
+            .add_command(call);
+        let mut replies: Vec<Value> = pipe.query_async(redis.conn()).await?;
+        match (replies.pop(), replies.pop()) {
+            (_, Some(Value::ServerError(e))) | (Some(Value::ServerError(e)), _) => Err(e.into()),
+            (Some(reply), Some(_)) => Ok(reply),
+            _ => Err(redis::RedisError::from((
+                redis::ErrorKind::UnexpectedReturnType,
+                "unexpected reply",
+                "EXEC of SCRIPT LOAD and a script answered fewer than 2 replies".to_string(),
+            ))),
+        }
+    }
+
     /// SCRIPT LOAD.
     pub async fn load(&self, redis: &mut Redis) -> Result<(), Error> {
         let mut cmd = redis::cmd("SCRIPT");
@@ -247,18 +268,17 @@ impl Call<'_> {
             .map_err(|e| redis.error(format!("reading the reply of {}", self.op()), e.into()))
     }
 
-    /// Sends the call, loading the script first when the server does not have it.
+    /// Sends the call, loading the script first when the server does not have it: once
+    /// plainly, then, when it was lost again between the load and the call (something
+    /// flushes the server's scripts), the load and the call in one transaction.
     async fn run(&self, redis: &mut Redis) -> Result<Value, Error> {
         let mut reply = self.query(redis).await;
-        // Lost again between the load and the call (SCRIPT FLUSH as it came): a few times.
-        for _ in 0..LOAD_TRIES {
-            match &reply {
-                Err(e) if is_noscript(e) => {
-                    self.lua.load(redis).await?;
-                    reply = self.query(redis).await;
-                }
-                _ => break,
-            }
+        if matches!(&reply, Err(e) if is_noscript(e)) {
+            self.lua.load(redis).await?;
+            reply = self.query(redis).await;
+        }
+        if self.before.is_none() && matches!(&reply, Err(e) if is_noscript(e)) {
+            reply = self.lua.load_then(redis, self.cmd.clone()).await;
         }
         reply.map_err(|e| self.error(redis, e))
     }
@@ -338,17 +358,16 @@ impl Call<'_> {
 
     /// The script's reply, as it would have been, for a transaction whose commands ran but
     /// whose script the server did not have (NOSCRIPT: it lost its scripts since the script
-    /// was loaded): the script is loaded and run alone with ARGV[1] = 0, when it checks its
-    /// keys and does what it does beside the commands, and nothing else (push_new raises the
-    /// signal and removes NAME:push). When a command failed (a key of another type), what the
-    /// other commands wrote is removed again first, item by item, since other clients may
-    /// have written since (HDEL of the fields an HSET set, LREM of the items an RPUSH
-    /// pushed); the reply is then the script's error, which names the key. When the commands
+    /// was loaded): the script is loaded and run alone, in one transaction, with ARGV[1] = 0:
+    /// it checks its keys and does what it does beside the commands, and nothing else
+    /// (push_new raises the signal and removes NAME:push). When a command failed (a key of
+    /// another type), what the other commands wrote is removed again first, item by item,
+    /// since other clients may have written since (HDEL of the fields an HSET set, LREM of
+    /// the items an RPUSH pushed); the reply is then the script's error, which names the
+    /// key. When the commands
     /// all ran but the script alone fails, the error is not Redis's refusal of the call:
     /// its jobs are in the queue, and a caller reads back what the call did.
     async fn after_noscript(&self, redis: &mut Redis, replies: &[Value]) -> RedisResult<Value> {
-        let mut load = redis::cmd("SCRIPT");
-        load.arg("LOAD").arg(self.lua.source());
         let failed = replies.iter().find_map(|reply| match reply {
             Value::ServerError(e) => Some(e.clone()),
             _ => None,
@@ -368,17 +387,7 @@ impl Call<'_> {
         let keys = self.keys();
         let mut alone = redis::cmd("EVALSHA");
         alone.arg(self.lua.sha()).arg(keys.len()).arg(&keys).arg(0);
-        let mut result: RedisResult<Value> = Err(redis::RedisError::from((
-            redis::ErrorKind::UnexpectedReturnType,
-            "not run",
-        )));
-        for _ in 0..LOAD_TRIES {
-            let _: Value = load.query_async(redis.conn()).await?;
-            result = alone.query_async(redis.conn()).await;
-            if !matches!(&result, Err(e) if is_noscript(e)) {
-                break;
-            }
-        }
+        let result = self.lua.load_then(redis, alone).await;
         match (result, failed) {
             (Err(e), Some(_)) => Err(e),
             (Ok(_), Some(first)) => Err(first.into()),
