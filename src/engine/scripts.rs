@@ -364,9 +364,9 @@ impl Call<'_> {
     /// another type), what the other commands wrote is removed again first, item by item,
     /// since other clients may have written since (HDEL of the fields an HSET set, LREM of
     /// the items an RPUSH pushed); the reply is then the script's error, which names the
-    /// key. When the commands
-    /// all ran but the script alone fails, the error is not Redis's refusal of the call:
-    /// its jobs are in the queue, and a caller reads back what the call did.
+    /// key. When the commands all ran but the script alone fails, the error is not Redis's
+    /// refusal of the call: its jobs are in the queue, and a caller reads back what the call
+    /// did.
     async fn after_noscript(&self, redis: &mut Redis, replies: &[Value]) -> RedisResult<Value> {
         let failed = replies.iter().find_map(|reply| match reply {
             Value::ServerError(e) => Some(e.clone()),
