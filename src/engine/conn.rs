@@ -100,15 +100,15 @@ struct Layout {
 
 impl Layout {
     fn master_of(&self, slot: u16) -> Option<String> {
-        let ranges = self.ranges.lock().unwrap_or_else(|e| e.into_inner());
-        master_in(&ranges, slot).map(str::to_string)
+        self.master_as_of(slot, None)
     }
 
-    /// The master of `slot` when the layout had changed `changes` times: now, or before the
-    /// last change (None when it changed more since).
-    fn master_as_of(&self, slot: u16, changes: u64) -> Option<String> {
+    /// The master of `slot` when the layout had changed `changes` times (None: now): now, or
+    /// before the last change (None when it changed more since).
+    fn master_as_of(&self, slot: u16, changes: Option<u64>) -> Option<String> {
         let known = self.ranges.lock().unwrap_or_else(|e| e.into_inner());
-        match self.changes.load(Ordering::SeqCst).saturating_sub(changes) {
+        let since = changes.map_or(0, |c| self.changes.load(Ordering::SeqCst).saturating_sub(c));
+        match since {
             0 => master_in(&known, slot).map(str::to_string),
             1 => {
                 let previous = self.previous.lock().unwrap_or_else(|e| e.into_inner());
@@ -914,9 +914,7 @@ impl Redis {
             self.reread_layout();
         }
         let tls = if self.spec.tls { " (TLS)" } else { "" };
-        let changes = layout.changes.load(Ordering::SeqCst);
-        let master = |slot| layout.master_as_of(slot, sent.unwrap_or(changes));
-        match slot.and_then(|slot| Some((slot, master(slot)?))) {
+        match slot.and_then(|slot| Some((slot, layout.master_as_of(slot, sent)?))) {
             Some((slot, master)) => format!("{master}{tls} (cluster master of slot {slot})"),
             None => format!("a node of the cluster reached through {}", self.spec.node),
         }
