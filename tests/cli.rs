@@ -470,6 +470,83 @@ fn help_topics_carry_what_the_readme_says() {
     assert!(page.contains("Exit codes"), "qctl.1 without exit codes");
 }
 
+/// `qctl ARGS` on an 80-column terminal (clap reads `$COLUMNS`): its stdout.
+fn at_80_columns(args: &[&str]) -> String {
+    let out = qctl()
+        .env("COLUMNS", "80")
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The commands a help page lists under "Commands:", but `help`.
+fn commands_listed(page: &str) -> Vec<String> {
+    page.lines()
+        .skip_while(|line| *line != "Commands:")
+        .skip(1)
+        .take_while(|line| !line.is_empty())
+        .filter(|line| line.starts_with("  ") && !line.starts_with("   "))
+        .filter_map(|line| line.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(String::from)
+        .collect()
+}
+
+#[test]
+fn help_fits_80_columns_and_shows_the_written_texts_as_written() {
+    // Every help page, of every command at every depth, fits 80 columns.
+    let mut paths = vec![Vec::<String>::new()];
+    let mut pages = 0;
+    while let Some(path) = paths.pop() {
+        let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+        args.push("--help");
+        let page = at_80_columns(&args);
+        pages += 1;
+        for line in page.lines() {
+            assert!(
+                line.chars().count() <= 80,
+                "qctl {}: a line of {} columns:\n{line}",
+                args.join(" "),
+                line.chars().count()
+            );
+        }
+        for name in commands_listed(&page) {
+            let mut sub = path.clone();
+            sub.push(name);
+            paths.push(sub);
+        }
+    }
+    assert!(pages > 30, "only {pages} help pages found");
+    // The texts written by hand (the exit codes, the handler contract, the --pipe protocol
+    // and the topics) come whole, line for line, not wrapped again where a line overflowed.
+    let root = at_80_columns(&["--help"]);
+    let consume = at_80_columns(&["consume", "--help"]);
+    for (topic, shown_in) in [
+        ("exit-codes", vec![&root, &consume]),
+        ("handlers", vec![&consume]),
+        ("pipe", vec![&consume]),
+        ("topics", vec![&root]),
+    ] {
+        let text = stdout_of(&["help", topic]);
+        for page in shown_in {
+            let lines: std::collections::HashSet<&str> = page.lines().collect();
+            for line in text.lines().filter(|l| l.starts_with("  ")) {
+                assert!(
+                    line.len() <= 78,
+                    "qctl help {topic}: over 78 columns:\n{line}"
+                );
+                assert!(
+                    lines.contains(line),
+                    "qctl help {topic}: {line:?} is not whole in --help at 80 columns:\n{page}"
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn consume_hints_only_where_they_help() {
     // A forgotten `--`: the handler's word is taken for an option.

@@ -13,81 +13,90 @@ pub const TOPICS: [(&str, &str); 4] = [
     ("exit-codes", "what each exit code of qctl means"),
     (
         "handlers",
-        "what a consume handler gets (stdin, arguments, environment) and gives back",
+        "what a consume handler gets and gives back (stdin, exit code)",
     ),
     ("pipe", "the JSON-lines protocol of consume --pipe"),
 ];
 
-/// The exit codes, as `qctl help exit-codes` and the manual page print them.
+/// The exit codes, as `qctl help exit-codes` and the manual page print them. Every line of
+/// this text and of [`HANDLERS`] and [`PIPE`] fits in 78 columns: `--help` on an 80-column
+/// terminal shows them as written (clap wraps a longer line where it overflows).
 pub const EXIT_CODES: &str = "\
 Exit codes:
   0    everything asked for was done
-  1    an error not listed below (a local file could not be written; a bug in qctl)
+  1    an error not listed below (a local file could not be written; a bug
+       in qctl)
   2    usage: unknown flag, bad value, bad Redis URL
-  3    Redis could not be reached (refused, timed out, TLS or DNS failure, not a Redis
-       server); a consumer lost its lease; a reply too large to arrive within
-       --response-timeout
-  4    Redis answered with an error, shown in its own words: WRONGTYPE (naming the key),
-       NOPERM, NOAUTH, WRONGPASS, OOM; BADVALUE for a counter of NAME:stats that is no
-       integer
-  5    nothing was done: the id is taken, nothing matched, or the queue named has no key
+  3    Redis could not be reached (refused, timed out, TLS or DNS failure,
+       not a Redis server); a consumer lost its lease; a reply too large to
+       arrive within --response-timeout
+  4    Redis answered with an error, shown in its own words: WRONGTYPE
+       (naming the key), NOPERM, NOAUTH, WRONGPASS, OOM; BADVALUE for a
+       counter of NAME:stats that is no integer
+  5    nothing was done: the id is taken, nothing matched, or the queue
+       named has no key
   6    bad input: unreadable file, invalid JSON line, damaged record
-  7    partly done: some of the work failed (consume --drain: some job ended dead; wait: a
-       job died, or ended without a record of success)
-  8    consume --drain: the queue is paused (or a limit of 0 holds it) with jobs ready or
-       retries pending
-  9    consume --drain --max-jobs N: stopped after N jobs with jobs left to run
+  7    partly done: some of the work failed (consume --drain: some job
+       ended dead; wait: a job died, or ended without a record of success)
+  8    consume --drain: the queue is paused (or a limit of 0 holds it) with
+       jobs ready or retries pending
+  9    consume --drain --max-jobs N: stopped after N jobs, jobs left to run
   124  wait --timeout: the time ran out before what it waits for happened
   129, 130, 143
-       stopped by SIGHUP, SIGINT (Ctrl-C) or SIGTERM before it was done; the last line says
-       exactly what was done
-  141  stopped because its output was closed before it was done (a command that only reads
-       ends with 0 instead)
-  check and doctor end with the monitoring-plugins codes instead: 0 OK, 1 WARNING,
-  2 CRITICAL, 3 UNKNOWN (Redis could not be read, or a bad command line).
+       stopped by SIGHUP, SIGINT (Ctrl-C) or SIGTERM before it was done;
+       the last line says exactly what was done
+  141  stopped because its output was closed before it was done (a command
+       that only reads ends with 0 instead)
+  check and doctor end with the monitoring-plugins codes instead: 0 OK,
+  1 WARNING, 2 CRITICAL, 3 UNKNOWN (Redis could not be read, or a bad
+  command line).
 ";
 
 /// The handler contract of `consume`, per job.
 pub const HANDLERS: &str = "\
 The handler (qctl consume QUEUE -- CMD [ARGS...]):
-  CMD runs once per job, directly (PATH lookup, no shell), in a process group of its own.
-  Its stdin is the job's data, then EOF; with --replace STR, STR in ARGS becomes the data
-  (like xargs -I; still no shell).
-  Its environment is qctl's, without QCTL_REDIS_URL, REDIS_URL, QCTL_REDIS_PASSWORD and
-  QCTL_REDIS_PASSWORD_FILE, plus:
+  CMD runs once per job, directly (PATH lookup, no shell), in a process
+  group of its own. Its stdin is the job's data, then EOF; with --replace
+  STR, STR in ARGS becomes the data (like xargs -I; still no shell).
+  Its environment is qctl's, without QCTL_REDIS_URL, REDIS_URL,
+  QCTL_REDIS_PASSWORD and QCTL_REDIS_PASSWORD_FILE, plus:
     QCTL_QUEUE        the queue's name
     QCTL_JOB_ID       the job's id
-    QCTL_JOB_ATTEMPT  how many times the job failed before this run (0 on its first)
+    QCTL_JOB_ATTEMPT  how many times the job failed before this run (0 on
+                      its first)
     QCTL_CONSUMER_ID  this consumer's id
-  Exit 0: done; the job is acked and its record deleted. Any other exit, or a signal: failed;
-  retried with backoff (--max-retries, --max-backoff), then moved to the dead set. The
-  reason, the exit code or signal and the last 4 KiB of stderr are recorded
-  (qctl dead show QUEUE ID).
-  Its stdout and stderr go to qctl's, in whole lines (--prefix puts [ID] before each; with
-  --json its stdout goes to stderr). --timeout DUR stops it: SIGTERM to its group, SIGKILL
-  after --kill-after. What it leaves running in its group is killed when it ends.
+  Exit 0: done; the job is acked and its record deleted. Any other exit,
+  or a signal: failed; retried with backoff (--max-retries, --max-backoff),
+  then moved to the dead set. The reason, the exit code or signal and the
+  last 4 KiB of stderr are recorded (qctl dead show QUEUE ID).
+  Its stdout and stderr go to qctl's, in whole lines (--prefix puts [ID]
+  before each; with --json its stdout goes to stderr). --timeout DUR stops
+  it: SIGTERM to its group, SIGKILL after --kill-after. What it leaves
+  running in its group is killed when it ends.
 ";
 
 /// The `--pipe` protocol.
 pub const PIPE: &str = "\
 The --pipe protocol (qctl consume QUEUE --pipe -- CMD [ARGS...]):
-  qctl starts --concurrency long-lived copies of CMD (no shell, each in its own process
-  group; the environment as for handlers, without the per-job variables) and writes one
-  line per job to a copy's stdin:
+  qctl starts --concurrency long-lived copies of CMD (no shell, each in its
+  own process group; the environment as for handlers, without the per-job
+  variables) and writes one line per job to a copy's stdin:
     {\"id\":\"...\",\"attempt\":0,\"queue\":\"mail\",\"data\":\"...\"}
-  with \"data_b64\" (standard base64) instead of \"data\" when the data is not UTF-8.
-  The copy answers one line per job on stdout, in any order:
+  with \"data_b64\" (standard base64) instead of \"data\" when the data is
+  not UTF-8. The copy answers one line per job on stdout, in any order:
     {\"id\":\"...\",\"ok\":true}
     {\"id\":\"...\",\"ok\":false,\"error\":\"why\",\"retry_in\":30}
-  (\"retry_in\", in seconds, is optional and capped by --max-backoff). Its stdout carries
-  answers only; its stderr goes to qctl's.
-  --pipe-depth N lets N jobs be outstanding per copy. Without it qctl chooses each copy's
-  depth as jobs run: from 1, doubling up to 64 while the copy answers within 5 ms a job and
-  more jobs wait, halving when an answer takes over 100 ms (or half of --timeout), back to 1
-  while a job is outstanding that long, halving again when the copy is restarted; consume -v
-  shows each change. A copy that exits, answers
-  a line that is not such an object or an id it does not hold, or exceeds --timeout fails
-  its outstanding jobs and is started again (after 100 ms, doubling up to 10 s).
+  (\"retry_in\", in seconds, is optional and capped by --max-backoff). Its
+  stdout carries answers only; its stderr goes to qctl's.
+  --pipe-depth N lets N jobs be outstanding per copy. Without it qctl
+  chooses each copy's depth as jobs run: from 1, doubling up to 64 while
+  the copy answers within 5 ms a job and more jobs wait, halving when an
+  answer takes over 100 ms (or half of --timeout), back to 1 while a job is
+  outstanding that long, halving again when the copy is restarted;
+  consume -v shows each change. A copy that exits, answers a line that is
+  not such an object or an id it does not hold, or exceeds --timeout fails
+  its outstanding jobs and is started again (after 100 ms, doubling up to
+  10 s).
 ";
 
 pub fn run(mut ctx: Context, words: &[String]) -> anyhow::Result<ExitCode> {
