@@ -248,8 +248,8 @@ pub enum Fit {
     Extra,
     /// Text, cut with `…` down to this many columns, or left out.
     Cut(usize),
-    /// What a row is about (a queue's name): cut with `…` down to this many columns, never
-    /// left out.
+    /// What a row is about (a queue's name): cut in its middle with `…` ([`cut_middle`])
+    /// down to this many columns, never left out.
     Name(usize),
 }
 
@@ -292,6 +292,34 @@ pub fn cut(text: &str, width: usize) -> String {
     }
     out.push('…');
     out
+}
+
+/// `text` cut to `width` columns in its middle: its start and its end with `…` between, so
+/// names that differ only at one end (`mail-eu`, `mail-us`; `{a}:mail`, `{b}:mail`) stay
+/// apart. The start keeps the odd column.
+pub fn cut_middle(text: &str, width: usize) -> String {
+    if width_of(text) <= width || width < 3 {
+        return cut(text, width);
+    }
+    let tail_room = (width - 1) / 2;
+    let head_room = width - 1 - tail_room;
+    let fit = |chars: &mut dyn Iterator<Item = char>, room: usize| {
+        let mut used = 0;
+        let mut kept = Vec::new();
+        for c in chars {
+            let w = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+            if used + w > room {
+                break;
+            }
+            kept.push(c);
+            used += w;
+        }
+        kept
+    };
+    let head = fit(&mut text.chars(), head_room);
+    let mut tail = fit(&mut text.chars().rev(), tail_room);
+    tail.reverse();
+    head.into_iter().chain(['…']).chain(tail).collect()
 }
 
 impl Output {
@@ -377,7 +405,10 @@ impl Output {
                 for &i in &shown {
                     if let Some(cell) = row.get_mut(i) {
                         if width_of(cell) > widths[i] {
-                            *cell = cut(cell, widths[i]);
+                            *cell = match columns[i].1 {
+                                Fit::Name(_) => cut_middle(cell, widths[i]),
+                                _ => cut(cell, widths[i]),
+                            };
                         }
                     }
                 }
@@ -749,6 +780,20 @@ mod tests {
         assert_eq!(preview(&[b'a', 0xff], 5), "<binary, 2 bytes>");
         let big = "x".repeat(16 << 20);
         assert_eq!(preview(big.as_bytes(), 3), "xxx…");
+    }
+
+    #[test]
+    fn names_are_cut_in_the_middle() {
+        assert_eq!(cut_middle("mail", 4), "mail");
+        assert_eq!(
+            cut_middle("queue-with-a-rather-long-name-12", 17),
+            "queue-wi…-name-12"
+        );
+        assert_eq!(cut_middle("{tenant-a}:mail", 10), "{tena…mail");
+        // Wide characters count as two columns; a column they cannot fill stays empty.
+        assert_eq!(cut_middle("日本語のキュー名", 8), "日本…名");
+        assert_eq!(width_of(&cut_middle("日本語のキュー名", 8)), 7);
+        assert_eq!(cut_middle("abcdef", 2), "a…");
     }
 
     #[test]

@@ -116,47 +116,100 @@ fn top_shows_every_queue_and_follows_the_counts_as_jobs_are_consumed() {
 }
 
 #[test]
-fn at_80_columns_the_list_keeps_the_name_and_the_counts() {
+fn at_80_columns_the_list_keeps_names_apart_and_the_counts() {
     let server = RedisServer::start();
-    let long = "notifications-email-transactional";
-    fill(&server, long, 3);
+    // Two long names alike but for their ends, and a short one.
+    let long = [
+        "notifications-email-transactional",
+        "notifications-email-marketing",
+    ];
+    for name in long {
+        fill(&server, name, 3);
+    }
     fill(&server, "sms", 2);
     qctl(&server).args(["pause", "sms"]).assert().success();
-    let Some(tmux) = Tmux::start(&server.url(), "top --interval 300ms", (80, 24), None) else {
-        return;
+    // A long name cut in its middle: its start, `…`, its end.
+    let cut_from = |cell: &str, name: &str| {
+        name.len() > 14
+            && cell.contains('…')
+            && cell.starts_with(&name[..8])
+            && cell.ends_with(&name[name.len() - 6..])
     };
-    // The long name is cut with an ellipsis; the paused queue says so without PAUSED.
-    let is_cut = |c: &str| c.starts_with("notifications-") && c.ends_with('…');
-    let screen = tmux.wait("both queues", |s| {
-        s.split_whitespace().any(is_cut) && s.contains("sms (paused)")
-    });
-    let header = screen
-        .lines()
-        .find(|l| l.contains("QUEUE"))
-        .expect("a header");
-    for name in [
-        "QUEUE",
-        "ACTIVE",
-        "DUE",
-        "IN FLIGHT",
-        "DEAD",
-        "CONSUMERS",
-        "DONE 10M",
+    let cells_of = |screen: &str, name: &str| -> Vec<String> {
+        screen
+            .lines()
+            .map(|l| l.split_whitespace().filter(|c| *c != ">").map(String::from))
+            .map(Vec::from_iter)
+            .find(|cells| {
+                cells
+                    .first()
+                    .is_some_and(|c| c == name || cut_from(c, name))
+            })
+            .unwrap_or_else(|| panic!("no row of {name}:\n{screen}"))
+    };
+    for (width, columns) in [
+        (
+            80,
+            &[
+                "QUEUE",
+                "ACTIVE",
+                "DUE",
+                "IN FLIGHT",
+                "DEAD",
+                "CONSUMERS",
+                "PAUSED",
+                "DONE 10M",
+            ][..],
+        ),
+        (60, &["QUEUE", "ACTIVE", "DUE", "IN FLIGHT", "DEAD"][..]),
     ] {
-        assert!(
-            header.contains(name),
-            "{name} missing from {header:?}\n{screen}"
+        let Some(tmux) = Tmux::start(&server.url(), "top --interval 300ms", (width, 24), None)
+        else {
+            return;
+        };
+        let screen = tmux.wait("the three queues", |s| {
+            s.contains("sms") && long.iter().all(|n| s.contains(&n[..8]))
+        });
+        let header = screen
+            .lines()
+            .find(|l| l.contains("QUEUE"))
+            .expect("a header");
+        assert_eq!(
+            header
+                .split("  ")
+                .map(str::trim)
+                .filter(|h| !h.is_empty())
+                .collect::<Vec<_>>()
+                .join(" "),
+            columns.join(" "),
+            "{screen}"
         );
+        // Each long name whole or cut in its middle: the two rows stay apart.
+        let rows: Vec<Vec<String>> = long.iter().map(|n| cells_of(&screen, n)).collect();
+        assert_ne!(rows[0][0], rows[1][0], "{screen}");
+        for row in &rows {
+            assert_eq!(row[1..5], ["3", "0", "0", "0"], "{screen}");
+        }
+        // The paused queue says so: in PAUSED, or after its name without it.
+        let sms = screen.lines().find(|l| l.contains("sms")).unwrap();
+        if columns.contains(&"PAUSED") {
+            assert!(
+                cells_of(&screen, "sms").contains(&"yes".to_string()),
+                "{screen}"
+            );
+        } else {
+            assert!(sms.contains("sms (paused)"), "{screen}");
+        }
+        assert!(
+            screen.lines().all(|l| l.chars().count() <= width as usize),
+            "{screen}"
+        );
+        // At 80 columns the line of keys is whole.
+        if width >= 80 {
+            assert!(screen.contains("p pause/resume"), "{screen}");
+        }
+        quit(&tmux);
     }
-    let line = screen
-        .lines()
-        .find(|l| l.contains("notifications-"))
-        .unwrap();
-    let cells: Vec<&str> = line.split_whitespace().filter(|c| *c != ">").collect();
-    assert!(is_cut(cells[0]), "{screen}");
-    assert_eq!(cells[1..6], ["3", "0", "0", "0", "0"], "{screen}");
-    assert!(screen.lines().all(|l| l.chars().count() <= 80), "{screen}");
-    quit(&tmux);
 }
 
 #[test]

@@ -13,7 +13,9 @@ use super::fetch::DEAD_SHOWN;
 use super::model::{Model, Prompt, QueueRow, View};
 use crate::commands::millis;
 use crate::engine::consumers::AHEAD_TOLERANCE;
-use crate::output::{agree, dead_reason, plural, preview, printable, queue_cells, relative};
+use crate::output::{
+    agree, cut_middle, dead_reason, plural, preview, printable, queue_cells, relative, width_of,
+};
 
 pub fn draw(frame: &mut Frame, m: &Model) {
     let [title, body, charts, status, keys] = Layout::vertical([
@@ -53,11 +55,10 @@ fn title_line(m: &Model) -> String {
     )
 }
 
-/// A column of the queue list: its header, its width (0: QUEUE, which takes what is left)
-/// and when it goes on a narrow terminal (1 first; 0 never).
+/// A column of the queue list: its header and when it goes on a narrow terminal (1 first;
+/// 0 never).
 struct Column {
     name: &'static str,
-    width: u16,
     drop: u8,
 }
 
@@ -67,62 +68,50 @@ struct Column {
 const COLUMNS: [Column; 12] = [
     Column {
         name: "QUEUE",
-        width: 0,
         drop: 0,
     },
     Column {
         name: "ACTIVE",
-        width: 9,
         drop: 0,
     },
     Column {
         name: "DUE",
-        width: 9,
         drop: 0,
     },
     Column {
         name: "LATER",
-        width: 9,
         drop: 2,
     },
     Column {
         name: "IN FLIGHT",
-        width: 9,
         drop: 0,
     },
     Column {
         name: "DEAD",
-        width: 9,
         drop: 0,
     },
     Column {
         name: "CONSUMERS",
-        width: 10,
         drop: 6,
     },
     Column {
         name: "PAUSED",
-        width: 6,
         drop: 5,
     },
     Column {
         name: "DONE/S",
-        width: 8,
         drop: 3,
     },
     Column {
         name: "FAILED/S",
-        width: 8,
         drop: 1,
     },
     Column {
         name: "DONE 10M",
-        width: 10,
         drop: 7,
     },
     Column {
         name: "P95 10M",
-        width: 7,
         drop: 4,
     },
 ];
@@ -130,23 +119,86 @@ const COLUMNS: [Column; 12] = [
 /// The narrowest QUEUE column kept before other columns go.
 const QUEUE_MIN: u16 = 14;
 
-/// The cells the columns `cols` leave to QUEUE in `width`, after the highlight symbol and
-/// the space between columns.
-fn queue_room(width: u16, cols: &[usize]) -> u16 {
-    let used = 2 + cols.iter().map(|&i| COLUMNS[i].width + 1).sum::<u16>();
-    width.saturating_sub(used)
+/// The QUEUE column other columns go for, when names are that long: past it, names are cut
+/// in the middle ([`cut_middle`]) rather than columns left out.
+const QUEUE_WANT: u16 = 24;
+
+/// The rows' cells (every column's, in the order of [`COLUMNS`]) and the width of each
+/// column: its header's or its widest cell's (QUEUE: its longest name).
+struct Cells {
+    rows: Vec<Vec<String>>,
+    widths: Vec<u16>,
 }
 
-/// The columns shown in `width` cells: every one while QUEUE keeps [`QUEUE_MIN`] cells,
-/// else the least needed go first.
-fn shown(width: u16) -> Vec<usize> {
-    let mut cols: Vec<usize> = (0..COLUMNS.len()).collect();
-    let mut rank = 1;
-    while queue_room(width, &cols) < QUEUE_MIN && rank <= 7 {
-        cols.retain(|&i| COLUMNS[i].drop != rank);
-        rank += 1;
+impl Cells {
+    fn of<'a>(rows: impl IntoIterator<Item = &'a QueueRow>) -> Cells {
+        let rows: Vec<Vec<String>> = rows.into_iter().map(cells).collect();
+        let widths = (0..COLUMNS.len())
+            .map(|i| {
+                rows.iter()
+                    .map(|r| width_of(&r[i]))
+                    .chain([width_of(COLUMNS[i].name)])
+                    .max()
+                    .unwrap_or(0) as u16
+            })
+            .collect();
+        Cells { rows, widths }
     }
-    cols
+
+    /// The cells the columns `cols` leave to QUEUE in `width`, after the highlight symbol
+    /// and the space between columns.
+    fn queue_room(&self, width: u16, cols: &[usize]) -> u16 {
+        let used = 2 + cols
+            .iter()
+            .filter(|&&i| i != 0)
+            .map(|&i| self.widths[i] + 1)
+            .sum::<u16>();
+        width.saturating_sub(used)
+    }
+
+    /// The columns shown in `width` cells: every one while QUEUE keeps room for the longest
+    /// name (up to [`QUEUE_WANT`], at least [`QUEUE_MIN`]), else the least needed go first.
+    fn shown(&self, width: u16) -> Vec<usize> {
+        let want = self.widths[0].clamp(QUEUE_MIN, QUEUE_WANT);
+        let mut cols: Vec<usize> = (0..COLUMNS.len()).collect();
+        let mut rank = 1;
+        while self.queue_room(width, &cols) < want && rank <= 7 {
+            cols.retain(|&i| COLUMNS[i].drop != rank);
+            rank += 1;
+        }
+        cols
+    }
+
+    /// The shown columns' widths: QUEUE takes what is left.
+    fn constraints(&self, cols: &[usize]) -> Vec<Constraint> {
+        cols.iter()
+            .map(|&i| match i {
+                0 => Constraint::Fill(1),
+                i => Constraint::Length(self.widths[i]),
+            })
+            .collect()
+    }
+
+    /// The table of the rows in `width` cells, with its header; row `i` is `paused[i]`.
+    fn table(self, width: u16, paused: &[bool]) -> Table<'static> {
+        let cols = self.shown(width);
+        let room = self.queue_room(width, &cols) as usize;
+        let constraints = self.constraints(&cols);
+        let rows = self.rows.into_iter().zip(paused).map(|(mut all, &paused)| {
+            // Without the PAUSED column, a paused queue says so after its name.
+            let suffix = if paused && !cols.contains(&7) {
+                " (paused)"
+            } else {
+                ""
+            };
+            all[0] = cut_middle(&all[0], room.saturating_sub(suffix.len())) + suffix;
+            Row::new(
+                cols.iter()
+                    .map(|&i| all.get(i).cloned().unwrap_or_default()),
+            )
+        });
+        Table::new(rows, constraints).header(header(cols.iter().map(|&i| COLUMNS[i].name)))
+    }
 }
 
 fn per_sec(r: Option<f64>) -> String {
@@ -195,40 +247,6 @@ fn spark(minutes: &[Option<crate::engine::history::Tally>]) -> String {
         .collect()
 }
 
-/// The shown columns' widths.
-fn widths(cols: &[usize]) -> Vec<Constraint> {
-    cols.iter()
-        .map(|&i| match COLUMNS[i].width {
-            0 => Constraint::Fill(1),
-            w => Constraint::Length(w),
-        })
-        .collect()
-}
-
-/// A row's shown cells in `width`: without the PAUSED column, a paused queue says so after
-/// its name; a name longer than its column ends in `…`.
-fn pick(mut all: Vec<String>, paused: bool, cols: &[usize], width: u16) -> Vec<String> {
-    if paused && !cols.contains(&7) {
-        all[0].push_str(" (paused)");
-    }
-    let room = queue_room(width, cols) as usize;
-    if all[0].chars().count() > room {
-        all[0] = all[0]
-            .chars()
-            .take(room.saturating_sub(1))
-            .collect::<String>()
-            + "…";
-    }
-    cols.iter()
-        .map(|&i| all.get(i).cloned().unwrap_or_default())
-        .collect()
-}
-
-/// The shown columns' headers.
-fn names(cols: &[usize]) -> Vec<&'static str> {
-    cols.iter().map(|&i| COLUMNS[i].name).collect()
-}
-
 fn header(names: impl IntoIterator<Item = &'static str>) -> Row<'static> {
     Row::new(names.into_iter().map(Cell::from)).style(Style::new().add_modifier(Modifier::BOLD))
 }
@@ -248,15 +266,11 @@ fn draw_list(frame: &mut Frame, area: Rect, m: &Model) {
         frame.render_widget(Paragraph::new(text), area);
         return;
     }
-    let cols = shown(area.width);
-    let table = Table::new(
-        rows.iter()
-            .map(|r| Row::new(pick(cells(r), r.stats.paused, &cols, area.width))),
-        widths(&cols),
-    )
-    .header(header(names(&cols)))
-    .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED))
-    .highlight_symbol("> ");
+    let paused: Vec<bool> = rows.iter().map(|r| r.stats.paused).collect();
+    let table = Cells::of(rows.iter().copied())
+        .table(area.width, &paused)
+        .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED))
+        .highlight_symbol("> ");
     let mut state = TableState::default().with_selected(m.cursor());
     frame.render_stateful_widget(table, area, &mut state);
 }
@@ -269,15 +283,7 @@ fn draw_queue(frame: &mut Frame, area: Rect, m: &Model, queue: &str) {
     ])
     .areas(area);
     let summary = match m.row(queue) {
-        Some(r) => {
-            let width = counts.width.saturating_sub(2);
-            let cols = shown(width);
-            Table::new(
-                [Row::new(pick(cells(r), r.stats.paused, &cols, width))],
-                widths(&cols),
-            )
-            .header(header(names(&cols)))
-        }
+        Some(r) => Cells::of([r]).table(counts.width.saturating_sub(2), &[r.stats.paused]),
         None => Table::new(
             [Row::new([format!("queue {} is gone", printable(queue))])],
             [Constraint::Fill(1)],
@@ -472,8 +478,7 @@ fn keys_line(m: &Model) -> String {
             printable(queue)
         ),
         (None, View::List) => {
-            "q quit  ↑↓ select  Enter consumers and dead jobs  s sort  / filter  p pause/resume"
-                .into()
+            "q quit  ↑↓ select  Enter consumers, dead jobs  s sort  / filter  p pause/resume".into()
         }
         (None, View::Queue(_)) => "q quit  Esc back  p pause/resume".into(),
     }
