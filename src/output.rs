@@ -660,16 +660,7 @@ pub fn relative(t: f64, now: f64) -> String {
     if t.is_infinite() {
         return if t < 0.0 { "at -inf" } else { "at +inf" }.into();
     }
-    let d = (t - now).abs().round();
-    let text = if d < 60.0 {
-        format!("{d}s")
-    } else if d < 3570.0 {
-        format!("{}m", (d / 60.0).round())
-    } else if d < 86400.0 * 2.0 {
-        format!("{}h", (d / 3600.0).round())
-    } else {
-        format!("{}d", (d / 86400.0).round())
-    };
+    let text = crate::engine::text::span(t - now);
     if t >= now {
         format!("in {text}")
     } else {

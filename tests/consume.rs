@@ -417,6 +417,53 @@ fn drain_exits_zero_when_all_pass_and_seven_when_any_fails() {
         .success();
 }
 
+#[test]
+fn drain_says_how_long_the_retries_it_waits_for_can_take() {
+    let server = RedisServer::start();
+    // Fails on its first two runs: the drain waits for the retries (0.5 to 1 s, then 1 to
+    // 2 s; the second is said at least) and ends 0.
+    let flaky = [
+        "sh",
+        "-c",
+        "cat >/dev/null; [ \"$QCTL_JOB_ATTEMPT\" -ge 2 ]",
+    ];
+    enqueue(&server, "long", "j", b"0");
+    let out = qctl(&server)
+        .args(["consume", "long", "--drain", "--max-retries", "10"])
+        .args(FAST)
+        .args(["--max-backoff", "2m"])
+        .arg("--")
+        .args(flaky)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // 1 + 2 + ... + 64 + 3 * 120 s = 487 s, about 8 minutes.
+    assert!(
+        stderr.contains(
+            "a job that keeps failing is retried 10 times over up to 8m: --max-retries and \
+             --max-backoff bound that"
+        ),
+        "{stderr}"
+    );
+    // A bound of a minute or less goes unsaid.
+    enqueue(&server, "short", "j", b"0");
+    let out = qctl(&server)
+        .args(["consume", "short", "--drain", "--max-retries", "3"])
+        .args(FAST)
+        .args(["--max-backoff", "1s"])
+        .arg("--")
+        .args(flaky)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("draining: waiting for 1 retry"), "{stderr}");
+    assert!(!stderr.contains("keeps failing"), "{stderr}");
+}
+
 /// The count after `word` in a consumer's closing summary ("succeeded 3, ...").
 fn summary_count(stderr: &[u8], word: &str) -> u64 {
     let text = String::from_utf8_lossy(stderr);

@@ -30,9 +30,38 @@ pub fn agree<'a>(n: u64, one: &'a str, many: &'a str) -> &'a str {
     }
 }
 
+/// `42s`, `4m`, `3h`, `12d`: a span of time in seconds, rounded to its largest unit (hours
+/// up to two days).
+pub fn span(secs: f64) -> String {
+    let d = secs.abs().round();
+    if d < 60.0 {
+        format!("{d}s")
+    } else if d < 3570.0 {
+        format!("{}m", (d / 60.0).round())
+    } else if d < 86400.0 * 2.0 {
+        format!("{}h", (d / 3600.0).round())
+    } else {
+        format!("{}d", (d / 86400.0).round())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spans_are_rounded_to_their_largest_unit() {
+        for (secs, text) in [
+            (0.4, "0s"),
+            (59.0, "59s"),
+            (90.0, "2m"),
+            (3600.0, "1h"),
+            (100_000.0, "28h"),
+            (1_048_575.0, "12d"),
+        ] {
+            assert_eq!(span(secs), text);
+        }
+    }
 
     #[test]
     fn counts_get_thousands_separators() {

@@ -9,7 +9,7 @@ use std::time::Duration;
 use super::{custodian, scheduler, DrainEnd, Event, Shared};
 use crate::engine::consumers;
 use crate::engine::error::Error;
-use crate::engine::text::{agree, plural};
+use crate::engine::text::{agree, plural, span};
 
 /// Retry times read per call when checking which retries are still pending.
 const CHUNK: usize = 1000;
@@ -94,12 +94,24 @@ pub async fn check(shared: &Shared, said: &mut String) -> Result<Check, Error> {
     }
     let mut next = pending.iter().map(|(_, at)| *at).reduce(f64::min);
     if let Some(at) = next {
+        // A drain waits out every retry: say how long that can be when it is long.
+        let longest = longest_retries(shared.cfg.max_retries, shared.cfg.max_backoff);
+        let bound = if longest > 60.0 {
+            format!(
+                " (a job that keeps failing is retried {} over up to {}: --max-retries and \
+                 --max-backoff bound that)",
+                plural(shared.cfg.max_retries.max(0) as u64, "time"),
+                span(longest)
+            )
+        } else {
+            String::new()
+        };
         say(
             shared,
             said,
             "retries".into(),
             format!(
-                "draining: waiting for {} {} of jobs that failed here; the next is due {}",
+                "draining: waiting for {} {} of jobs that failed here; the next is due {}{bound}",
                 pending.len(),
                 agree(pending.len() as u64, "retry", "retries"),
                 due_in(at - shared.now())
@@ -179,13 +191,24 @@ pub async fn pending_retries(shared: &Shared) -> Result<Vec<(String, f64)>, Erro
     Ok(pending)
 }
 
-/// `in 3.2s`, `now` for a time already past.
+/// `in 3.2s`, `in 4m`, `now` for a time already past.
 fn due_in(secs: f64) -> String {
     if secs < 0.05 {
         "now".into()
-    } else {
+    } else if secs < 60.0 {
         format!("in {secs:.1}s")
+    } else {
+        format!("in {}", span(secs))
     }
+}
+
+/// The longest the retries of a job that keeps failing can wait in all, in seconds: the
+/// wait before retry `a` (from 0) is at most 2^a s ([`super::processor::retry_delay`]),
+/// capped by `cap`.
+fn longest_retries(max_retries: i64, cap: Duration) -> f64 {
+    (0..max_retries.clamp(0, 1000))
+        .map(|a| 2f64.powi(a as i32).min(cap.as_secs_f64()))
+        .sum()
 }
 
 /// Emits `message` unless what it is about (`about`) is what was said last.
@@ -201,5 +224,21 @@ async fn pause(shared: &Shared, wait: Duration) {
     tokio::select! {
         _ = tokio::time::sleep(wait) => {}
         _ = shared.stop.cancelled() => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_longest_wait_for_retries_doubles_up_to_the_cap() {
+        let week = Duration::from_secs(7 * 86400);
+        // The defaults: 20 retries, --max-backoff 7d: 2^20 - 1 s, about 12 days.
+        assert_eq!(longest_retries(20, week), 1_048_575.0);
+        assert_eq!(longest_retries(3, Duration::from_secs(1)), 3.0);
+        assert_eq!(longest_retries(10, Duration::from_secs(120)), 487.0);
+        assert_eq!(longest_retries(0, week), 0.0);
+        assert_eq!(longest_retries(-1, week), 0.0);
     }
 }
