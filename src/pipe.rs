@@ -683,6 +683,9 @@ impl Worker {
                 request = self.next(), if pending.len() < tuner.depth()
                     && (pending.is_empty() || outstanding < CALL_BYTES) => {
                     let Some(request) = request else { break End::Closing };
+                    // The slots whose jobs were just answered send their next jobs one by
+                    // one: let them run first, so the jobs they send go in one write too.
+                    tokio::task::yield_now().await;
                     // Then every job already waiting that the depth lets in, in one go.
                     let mut next = Some(request);
                     while let Some(request) = next.take() {
