@@ -294,6 +294,40 @@ pub fn cut(text: &str, width: usize) -> String {
     out
 }
 
+/// `text` in at most `max` lines of at most `width` characters, broken at spaces where it
+/// can be (a word longer than a line is broken inside); the last line ends in `…` when the
+/// text goes on. Line breaks and tabs in `text` count as spaces.
+pub fn wrap(text: &str, width: usize, max: usize) -> Vec<String> {
+    let text: String = text
+        .chars()
+        .map(|c| if c.is_whitespace() { ' ' } else { c })
+        .collect();
+    let mut lines = Vec::new();
+    let mut rest = text.trim();
+    while !rest.is_empty() && lines.len() < max {
+        if rest.chars().count() <= width {
+            lines.push(rest.to_string());
+            return lines;
+        }
+        if lines.len() + 1 == max {
+            lines.push(cut(rest, width));
+            return lines;
+        }
+        let end = rest
+            .char_indices()
+            .nth(width)
+            .map_or(rest.len(), |(at, _)| at);
+        let at = if rest[end..].starts_with(' ') {
+            end
+        } else {
+            rest[..end].rfind(' ').filter(|&at| at > 0).unwrap_or(end)
+        };
+        lines.push(rest[..at].trim_end().to_string());
+        rest = rest[at..].trim_start();
+    }
+    lines
+}
+
 /// `text` cut to `width` columns in its middle: its start and its end with `…` between, so
 /// names that differ only at one end (`mail-eu`, `mail-us`; `{a}:mail`, `{b}:mail`) stay
 /// apart. The start keeps the odd column.
@@ -771,6 +805,41 @@ mod tests {
         assert_eq!(preview(&[b'a', 0xff], 5), "<binary, 2 bytes>");
         let big = "x".repeat(16 << 20);
         assert_eq!(preview(big.as_bytes(), 3), "xxx…");
+    }
+
+    #[test]
+    fn text_wraps_at_spaces_into_lines_of_the_width() {
+        assert_eq!(wrap("exit 3: boom", 20, 2), ["exit 3: boom"]);
+        assert_eq!(
+            wrap(
+                "no failure recorded (moved by Go CurlyQ or another tool)",
+                30,
+                2
+            ),
+            [
+                "no failure recorded (moved by",
+                "Go CurlyQ or another tool)"
+            ]
+        );
+        assert_eq!(
+            wrap("aaaa bbbb cccc dddd eeee", 9, 2),
+            ["aaaa bbbb", "cccc ddd…"]
+        );
+        assert_eq!(wrap("ééééééééé ü", 4, 2), ["éééé", "ééé…"]);
+        for lines in [
+            wrap(&"é ".repeat(100), 29, 2),
+            wrap(&"x".repeat(100), 29, 2),
+        ] {
+            assert_eq!(lines.len(), 2);
+            assert!(lines.iter().all(|l| l.chars().count() <= 29), "{lines:?}");
+        }
+        let text = "the server is a replica of 127.0.0.1:6379 (read-only)";
+        let lines = wrap(text, 20, usize::MAX);
+        assert!(lines.iter().all(|l| l.chars().count() <= 20), "{lines:?}");
+        assert_eq!(lines.join(" "), text);
+        assert_eq!(wrap(&"x".repeat(45), 20, usize::MAX).len(), 3);
+        assert_eq!(wrap("one\ntwo", 20, usize::MAX), ["one two"]);
+        assert_eq!(cut("abcdef", 4), "abc…");
     }
 
     #[test]

@@ -125,6 +125,17 @@ fn at_80_columns_tables_fit_with_ids_whole_and_numbers_right_aligned() {
             assert_eq!(row[header_end - 1], '4', "{stdout}");
         }
     }
+    // The preview of a bulk change breaks its sample between ids, never inside one.
+    let (_, stderr) = run(
+        &server,
+        Some(80),
+        &["dead", "requeue", LONG_QUEUE, "--all", "--dry-run"],
+    );
+    assert!(stderr.lines().count() > 1, "{stderr}");
+    assert!(stderr.lines().all(|l| l.chars().count() <= 80), "{stderr}");
+    for id in &ids {
+        assert!(stderr.contains(id.as_str()), "{id} cut:\n{stderr}");
+    }
 }
 
 #[test]

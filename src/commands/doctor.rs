@@ -11,7 +11,7 @@ use crate::engine::doctor::{self, Area, Finding};
 use crate::engine::health::Severity;
 use crate::engine::integrity::{self, Repair, Report};
 use crate::engine::{Error, ExitCode, QueueKeys};
-use crate::output::{agree, plural, printable, shell_quote, stopped_by};
+use crate::output::{agree, cut, plural, printable, shell_quote, stopped_by, wrap};
 use crate::signals;
 
 /// The width human output fits.
@@ -195,9 +195,13 @@ fn render(
             ))?;
             continue;
         }
-        let mut lines = wrap(&printable(&f.summary), WIDTH - INDENT);
+        let mut lines = wrap(&printable(&f.summary), WIDTH - INDENT, usize::MAX);
         if let Some(key) = &f.key {
-            lines.extend(wrap(&format!("key: {}", printable(key)), WIDTH - INDENT));
+            lines.extend(wrap(
+                &format!("key: {}", printable(key)),
+                WIDTH - INDENT,
+                usize::MAX,
+            ));
         }
         if !f.samples.is_empty() {
             let samples: Vec<String> = f.samples.iter().map(|s| printable(s)).collect();
@@ -210,13 +214,14 @@ fn render(
             lines.extend(wrap(
                 &format!("samples: {}{more}", samples.join(", ")),
                 WIDTH - INDENT,
+                usize::MAX,
             ));
         }
         if !f.explanation.is_empty() {
-            lines.extend(wrap(&f.explanation, WIDTH - INDENT));
+            lines.extend(wrap(&f.explanation, WIDTH - INDENT, usize::MAX));
         }
         if let Some(fix) = &f.fix {
-            lines.extend(wrap(&format!("fix: {fix}"), WIDTH - INDENT));
+            lines.extend(wrap(&format!("fix: {fix}"), WIDTH - INDENT, usize::MAX));
         }
         for (i, line) in lines.iter().enumerate() {
             if i == 0 {
@@ -237,47 +242,6 @@ fn render(
         count(Severity::Ok)
     ))?;
     Ok(())
-}
-
-/// `text` cut to `width` characters, with `…` when it was longer.
-fn cut(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        text.to_string()
-    } else {
-        format!("{}…", text.chars().take(width - 1).collect::<String>())
-    }
-}
-
-/// `text` in lines of at most `width` characters, broken between words (a word longer than
-/// a line is broken inside).
-fn wrap(text: &str, width: usize) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut line = String::new();
-    for word in text.split_whitespace() {
-        let mut word: String = word.to_string();
-        loop {
-            let used = line.chars().count();
-            let len = word.chars().count();
-            if used == 0 && len > width {
-                lines.push(word.chars().take(width).collect());
-                word = word.chars().skip(width).collect();
-                continue;
-            }
-            if used > 0 && used + 1 + len > width {
-                lines.push(std::mem::take(&mut line));
-                continue;
-            }
-            if used > 0 {
-                line.push(' ');
-            }
-            line.push_str(&word);
-            break;
-        }
-    }
-    if !line.is_empty() {
-        lines.push(line);
-    }
-    lines
 }
 
 /// `--fix`: preview, question, then the repairs, each id printed.
@@ -457,22 +421,4 @@ fn write_repair(
         }
     }
     ctx.out.flush()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn text_wraps_to_the_width_between_words() {
-        let lines = wrap("the server is a replica of 127.0.0.1:6379 (read-only)", 20);
-        assert!(lines.iter().all(|l| l.chars().count() <= 20), "{lines:?}");
-        assert_eq!(
-            lines.join(" "),
-            "the server is a replica of 127.0.0.1:6379 (read-only)"
-        );
-        let long = wrap(&"x".repeat(45), 20);
-        assert_eq!(long.len(), 3);
-        assert_eq!(cut("abcdef", 4), "abc…");
-    }
 }

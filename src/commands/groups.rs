@@ -10,7 +10,7 @@ use crate::cli::GroupsArgs;
 use crate::engine::groups::{self, Group, MAX_GROUPS};
 use crate::engine::jobs::describe_time;
 use crate::engine::{self, ExitCode};
-use crate::output::{agree, plural, printable, relative, thousands};
+use crate::output::{agree, cut, plural, printable, relative, thousands, wrap};
 
 /// The width the table keeps within.
 const WIDTH: usize = 80;
@@ -73,7 +73,7 @@ pub async fn run(mut ctx: Context, args: GroupsArgs, place: Place) -> anyhow::Re
             for line in wrap(&printable(&g.pattern), width, PATTERN_LINES) {
                 ctx.out.line(format!("{INDENT}{line}"))?;
             }
-            let sample = fit(&printable(&g.sample), width - "e.g. ".len());
+            let sample = cut(&printable(&g.sample), width - "e.g. ".len());
             ctx.out.line(format!("{INDENT}e.g. {sample}"))?;
         }
     }
@@ -149,77 +149,4 @@ fn cells(g: &Group, now: f64) -> Vec<String> {
         relative(g.first, now),
         relative(g.last, now),
     ]
-}
-
-/// `text` in at most `max` lines of at most `width` characters, broken at spaces where it
-/// can be; the last line ends in `…` when the text goes on.
-fn wrap(text: &str, width: usize, max: usize) -> Vec<String> {
-    let mut lines = Vec::new();
-    let mut rest = text.trim();
-    while !rest.is_empty() && lines.len() < max {
-        if rest.chars().count() <= width {
-            lines.push(rest.to_string());
-            return lines;
-        }
-        if lines.len() + 1 == max {
-            lines.push(fit(rest, width));
-            return lines;
-        }
-        let end = rest
-            .char_indices()
-            .nth(width)
-            .map_or(rest.len(), |(at, _)| at);
-        let at = if rest[end..].starts_with(' ') {
-            end
-        } else {
-            rest[..end].rfind(' ').filter(|&at| at > 0).unwrap_or(end)
-        };
-        lines.push(rest[..at].trim_end().to_string());
-        rest = rest[at..].trim_start();
-    }
-    lines
-}
-
-/// `text` cut to `width` characters, the last one `…` when it was longer.
-fn fit(text: &str, width: usize) -> String {
-    if text.chars().count() <= width {
-        text.to_string()
-    } else {
-        let mut cut: String = text.chars().take(width.saturating_sub(1)).collect();
-        cut.push('…');
-        cut
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn patterns_wrap_at_spaces_into_two_lines_at_most() {
-        assert_eq!(wrap("exit 3: boom", 20, 2), ["exit 3: boom"]);
-        assert_eq!(
-            wrap(
-                "no failure recorded (moved by Go CurlyQ or another tool)",
-                30,
-                2
-            ),
-            [
-                "no failure recorded (moved by",
-                "Go CurlyQ or another tool)"
-            ]
-        );
-        assert_eq!(
-            wrap("aaaa bbbb cccc dddd eeee", 9, 2),
-            ["aaaa bbbb", "cccc ddd…"]
-        );
-        assert_eq!(wrap("ééééééééé ü", 4, 2), ["éééé", "ééé…"]);
-        for lines in [
-            wrap(&"é ".repeat(100), 29, 2),
-            wrap(&"x".repeat(100), 29, 2),
-        ] {
-            assert_eq!(lines.len(), 2);
-            assert!(lines.iter().all(|l| l.chars().count() <= 29), "{lines:?}");
-        }
-    }
 }

@@ -447,8 +447,16 @@ pub async fn bulk(
     // command says exactly what was done.
     let stop = signals::install()?;
     if !ctx.out.json {
-        ctx.out
-            .note(format_args!("will {what}, e.g. {}", sample.join(", ")));
+        // On a terminal, broken between ids rather than inside one.
+        let note = format!("will {what}, e.g. {}", sample.join(", "));
+        match crate::output::table_width() {
+            Some(width) => {
+                for line in crate::output::wrap(&note, width, usize::MAX) {
+                    ctx.out.note(line);
+                }
+            }
+            None => ctx.out.note(note),
+        }
     }
     if args.confirm.dry_run {
         if ctx.out.json {
