@@ -427,18 +427,22 @@ fn drain_says_how_long_the_retries_it_waits_for_can_take() {
         "-c",
         "cat >/dev/null; [ \"$QCTL_JOB_ATTEMPT\" -ge 2 ]",
     ];
-    enqueue(&server, "long", "j", b"0");
-    let out = qctl(&server)
-        .args(["consume", "long", "--drain", "--max-retries", "10"])
-        .args(FAST)
-        .args(["--max-backoff", "2m"])
-        .arg("--")
-        .args(flaky)
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    // The stderr of a drain of one such job.
+    let drain = |queue: &str, retries: &str, backoff: &str| {
+        enqueue(&server, queue, "j", b"0");
+        let out = qctl(&server)
+            .args(["consume", queue, "--drain", "--max-retries", retries])
+            .args(FAST)
+            .args(["--max-backoff", backoff])
+            .arg("--")
+            .args(flaky)
+            .assert()
+            .success()
+            .get_output()
+            .clone();
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let stderr = drain("long", "10", "2m");
     // 1 + 2 + ... + 64 + 3 * 120 s = 487 s, about 8 minutes.
     assert!(
         stderr.contains(
@@ -448,18 +452,7 @@ fn drain_says_how_long_the_retries_it_waits_for_can_take() {
         "{stderr}"
     );
     // A bound of a minute or less goes unsaid.
-    enqueue(&server, "short", "j", b"0");
-    let out = qctl(&server)
-        .args(["consume", "short", "--drain", "--max-retries", "3"])
-        .args(FAST)
-        .args(["--max-backoff", "1s"])
-        .arg("--")
-        .args(flaky)
-        .assert()
-        .success()
-        .get_output()
-        .clone();
-    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stderr = drain("short", "3", "1s");
     assert!(stderr.contains("draining: waiting for 1 retry"), "{stderr}");
     assert!(!stderr.contains("keeps failing"), "{stderr}");
 }
