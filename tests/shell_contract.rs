@@ -1030,6 +1030,57 @@ fn a_panic_in_a_consumer_returns_its_jobs_and_exits_1() {
     figure("SC5 a panic in the consumer's poller and in its command loop: exit 1 with \"internal error\", every job done or back in q:active, no consumer registered");
 }
 
+/// Ctrl-C in a consumer on an 80x24 terminal: it says in one line of the terminal how it
+/// stops, lets the running jobs end, exits 0 (a consumer that runs until stopped) and leaves
+/// nothing in flight and no consumer registered.
+#[test]
+fn ctrl_c_stops_a_consumer_on_a_small_terminal_with_every_job_settled() {
+    let server = RedisServer::start();
+    fill(&server);
+    let Some(tmux) = Tmux::start(
+        &server.url(),
+        "consume q -c 2 --shutdown-grace 10s -- sleep 0.5",
+        (80, 24),
+        None,
+    ) else {
+        return;
+    };
+    // Once jobs are running, as a person presses Ctrl-C.
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while server.cmd::<i64>(&[b"LLEN", b"q:active"]) == 30 {
+        assert!(
+            Instant::now() < deadline,
+            "no job started:\n{}",
+            tmux.screen()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    tmux.keys(&["C-c"]);
+    let code = tmux.exit_status();
+    let screen = tmux.screen();
+    assert_eq!(code, 0, "{screen}");
+    let line = screen
+        .lines()
+        .find(|l| l.contains("stopping (SIGINT)"))
+        .unwrap_or_else(|| panic!("no stopping line:\n{screen}"));
+    assert!(
+        line.trim_start_matches("^C")
+            .trim_end()
+            .ends_with("end them now"),
+        "the stopping line wraps at 80 columns:\n{screen}"
+    );
+    let done: i64 = server
+        .cmd::<Option<i64>>(&[b"HGET", b"q:stats", b"completed"])
+        .unwrap_or(0);
+    let ready: i64 = server.cmd(&[b"LLEN", b"q:active"]);
+    assert!(done > 0, "{screen}");
+    assert_eq!(ready + done, 30, "every job done or ready again:\n{screen}");
+    assert_eq!(server.cmd::<i64>(&[b"ZCARD", b"q:consumers"]), 0);
+    figure(&format!(
+        "SC7 Ctrl-C in a consumer at 80x24: exit 0, the stopping line whole, {done} done and {ready} ready, none in flight"
+    ));
+}
+
 /// A bulk change on an 80x24 terminal asks first; Ctrl-C and SIGTERM at the question end it
 /// with 130 and 143, nothing changed and the terminal given back; n leaves the jobs (exit 5);
 /// y moves them.

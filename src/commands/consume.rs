@@ -252,7 +252,7 @@ async fn watch(
                 asked = true;
                 let why = stop.cause().map_or("a stop request", signals::Cause::name);
                 ctx.out.note(format_args!(
-                    "stopping ({why}): no new jobs; waiting up to {}s for running jobs (signal again to stop them now)",
+                    "stopping ({why}): running jobs get {}s to end; signal again to end them now",
                     handle_grace(handle)
                 ));
                 handle.stop.cancel();

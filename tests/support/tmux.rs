@@ -18,10 +18,10 @@ pub struct Tmux {
 }
 
 impl Tmux {
-    /// Runs `qctl -u URL ARGS` in a `width`x`height` session; after it ends the shell prints
-    /// its exit status (`EXIT=N`) and whether the terminal is back in canonical mode. With
-    /// `raw`, everything written to the terminal is recorded there (tmux's pipe-pane, started
-    /// before qctl runs).
+    /// Runs `qctl -u URL ARGS` in a `width`x`height` session; after it ends (Ctrl-C too) the
+    /// shell prints its exit status (`EXIT=N`) and whether the terminal is back in canonical
+    /// mode. With `raw`, everything written to the terminal is recorded there (tmux's
+    /// pipe-pane, started before qctl runs).
     pub fn start(
         url: &str,
         args: &str,
@@ -41,8 +41,11 @@ impl Tmux {
             _dir: dir,
         };
         let bin = assert_cmd::cargo::cargo_bin("qctl");
+        // The shell survives a Ctrl-C to the foreground group, as a person's interactive
+        // shell does, to print how qctl ended (a trap with a command is reset for qctl at
+        // its exec; one with '' would leave SIGINT ignored in it).
         let command = format!(
-            "{}'{}' -u {url} {args}; echo EXIT=$?; stty -a | grep -o -- '-*icanon'; sleep 120",
+            "trap : INT; {}'{}' -u {url} {args}; echo EXIT=$?; stty -a | grep -o -- '-*icanon'; sleep 120",
             if raw.is_some() { "sleep 1; " } else { "" },
             bin.display(),
         );
