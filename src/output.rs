@@ -263,11 +263,13 @@ pub fn table_width() -> Option<usize> {
     {
         return Some(n);
     }
+    // A terminal that does not know its size (a pty nobody sized, as under `script`) says 0.
     io::stdout()
         .is_terminal()
         .then(crossterm::terminal::size)
         .and_then(Result::ok)
         .map(|(cols, _)| cols as usize)
+        .filter(|cols| *cols > 0)
 }
 
 /// The columns `text` takes on a terminal.
@@ -296,8 +298,12 @@ pub fn cut(text: &str, width: usize) -> String {
 
 /// `text` in at most `max` lines of at most `width` characters, broken at spaces where it
 /// can be (a word longer than a line is broken inside); the last line ends in `…` when the
-/// text goes on. Line breaks and tabs in `text` count as spaces.
+/// text goes on. Line breaks and tabs in `text` count as spaces. A width of 0 leaves the
+/// text on one line.
 pub fn wrap(text: &str, width: usize, max: usize) -> Vec<String> {
+    if width == 0 {
+        return vec![text.to_string()];
+    }
     let text: String = text
         .chars()
         .map(|c| if c.is_whitespace() { ' ' } else { c })
@@ -839,6 +845,9 @@ mod tests {
         assert_eq!(lines.join(" "), text);
         assert_eq!(wrap(&"x".repeat(45), 20, usize::MAX).len(), 3);
         assert_eq!(wrap("one\ntwo", 20, usize::MAX), ["one two"]);
+        // Every width ends: 0 (a terminal of unknown size) keeps the text whole.
+        assert_eq!(wrap("abc def", 0, usize::MAX), ["abc def"]);
+        assert_eq!(wrap("日本 語", 1, usize::MAX), ["日", "本", "語"]);
         assert_eq!(cut("abcdef", 4), "abc…");
     }
 

@@ -649,10 +649,20 @@ fn on_terminal(
         .env_remove("REDIS_URL");
     let mut bg = Background::spawn(cmd);
     let mut pid = None;
-    assert!(wait_until(START_LIMIT, || {
+    let began = wait_until(START_LIMIT, || {
         pid = pid.or_else(|| support::children(bg.pid()).first().copied());
         pid.is_some() && started()
-    }));
+    });
+    if !began {
+        // qctl runs in the session `script` made: it outlives `script`'s end unless ended here.
+        if let Some(pid) = pid {
+            let _ = nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), Signal::SIGKILL);
+        }
+        panic!(
+            "qctl {args} did not get going within {START_LIMIT:?} (pid {pid:?}):\n{}",
+            bg.stdout()
+        );
+    }
     nix::sys::signal::kill(
         nix::unistd::Pid::from_raw(pid.expect("qctl's pid")),
         Signal::SIGINT,
