@@ -296,6 +296,19 @@ pub fn cut(text: &str, width: usize) -> String {
     out
 }
 
+/// The width each column of a table takes whole: its header's or its widest cell's.
+pub fn column_widths(headers: &[&str], rows: &[Vec<String>]) -> Vec<usize> {
+    (0..headers.len())
+        .map(|i| {
+            rows.iter()
+                .map(|r| r.get(i).map_or(0, |c| width_of(c)))
+                .chain([width_of(headers[i])])
+                .max()
+                .unwrap_or(0)
+        })
+        .collect()
+}
+
 /// `text` in at most `max` lines of at most `width` characters, broken at spaces where it
 /// can be (a word longer than a line is broken inside); the last line ends in `…` when the
 /// text goes on. Line breaks and tabs in `text` count as spaces. A width of 0 leaves the
@@ -385,15 +398,8 @@ impl Output {
         mut rows: Vec<Vec<String>>,
     ) -> comfy_table::Table {
         let mut shown: Vec<usize> = (0..columns.len()).collect();
-        let natural: Vec<usize> = (0..columns.len())
-            .map(|i| {
-                rows.iter()
-                    .map(|r| r.get(i).map_or(0, |c| width_of(c)))
-                    .chain([width_of(columns[i].0)])
-                    .max()
-                    .unwrap_or(0)
-            })
-            .collect();
+        let headers: Vec<&str> = columns.iter().map(|(name, _)| *name).collect();
+        let natural = column_widths(&headers, &rows);
         if let Some(room) = table_width() {
             let floors: Vec<usize> = (0..columns.len())
                 .map(|i| match columns[i].1 {

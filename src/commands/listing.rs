@@ -447,15 +447,11 @@ pub async fn bulk(
     // command says exactly what was done.
     let stop = signals::install()?;
     if !ctx.out.json {
-        // On a terminal, broken between ids rather than inside one.
+        // On a terminal, broken between ids rather than inside one (width 0: one line).
         let note = format!("will {what}, e.g. {}", sample.join(", "));
-        match crate::output::table_width() {
-            Some(width) => {
-                for line in crate::output::wrap(&note, width, usize::MAX) {
-                    ctx.out.note(line);
-                }
-            }
-            None => ctx.out.note(note),
+        let width = crate::output::table_width().unwrap_or(0);
+        for line in crate::output::wrap(&note, width, usize::MAX) {
+            ctx.out.note(line);
         }
     }
     if args.confirm.dry_run {

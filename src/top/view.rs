@@ -14,7 +14,8 @@ use super::model::{Model, Prompt, QueueRow, View};
 use crate::commands::millis;
 use crate::engine::consumers::AHEAD_TOLERANCE;
 use crate::output::{
-    agree, cut_middle, dead_reason, plural, preview, printable, queue_cells, relative, width_of,
+    agree, column_widths, cut_middle, dead_reason, plural, preview, printable, queue_cells,
+    relative,
 };
 
 pub fn draw(frame: &mut Frame, m: &Model) {
@@ -123,26 +124,29 @@ const QUEUE_MIN: u16 = 14;
 /// in the middle ([`cut_middle`]) rather than columns left out.
 const QUEUE_WANT: u16 = 24;
 
-/// The rows' cells (every column's, in the order of [`COLUMNS`]) and the width of each
-/// column: its header's or its widest cell's (QUEUE: its longest name).
+/// The rows' cells (every column's, in the order of [`COLUMNS`]), whether each row's queue
+/// is paused, and the width of each column: its header's or its widest cell's (QUEUE: its
+/// longest name).
 struct Cells {
     rows: Vec<Vec<String>>,
+    paused: Vec<bool>,
     widths: Vec<u16>,
 }
 
 impl Cells {
     fn of<'a>(rows: impl IntoIterator<Item = &'a QueueRow>) -> Cells {
-        let rows: Vec<Vec<String>> = rows.into_iter().map(cells).collect();
-        let widths = (0..COLUMNS.len())
-            .map(|i| {
-                rows.iter()
-                    .map(|r| width_of(&r[i]))
-                    .chain([width_of(COLUMNS[i].name)])
-                    .max()
-                    .unwrap_or(0) as u16
-            })
+        let (rows, paused): (Vec<Vec<String>>, Vec<bool>) =
+            rows.into_iter().map(|r| (cells(r), r.stats.paused)).unzip();
+        let headers: Vec<&str> = COLUMNS.iter().map(|c| c.name).collect();
+        let widths = column_widths(&headers, &rows)
+            .into_iter()
+            .map(|w| w as u16)
             .collect();
-        Cells { rows, widths }
+        Cells {
+            rows,
+            paused,
+            widths,
+        }
     }
 
     /// The cells the columns `cols` leave to QUEUE in `width`, after the highlight symbol
@@ -179,24 +183,28 @@ impl Cells {
             .collect()
     }
 
-    /// The table of the rows in `width` cells, with its header; row `i` is `paused[i]`.
-    fn table(self, width: u16, paused: &[bool]) -> Table<'static> {
+    /// The table of the rows in `width` cells, with its header.
+    fn table(self, width: u16) -> Table<'static> {
         let cols = self.shown(width);
         let room = self.queue_room(width, &cols) as usize;
         let constraints = self.constraints(&cols);
-        let rows = self.rows.into_iter().zip(paused).map(|(mut all, &paused)| {
-            // Without the PAUSED column, a paused queue says so after its name.
-            let suffix = if paused && !cols.contains(&7) {
-                " (paused)"
-            } else {
-                ""
-            };
-            all[0] = cut_middle(&all[0], room.saturating_sub(suffix.len())) + suffix;
-            Row::new(
-                cols.iter()
-                    .map(|&i| all.get(i).cloned().unwrap_or_default()),
-            )
-        });
+        let rows = self
+            .rows
+            .into_iter()
+            .zip(self.paused)
+            .map(|(mut all, paused)| {
+                // Without the PAUSED column, a paused queue says so after its name.
+                let suffix = if paused && !cols.contains(&7) {
+                    " (paused)"
+                } else {
+                    ""
+                };
+                all[0] = cut_middle(&all[0], room.saturating_sub(suffix.len())) + suffix;
+                Row::new(
+                    cols.iter()
+                        .map(|&i| all.get(i).cloned().unwrap_or_default()),
+                )
+            });
         Table::new(rows, constraints).header(header(cols.iter().map(|&i| COLUMNS[i].name)))
     }
 }
@@ -266,9 +274,8 @@ fn draw_list(frame: &mut Frame, area: Rect, m: &Model) {
         frame.render_widget(Paragraph::new(text), area);
         return;
     }
-    let paused: Vec<bool> = rows.iter().map(|r| r.stats.paused).collect();
     let table = Cells::of(rows.iter().copied())
-        .table(area.width, &paused)
+        .table(area.width)
         .row_highlight_style(Style::new().add_modifier(Modifier::REVERSED))
         .highlight_symbol("> ");
     let mut state = TableState::default().with_selected(m.cursor());
@@ -283,7 +290,7 @@ fn draw_queue(frame: &mut Frame, area: Rect, m: &Model, queue: &str) {
     ])
     .areas(area);
     let summary = match m.row(queue) {
-        Some(r) => Cells::of([r]).table(counts.width.saturating_sub(2), &[r.stats.paused]),
+        Some(r) => Cells::of([r]).table(counts.width.saturating_sub(2)),
         None => Table::new(
             [Row::new([format!("queue {} is gone", printable(queue))])],
             [Constraint::Fill(1)],
