@@ -651,3 +651,134 @@ fn ci_with_qctl() {
         "D8 guide, CI with qctl: {ran} commands ran as shown; the drain exited 7 with the one failed case in tests:dead"
     ));
 }
+
+/// A directory of stand-ins for `scripts/test` to find on its PATH: the real programs it runs
+/// (bash, env, dirname, id), and `apt-get`, `sudo`, `cargo` and each of `present` as scripts that
+/// write their arguments (and, for cargo, the tests' switches) to `calls`.
+fn stand_ins(dir: &Path, present: &[&str]) {
+    for real in ["bash", "env", "dirname", "id"] {
+        let found = ["/usr/bin", "/bin"]
+            .iter()
+            .map(|d| Path::new(d).join(real))
+            .find(|p| p.is_file())
+            .unwrap_or_else(|| panic!("{real} is not in /usr/bin or /bin"));
+        std::os::unix::fs::symlink(found, dir.join(real)).unwrap();
+    }
+    let calls = dir.join("calls");
+    let mut scripts = vec![
+        (
+            "apt-get".to_string(),
+            format!("echo \"apt-get $*\" >> '{}'", calls.display()),
+        ),
+        ("sudo".to_string(), "exec \"$@\"".to_string()),
+        (
+            "cargo".to_string(),
+            format!(
+                "echo \"cargo $* tmux=${{QCTL_REQUIRE_TMUX:-}} faketime=${{QCTL_REQUIRE_FAKETIME:-}}\" >> '{}'",
+                calls.display()
+            ),
+        ),
+    ];
+    scripts.extend(
+        present
+            .iter()
+            .map(|p| (p.to_string(), "exit 0".to_string())),
+    );
+    for (name, body) in scripts {
+        let path = dir.join(name);
+        std::fs::write(&path, format!("#!{}/bash\n{body}\n", dir.display())).unwrap();
+        let mut perms = std::fs::metadata(&path).unwrap().permissions();
+        std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+        std::fs::set_permissions(&path, perms).unwrap();
+    }
+}
+
+/// The README's test command, on a machine without the tools the tests use, installs them
+/// and then runs `cargo test` with its arguments and with no test left to skip; on a machine
+/// that has them, it installs nothing. CI (`.ci/run`) runs that same command.
+#[test]
+fn the_readmes_test_command_installs_what_the_tests_need_and_ci_runs_it() {
+    let readme = std::fs::read_to_string(format!("{ROOT}/README.md")).unwrap();
+    let first_block = parse(&readme)
+        .blocks
+        .into_iter()
+        .next()
+        .expect("a code block");
+    let commands: Vec<&str> = first_block
+        .2
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert_eq!(
+        commands,
+        ["scripts/demo", "scripts/test"],
+        "the README starts with the demo and the test command"
+    );
+    let ci = std::fs::read_to_string(format!("{ROOT}/.ci/run")).unwrap();
+    assert!(
+        ci.lines()
+            .any(|l| l.trim_start().starts_with("scripts/test --locked")),
+        ".ci/run runs the README's test command"
+    );
+
+    let run = |present: &[&str]| -> String {
+        let dir = tempfile::tempdir().unwrap();
+        stand_ins(dir.path(), present);
+        let out = Command::new(dir.path().join("bash"))
+            .arg(format!("{ROOT}/scripts/test"))
+            .args(["--test", "consume"])
+            .env_clear()
+            .env("PATH", dir.path())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "scripts/test: {:?}\n{}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::read_to_string(dir.path().join("calls")).unwrap_or_default()
+    };
+    let bare = run(&[]);
+    assert_eq!(
+        bare,
+        "apt-get update -qq\n\
+         apt-get install -y -qq redis-server groff-base tmux faketime jq python3 bsdutils\n\
+         cargo test --test consume tmux=1 faketime=1\n",
+        "on a bare machine"
+    );
+    let equipped = run(&[
+        "redis-server",
+        "groff",
+        "tmux",
+        "faketime",
+        "jq",
+        "python3",
+        "script",
+    ]);
+    assert_eq!(
+        equipped, "cargo test --test consume tmux=1 faketime=1\n",
+        "on a machine with every tool"
+    );
+}
+
+/// `scripts/demo` shows each command as a reader would type it: `qctl` by its name, not the
+/// path of the build, and an argument the shell would split or expand in single quotes.
+#[test]
+fn the_demo_shows_its_commands_as_they_would_be_typed() {
+    let demo = std::fs::read_to_string(format!("{ROOT}/scripts/demo")).unwrap();
+    let start = demo
+        .find("\nshown() {")
+        .expect("scripts/demo defines shown()")
+        + 1;
+    let end = start + demo[start..].find("\n}\n").expect("the end of shown()") + 3;
+    let script = format!(
+        "{}shown /tmp/target/release/qctl enqueue mail --id welcome-42 '{{\"to\":\"b@example.com\"}}' \"it's\" 'a b'",
+        &demo[start..end]
+    );
+    let out = Command::new("bash").args(["-c", &script]).output().unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "qctl enqueue mail --id welcome-42 '{\"to\":\"b@example.com\"}' 'it'\\''s' 'a b'\n"
+    );
+}
