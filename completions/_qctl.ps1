@@ -195,7 +195,7 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             [CompletionResult]::new('--warn-min-consumers', '--warn-min-consumers', [CompletionResultType]::ParameterName, 'WARNING when fewer than N consumers are alive')
             [CompletionResult]::new('--failure-rate-max', '--failure-rate-max', [CompletionResultType]::ParameterName, 'CRITICAL when more than R (0 to 1) of the runs of qctl consumers failed within --window (from the history qctl consumers keep)')
             [CompletionResult]::new('--warn-failure-rate', '--warn-failure-rate', [CompletionResultType]::ParameterName, 'WARNING when more than R (0 to 1) of the runs failed within --window')
-            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The span the failure rate is measured over (whole minutes)')
+            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The span the failure rate is measured over (whole minutes; at most the 7 days of history kept)')
             [CompletionResult]::new('--orphan-after', '--orphan-after', [CompletionResultType]::ParameterName, 'A consumer whose heartbeat is older than this counts as expired')
             [CompletionResult]::new('--max-keys', '--max-keys', [CompletionResultType]::ParameterName, 'Stop discovering queues after scanning this many keys')
             [CompletionResult]::new('-u', '-u', [CompletionResultType]::ParameterName, 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379')

@@ -187,7 +187,7 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand --warn-min-consumers 'WARNING when fewer than N consumers are alive'
             cand --failure-rate-max 'CRITICAL when more than R (0 to 1) of the runs of qctl consumers failed within --window (from the history qctl consumers keep)'
             cand --warn-failure-rate 'WARNING when more than R (0 to 1) of the runs failed within --window'
-            cand --window 'The span the failure rate is measured over (whole minutes)'
+            cand --window 'The span the failure rate is measured over (whole minutes; at most the 7 days of history kept)'
             cand --orphan-after 'A consumer whose heartbeat is older than this counts as expired'
             cand --max-keys 'Stop discovering queues after scanning this many keys'
             cand -u 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'

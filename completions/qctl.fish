@@ -158,7 +158,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand check" -l min-consumers -d 'CR
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l warn-min-consumers -d 'WARNING when fewer than N consumers are alive' -r
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l failure-rate-max -d 'CRITICAL when more than R (0 to 1) of the runs of qctl consumers failed within --window (from the history qctl consumers keep)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l warn-failure-rate -d 'WARNING when more than R (0 to 1) of the runs failed within --window' -r
-complete -c qctl -n "__fish_qctl_using_subcommand check" -l window -d 'The span the failure rate is measured over (whole minutes)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand check" -l window -d 'The span the failure rate is measured over (whole minutes; at most the 7 days of history kept)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l orphan-after -d 'A consumer whose heartbeat is older than this counts as expired' -r
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l max-keys -d 'Stop discovering queues after scanning this many keys' -r
 complete -c qctl -n "__fish_qctl_using_subcommand check" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
