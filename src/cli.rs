@@ -968,7 +968,7 @@ pub struct ListArgs {
     /// The queue's name.
     #[arg(value_parser = parse_queue)]
     pub queue: String,
-    /// How many jobs to show.
+    /// How many jobs to show (0: every one).
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub limit: usize,
     /// Skip this many jobs (the next page's offset is printed).
@@ -1012,7 +1012,7 @@ pub struct InflightArgs {
     /// The queue's name.
     #[arg(value_parser = parse_queue)]
     pub queue: String,
-    /// How many jobs to show.
+    /// How many jobs to show (0: every one).
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub limit: usize,
     /// Skip this many jobs (the next page's offset is printed).
