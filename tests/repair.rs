@@ -782,3 +782,49 @@ fn a_page_of_a_listing_says_so_in_json_too_and_limit_0_lists_every_job() {
         assert!(!err.contains("next page"), "{err}");
     }
 }
+
+#[test]
+fn stats_watch_json_gives_every_object_its_time_and_rates() {
+    let server = RedisServer::start();
+    qctl(&server).args(["enqueue", "q", "x"]).assert().success();
+    let mut cmd = support::qctl_process(&server);
+    cmd.args(["stats", "--watch", "300ms", "--json"]);
+    let mut watch = support::Background::spawn(cmd);
+    assert!(
+        wait_until(Duration::from_secs(60), || watch.stdout().lines().count()
+            >= 3),
+        "{}",
+        watch.stderr()
+    );
+    assert_eq!(
+        watch.stop(Duration::from_secs(20)).and_then(|s| s.code()),
+        Some(0)
+    );
+    let readings: Vec<serde_json::Value> = watch
+        .stdout()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut times = Vec::new();
+    for (i, reading) in readings.iter().enumerate() {
+        let q = &reading.as_array().unwrap()[0];
+        assert_eq!(q["queue"], "q");
+        let time = q["time"].as_f64().unwrap_or_else(|| panic!("{q}"));
+        assert!((time - qctl::engine::now()).abs() < 3600.0, "{q}");
+        times.push(time);
+        // Each object has the rates: null while no reading before tells them, then a rate.
+        for field in ["completed_per_sec", "failed_per_sec"] {
+            let v = q.get(field).unwrap_or_else(|| panic!("no {field}: {q}"));
+            if i == 0 {
+                assert!(v.is_null(), "{q}");
+            } else {
+                assert_eq!(v.as_f64(), Some(0.0), "{q}");
+            }
+        }
+    }
+    assert!(times.windows(2).all(|w| w[0] < w[1]), "{times:?}");
+    // Once, without --watch, the object is as it was.
+    let out = qctl(&server).args(["stats", "--json"]).assert().success();
+    let once: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert!(once[0].get("time").is_none() && once[0].get("completed_per_sec").is_none());
+}

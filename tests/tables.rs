@@ -193,3 +193,41 @@ fn a_listing_that_shows_nothing_says_why_with_the_total() {
         .contains("no ready jobs match (1 in sms:active)"));
     assert!(note(&["dead", "list", "sms"]).contains("no jobs in sms:dead"));
 }
+
+#[test]
+fn stats_watch_at_80_columns_keeps_the_rates_and_says_what_it_left_out() {
+    let server = RedisServer::start();
+    fill(&server);
+    let Some(tmux) =
+        support::tmux::Tmux::start(&server.url(), "stats --watch 500ms", (80, 24), None)
+    else {
+        return;
+    };
+    // A redraw after the first has rates; the note stays above the table it is about.
+    let screen = tmux.wait("a redraw with rates and the note", |s| {
+        s.contains("0.0") && s.contains("left out to fit 80 columns")
+    });
+    let lines: Vec<&str> = screen.lines().collect();
+    let header = lines
+        .iter()
+        .position(|l| l.contains("QUEUE"))
+        .unwrap_or_else(|| panic!("no header:\n{screen}"));
+    assert!(
+        lines[header].contains("DONE/S") && lines[header].contains("FAILED/S"),
+        "{screen}"
+    );
+    // The totals went first, and the note says so, above the table.
+    let note = lines
+        .iter()
+        .position(|l| l.contains("DONE, FAILED left out to fit 80 columns"))
+        .unwrap_or_else(|| panic!("no note:\n{screen}"));
+    assert!(note < header, "{screen}");
+    assert!(lines.iter().all(|l| l.chars().count() <= 80), "{screen}");
+    let row = lines
+        .iter()
+        .find(|l| l.trim_start().starts_with("sms"))
+        .unwrap_or_else(|| panic!("no row of sms:\n{screen}"));
+    assert!(row.trim_end().ends_with("0.0"), "{screen}");
+    tmux.keys(&["C-c"]);
+    assert_eq!(tmux.exit_status(), 0);
+}
