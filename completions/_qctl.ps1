@@ -195,7 +195,7 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             [CompletionResult]::new('--warn-min-consumers', '--warn-min-consumers', [CompletionResultType]::ParameterName, 'WARNING when fewer than N consumers are alive')
             [CompletionResult]::new('--failure-rate-max', '--failure-rate-max', [CompletionResultType]::ParameterName, 'CRITICAL when more than R (0 to 1) of the runs of qctl consumers failed within --window (from the history qctl consumers keep)')
             [CompletionResult]::new('--warn-failure-rate', '--warn-failure-rate', [CompletionResultType]::ParameterName, 'WARNING when more than R (0 to 1) of the runs failed within --window')
-            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The span the failure rate is measured over (whole minutes)')
+            [CompletionResult]::new('--window', '--window', [CompletionResultType]::ParameterName, 'The span the failure rate is measured over (whole minutes; at most the 7 days of history kept)')
             [CompletionResult]::new('--orphan-after', '--orphan-after', [CompletionResultType]::ParameterName, 'A consumer whose heartbeat is older than this counts as expired')
             [CompletionResult]::new('--max-keys', '--max-keys', [CompletionResultType]::ParameterName, 'Stop discovering queues after scanning this many keys')
             [CompletionResult]::new('-u', '-u', [CompletionResultType]::ParameterName, 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379')
@@ -281,7 +281,7 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             break
         }
         'qctl;dead;list' {
-            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'How many jobs to show')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'How many jobs to show (0: every one)')
             [CompletionResult]::new('--offset', '--offset', [CompletionResultType]::ParameterName, 'Skip this many jobs (the next page''s offset is printed)')
             [CompletionResult]::new('--grep', '--grep', [CompletionResultType]::ParameterName, 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason')
             [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none')
@@ -495,7 +495,7 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             break
         }
         'qctl;scheduled;list' {
-            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'How many jobs to show')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'How many jobs to show (0: every one)')
             [CompletionResult]::new('--offset', '--offset', [CompletionResultType]::ParameterName, 'Skip this many jobs (the next page''s offset is printed)')
             [CompletionResult]::new('--grep', '--grep', [CompletionResultType]::ParameterName, 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason')
             [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none')
@@ -674,7 +674,7 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             break
         }
         'qctl;active;list' {
-            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'How many jobs to show')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'How many jobs to show (0: every one)')
             [CompletionResult]::new('--offset', '--offset', [CompletionResultType]::ParameterName, 'Skip this many jobs (the next page''s offset is printed)')
             [CompletionResult]::new('--grep', '--grep', [CompletionResultType]::ParameterName, 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason')
             [CompletionResult]::new('--reason', '--reason', [CompletionResultType]::ParameterName, 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none')
@@ -764,7 +764,7 @@ Register-ArgumentCompleter -Native -CommandName 'qctl' -ScriptBlock {
             break
         }
         'qctl;inflight' {
-            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'How many jobs to show')
+            [CompletionResult]::new('--limit', '--limit', [CompletionResultType]::ParameterName, 'How many jobs to show (0: every one)')
             [CompletionResult]::new('--offset', '--offset', [CompletionResultType]::ParameterName, 'Skip this many jobs (the next page''s offset is printed)')
             [CompletionResult]::new('-u', '-u', [CompletionResultType]::ParameterName, 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379')
             [CompletionResult]::new('--redis', '--redis', [CompletionResultType]::ParameterName, 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379')

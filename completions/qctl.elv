@@ -187,7 +187,7 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand --warn-min-consumers 'WARNING when fewer than N consumers are alive'
             cand --failure-rate-max 'CRITICAL when more than R (0 to 1) of the runs of qctl consumers failed within --window (from the history qctl consumers keep)'
             cand --warn-failure-rate 'WARNING when more than R (0 to 1) of the runs failed within --window'
-            cand --window 'The span the failure rate is measured over (whole minutes)'
+            cand --window 'The span the failure rate is measured over (whole minutes; at most the 7 days of history kept)'
             cand --orphan-after 'A consumer whose heartbeat is older than this counts as expired'
             cand --max-keys 'Stop discovering queues after scanning this many keys'
             cand -u 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
@@ -270,7 +270,7 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand groups 'Group dead jobs by the cause of their failure, largest group first'
         }
         &'qctl;dead;list'= {
-            cand --limit 'How many jobs to show'
+            cand --limit 'How many jobs to show (0: every one)'
             cand --offset 'Skip this many jobs (the next page''s offset is printed)'
             cand --grep 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason'
             cand --reason 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none'
@@ -477,7 +477,7 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand groups 'Group retries by the cause of their last failure, largest group first'
         }
         &'qctl;scheduled;list'= {
-            cand --limit 'How many jobs to show'
+            cand --limit 'How many jobs to show (0: every one)'
             cand --offset 'Skip this many jobs (the next page''s offset is printed)'
             cand --grep 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason'
             cand --reason 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none'
@@ -650,7 +650,7 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand delete 'Delete ready jobs with their records'
         }
         &'qctl;active;list'= {
-            cand --limit 'How many jobs to show'
+            cand --limit 'How many jobs to show (0: every one)'
             cand --offset 'Skip this many jobs (the next page''s offset is printed)'
             cand --grep 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason'
             cand --reason 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none'
@@ -737,7 +737,7 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand --version 'Print version'
         }
         &'qctl;inflight'= {
-            cand --limit 'How many jobs to show'
+            cand --limit 'How many jobs to show (0: every one)'
             cand --offset 'Skip this many jobs (the next page''s offset is printed)'
             cand -u 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'
             cand --redis 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379'

@@ -158,7 +158,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand check" -l min-consumers -d 'CR
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l warn-min-consumers -d 'WARNING when fewer than N consumers are alive' -r
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l failure-rate-max -d 'CRITICAL when more than R (0 to 1) of the runs of qctl consumers failed within --window (from the history qctl consumers keep)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l warn-failure-rate -d 'WARNING when more than R (0 to 1) of the runs failed within --window' -r
-complete -c qctl -n "__fish_qctl_using_subcommand check" -l window -d 'The span the failure rate is measured over (whole minutes)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand check" -l window -d 'The span the failure rate is measured over (whole minutes; at most the 7 days of history kept)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l orphan-after -d 'A consumer whose heartbeat is older than this counts as expired' -r
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l max-keys -d 'Stop discovering queues after scanning this many keys' -r
 complete -c qctl -n "__fish_qctl_using_subcommand check" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
@@ -220,7 +220,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subc
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -f -a "delete" -d 'Delete dead jobs with their records'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -f -a "export" -d 'Write dead jobs as JSON lines that `qctl enqueue --jsonl` reads back'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -f -a "groups" -d 'Group dead jobs by the cause of their failure, largest group first'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l limit -d 'How many jobs to show' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l limit -d 'How many jobs to show (0: every one)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l offset -d 'Skip this many jobs (the next page\'s offset is printed)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l grep -d 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l reason -d 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none' -r
@@ -376,7 +376,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -f -a "run-now" -d 'Make scheduled jobs ready now'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -f -a "delete" -d 'Delete scheduled jobs with their records'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -f -a "groups" -d 'Group retries by the cause of their last failure, largest group first'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l limit -d 'How many jobs to show' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l limit -d 'How many jobs to show (0: every one)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l offset -d 'Skip this many jobs (the next page\'s offset is printed)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l grep -d 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l reason -d 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none' -r
@@ -505,7 +505,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_su
 complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -f -a "list" -d 'Show the jobs at the head of the queue (next to run first); reserves nothing'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -f -a "delete" -d 'Delete ready jobs with their records'
-complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l limit -d 'How many jobs to show' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l limit -d 'How many jobs to show (0: every one)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l offset -d 'Skip this many jobs (the next page\'s offset is printed)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l grep -d 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason' -r
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l reason -d 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none' -r
@@ -570,7 +570,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand tail" -s v -l verbose -d 'Prin
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand inflight" -l limit -d 'How many jobs to show' -r
+complete -c qctl -n "__fish_qctl_using_subcommand inflight" -l limit -d 'How many jobs to show (0: every one)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand inflight" -l offset -d 'Skip this many jobs (the next page\'s offset is printed)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand inflight" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand inflight" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r

@@ -870,7 +870,8 @@ pub struct CheckArgs {
     /// WARNING when more than R (0 to 1) of the runs failed within --window.
     #[arg(long, value_name = "R", value_parser = parse_rate, help_heading = "Thresholds")]
     pub warn_failure_rate: Option<f64>,
-    /// The span the failure rate is measured over (whole minutes).
+    /// The span the failure rate is measured over (whole minutes; at most the 7 days of
+    /// history kept).
     #[arg(long, value_name = "DUR", default_value = "15m", value_parser = parse_minutes, help_heading = "Thresholds")]
     pub window: Duration,
     /// CRITICAL when a consumer's heartbeat is older than --orphan-after (it died and
@@ -967,7 +968,7 @@ pub struct ListArgs {
     /// The queue's name.
     #[arg(value_parser = parse_queue)]
     pub queue: String,
-    /// How many jobs to show.
+    /// How many jobs to show (0: every one).
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub limit: usize,
     /// Skip this many jobs (the next page's offset is printed).
@@ -1011,7 +1012,7 @@ pub struct InflightArgs {
     /// The queue's name.
     #[arg(value_parser = parse_queue)]
     pub queue: String,
-    /// How many jobs to show.
+    /// How many jobs to show (0: every one).
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub limit: usize,
     /// Skip this many jobs (the next page's offset is printed).
@@ -1222,10 +1223,19 @@ pub fn parse_group(s: &str) -> Result<String, String> {
     }
 }
 
-/// Parses a duration such as `90s`, `10m`, `2h`, `3d`, `1h30m` or `500ms`.
+/// The longest duration qctl accepts: 10,000 years. Anything longer means "never" to every
+/// flag that takes a duration, and would overflow the clocks and counters it is added to.
+pub const LONGEST: Duration = Duration::from_secs(10_000 * 31_557_600);
+
+/// Parses a duration such as `90s`, `10m`, `2h`, `3d`, `1h30m` or `500ms`, up to
+/// [`LONGEST`].
 pub fn parse_duration(s: &str) -> Result<Duration, String> {
-    humantime::parse_duration(s.trim())
-        .map_err(|e| format!("{e} (expected a duration such as 90s, 10m, 2h or 3d)"))
+    let d = humantime::parse_duration(s.trim())
+        .map_err(|e| format!("{e} (expected a duration such as 90s, 10m, 2h or 3d)"))?;
+    if d > LONGEST {
+        return Err("longer than 10000 years, the longest duration qctl accepts".into());
+    }
+    Ok(d)
 }
 
 /// Parses a duration that must be more than 0: an interval, a timeout, a heartbeat or a
@@ -1281,16 +1291,18 @@ pub fn check_time(t: f64) -> Result<f64, String> {
     }
 }
 
-/// A point in time, or an age (`2h`: two hours ago). Returns unix seconds.
+/// A point in time, or an age (`2h`: two hours ago). Returns unix seconds; an age reaching
+/// before 1970 is 1970, a time from now past the end of year 9999 is that end.
 pub fn parse_time_or_age(s: &str) -> Result<f64, String> {
     let s = s.trim();
+    let within = |t: f64| t.clamp(0.0, LATEST_TIME);
     if let Some(ahead) = s.strip_prefix('+') {
-        return humantime::parse_duration(ahead.trim())
-            .map(|d| crate::engine::now() + d.as_secs_f64())
+        return parse_duration(ahead)
+            .map(|d| within(crate::engine::now() + d.as_secs_f64()))
             .map_err(|e| format!("{e} (expected +DURATION such as +2h: that long from now)"));
     }
-    if let Ok(age) = humantime::parse_duration(s) {
-        return Ok(crate::engine::now() - age.as_secs_f64());
+    if humantime::parse_duration(s).is_ok() {
+        return parse_duration(s).map(|age| within(crate::engine::now() - age.as_secs_f64()));
     }
     parse_time(s)
 }
@@ -1315,6 +1327,13 @@ mod tests {
         assert!(parse_duration("soon").is_err());
         assert_eq!(parse_duration("0s").unwrap(), Duration::ZERO);
         assert!(parse_positive_duration("0s").is_err());
+        assert_eq!(parse_duration("10000y").unwrap(), LONGEST);
+        assert!(parse_duration("10001y")
+            .unwrap_err()
+            .contains("10000 years"));
+        assert!(parse_duration("18446744073709551615s").is_err());
+        assert_eq!(parse_time_or_age("9999y").unwrap(), 0.0);
+        assert_eq!(parse_time_or_age("+9999y").unwrap(), LATEST_TIME);
         assert!(parse_positive_duration("0ms").is_err());
         assert_eq!(
             parse_positive_duration("1ms").unwrap(),

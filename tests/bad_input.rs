@@ -1598,3 +1598,75 @@ fn the_password_is_never_printed_whatever_the_command_or_the_outcome() {
         runs.len()
     ));
 }
+
+#[test]
+fn a_duration_longer_than_ten_thousand_years_is_refused_and_the_longest_is_never_a_panic() {
+    let server = RedisServer::start();
+    // A queue with nothing to run: one dead job.
+    qctl(&server).args(["enqueue", "q", "x"]).assert().success();
+    qctl(&server)
+        .args([
+            "consume",
+            "q",
+            "--drain",
+            "--max-retries",
+            "0",
+            "-q",
+            "--",
+            "false",
+        ])
+        .assert()
+        .code(7);
+    // Each of these overflowed a clock or a counter at the largest number humantime reads.
+    let flags: [&[&str]; 6] = [
+        &["--connect-timeout", "DUR", "stats", "q"],
+        &["wait", "q", "--timeout", "DUR"],
+        &[
+            "consume",
+            "q",
+            "--drain",
+            "--heartbeat",
+            "DUR",
+            "--",
+            "true",
+        ],
+        &[
+            "consume",
+            "q",
+            "--drain",
+            "--poll-interval",
+            "DUR",
+            "--",
+            "true",
+        ],
+        &["stats", "q", "--history", "DUR"],
+        &["dead", "list", "q", "--since", "DUR"],
+    ];
+    let with = |args: &[&str], d: &str| {
+        let mut cmd = qctl(&server);
+        cmd.args(args.iter().map(|a| if *a == "DUR" { d } else { a }));
+        cmd
+    };
+    let refused = run_all(
+        flags
+            .iter()
+            .map(|args| with(args, "18446744073709551615s"))
+            .collect(),
+    );
+    for (args, ran) in flags.iter().zip(&refused) {
+        assert_eq!(ran.code, Some(2), "{args:?}: {ran:?}");
+        assert!(
+            ran.err
+                .contains("longer than 10000 years, the longest duration qctl accepts"),
+            "{args:?}: {ran:?}"
+        );
+    }
+    // The longest duration taken works where it is not refused for another reason: a
+    // heartbeat of 10000y is no less than half the default --orphan-after, said by name.
+    let longest = run_all(flags.iter().map(|args| with(args, "10000y")).collect());
+    for (args, ran) in flags.iter().zip(&longest) {
+        let expected = if args.contains(&"--heartbeat") { 2 } else { 0 };
+        assert_eq!(ran.code, Some(expected), "{args:?}: {ran:?}");
+        assert!(!ran.err.contains("internal error"), "{args:?}: {ran:?}");
+    }
+}

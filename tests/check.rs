@@ -223,3 +223,57 @@ fn json_holds_the_status_and_every_measure() {
     assert_eq!(mail["measures"][1]["status"], "OK");
     assert_eq!(v["queues"][1]["status"], "OK");
 }
+
+#[test]
+fn a_window_longer_than_the_history_is_measured_over_the_week_kept() {
+    let server = RedisServer::start();
+    qctl(&server).args(["enqueue", "q", "x"]).assert().success();
+    // An hour ago 3 runs done and 1 failed (25%); eight days ago, older than any minute a
+    // consumer keeps (written here without an expiry), 100 done that would bring it under 1%.
+    let now = qctl::engine::now();
+    let minute = |t: f64| format!("q:history:{}", qctl::engine::history::minute_of(t));
+    let recent = minute(now - 3600.0);
+    let _: () = server.cmd(&[
+        b"HSET",
+        recent.as_bytes(),
+        b"completed",
+        b"3",
+        b"failed",
+        b"1",
+    ]);
+    let old = minute(now - 8.0 * 86_400.0);
+    let _: () = server.cmd(&[b"HSET", old.as_bytes(), b"completed", b"100"]);
+    for window in ["30d", "99999d", "10000y"] {
+        let _: () = server.cmd(&[b"CONFIG", b"RESETSTAT"]);
+        let ran = support::run(qctl(&server).args([
+            "check",
+            "q",
+            "--failure-rate-max",
+            "5%",
+            "--window",
+            window,
+            "--json",
+        ]));
+        assert_eq!(ran.code, Some(2), "{window}: {ran:?}");
+        let v: Value = serde_json::from_str(&ran.stdout()).unwrap();
+        assert_eq!(
+            v["queues"][0]["measures"][0]["value"], 0.25,
+            "{window}: {v}"
+        );
+        let notes = v["queues"][0]["notes"].to_string();
+        assert!(
+            notes.contains("is longer than the 7days of history qctl consumers keep: measured over the last 7days"),
+            "{window}: {notes}"
+        );
+        // The minutes of a week and the one going on, whatever the window.
+        let reads = server.calls("hmget");
+        assert!(reads <= 7 * 24 * 60 + 10, "{window}: {reads} HMGET");
+    }
+    // Within the week kept nothing is said.
+    let (code, lines) = check(
+        &server,
+        &["q", "--failure-rate-max", "5%", "--window", "2h"],
+    );
+    assert_eq!(code, 2, "{lines:?}");
+    assert!(!lines.join("\n").contains("longer than"), "{lines:?}");
+}

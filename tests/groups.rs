@@ -890,3 +890,35 @@ fn the_table_fits_80_columns_with_long_patterns_and_ids() {
         "{table}"
     );
 }
+
+#[test]
+fn a_page_of_groups_says_so_in_json_too_and_limit_0_shows_every_group() {
+    let server = RedisServer::start();
+    // Four groups (see plant_dead).
+    plant_dead(&server);
+    let run = |args: &[&str]| {
+        let out = qctl(&server)
+            .args(["--json", "dead", "groups", "q"])
+            .args(args)
+            .assert()
+            .success();
+        let out = out.get_output();
+        (
+            json_doc(&out.stdout),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (doc, err) = run(&["--limit", "1"]);
+    assert_eq!(doc["groups"].as_array().unwrap().len(), 1);
+    assert_eq!(doc["more_groups"], 3);
+    assert!(
+        err.contains("3 more groups not shown (--limit 0 shows every one)"),
+        "{err:?}"
+    );
+    for args in [&["--limit", "0"][..], &[]] {
+        let (doc, err) = run(args);
+        assert_eq!(doc["groups"].as_array().unwrap().len(), 4, "{args:?}");
+        assert_eq!(doc["more_groups"], 0, "{args:?}");
+        assert!(!err.contains("not shown"), "{args:?}: {err:?}");
+    }
+}

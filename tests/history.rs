@@ -306,3 +306,88 @@ fn both_modes_count_their_runs_and_run_times() {
         assert!(bucket(20) >= 20, "{mode:?}: {stats:?}");
     }
 }
+
+/// A minute of history an hour ago (3 done, 1 failed) and one eight days ago (100 done),
+/// older than any minute a consumer keeps (written here without an expiry), in queue `q`.
+fn an_hour_and_eight_days_ago(server: &RedisServer) -> f64 {
+    fill(server, "q", "x\n");
+    let now = qctl::engine::now();
+    let minute = |t: f64| format!("q:history:{}", qctl::engine::history::minute_of(t));
+    let recent = minute(now - 3600.0);
+    let _: () = server.cmd(&[
+        b"HSET",
+        recent.as_bytes(),
+        b"completed",
+        b"3",
+        b"failed",
+        b"1",
+        b"retried",
+        b"1",
+    ]);
+    let old = minute(now - 8.0 * 86_400.0);
+    let _: () = server.cmd(&[b"HSET", old.as_bytes(), b"completed", b"100"]);
+    now
+}
+
+#[test]
+fn a_span_longer_than_the_week_kept_is_cut_to_it_and_costs_no_more_than_a_week() {
+    let server = RedisServer::start();
+    let now = an_hour_and_eight_days_ago(&server);
+    // A week of minutes, and the one going on: each is one HMGET.
+    let week = 7 * 24 * 60 + 1;
+    // The longest duration the parser takes, as span and as step, and a month by minute.
+    for args in [
+        &["--history", "10000y"][..],
+        &["--history", "10000y", "--step", "10000y"],
+        &["--history", "30d", "--step", "1m"],
+    ] {
+        let _: () = server.cmd(&[b"CONFIG", b"RESETSTAT"]);
+        let ran = support::run(qctl(&server).args(["stats", "q", "--json"]).args(args));
+        assert_eq!(ran.code, Some(0), "{args:?}: {ran:?}");
+        let steps: Vec<Value> = serde_json::from_str(&ran.stdout()).unwrap();
+        assert!(
+            steps.len() <= week as usize,
+            "{args:?}: {} steps",
+            steps.len()
+        );
+        let done: u64 = steps.iter().map(|s| s["completed"].as_u64().unwrap()).sum();
+        assert_eq!(done, 3, "{args:?}: what is not kept is not shown");
+        // Only the minutes still kept are read, whatever the span asked.
+        let reads = server.calls("hmget");
+        assert!(reads <= week + 10, "{args:?}: {reads} HMGET");
+        assert!(
+            ran.err
+                .contains("qctl consumers keep 7days of history: showing the last 7days of the"),
+            "{args:?}: {ran:?}"
+        );
+        if args[1] == "10000y" {
+            assert!(ran.err.contains("of the 3652500days asked"), "{ran:?}");
+        }
+        if args.len() == 2 {
+            // The steps shown start within the week kept (the first one may begin before it).
+            let first = steps[0]["start_unix"].as_f64().unwrap();
+            assert!(first >= now - 7.5 * 86_400.0, "{steps:?}");
+        }
+    }
+    // In a table too; a step longer than the time since 1970 starts then.
+    let ran =
+        support::run(qctl(&server).args(["stats", "q", "--history", "10000y", "--step", "10000y"]));
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    let out = ran.stdout();
+    assert!(out.contains("the last 7days in steps of"), "{out}");
+    assert!(
+        out.contains("1970-01-01") || out.contains("1969-12-31"),
+        "{out}"
+    );
+    assert!(
+        out.lines()
+            .any(|l| l.split_whitespace().take(2).eq(["total", "3"])),
+        "{out}"
+    );
+    // Longer than the parser takes: refused by name, exit 2.
+    qctl(&server)
+        .args(["stats", "q", "--history", "10001y"])
+        .assert()
+        .code(2)
+        .stderr(predicates::str::contains("longest duration"));
+}

@@ -289,3 +289,52 @@ fn purge_takes_the_descriptions_of_consumers_with_the_queue() {
     let left: Vec<String> = server.cmd(&[b"KEYS", b"*"]);
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[test]
+fn a_page_of_jobs_in_flight_says_so_in_json_too_and_limit_0_lists_every_one() {
+    let server = RedisServer::start();
+    let ids: Vec<String> = (0..30).map(|i| format!("g{i:02}")).collect();
+    let ids: Vec<&str> = ids.iter().map(String::as_str).collect();
+    plant_go_consumer(&server, &ids);
+    for format in ["--json", "--jsonl"] {
+        let run = |extra: &[&str]| {
+            let out = qctl(&server)
+                .args(["inflight", "q", format])
+                .args(extra)
+                .assert()
+                .success();
+            let out = out.get_output();
+            let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+            let n = if format == "--jsonl" {
+                stdout.lines().count()
+            } else {
+                serde_json::from_str::<Vec<Value>>(&stdout).unwrap().len()
+            };
+            (n, String::from_utf8_lossy(&out.stderr).into_owned())
+        };
+        let (n, err) = run(&[]);
+        assert_eq!(n, 20, "{format}");
+        assert!(
+            err.contains(
+                "20 shown of 30 in flight; next page: --offset 20 (--limit 0 shows every one)"
+            ),
+            "{format}: {err:?}"
+        );
+        for (extra, expected) in [(&["--limit", "0"][..], 30), (&["--offset", "20"], 10)] {
+            let (n, err) = run(extra);
+            assert_eq!(n, expected, "{format} {extra:?}");
+            assert!(!err.contains("shown of"), "{format} {extra:?}: {err:?}");
+        }
+    }
+    let out = qctl(&server)
+        .args(["inflight", "q", "--limit", "0"])
+        .assert()
+        .success();
+    assert_eq!(
+        String::from_utf8_lossy(&out.get_output().stdout)
+            .lines()
+            .count(),
+        31,
+        "a header and 30 jobs"
+    );
+}

@@ -700,3 +700,131 @@ fn dead_list_streams_json_over_many_chunks_newest_first() {
     assert_eq!(page[0]["id"], "d1799");
     assert_eq!(page[1499]["id"], "d0300");
 }
+
+#[test]
+fn a_page_of_a_listing_says_so_in_json_too_and_limit_0_lists_every_job() {
+    let server = RedisServer::start();
+    // 90 jobs in each of the dead set, the scheduled set and the ready list.
+    for i in 0..90 {
+        kill(&server, &format!("d{i:02}"), b"x", 1, 1000.0 + i as f64);
+    }
+    qctl(&server)
+        .args(["enqueue", "q", "--in", "1h", "--lines"])
+        .write_stdin("x\n".repeat(90))
+        .assert()
+        .success();
+    qctl(&server)
+        .args(["enqueue", "q", "--lines"])
+        .write_stdin("x\n".repeat(90))
+        .assert()
+        .success();
+    let jobs = |out: &[u8], jsonl: bool| -> usize {
+        if jsonl {
+            json_lines(out).len()
+        } else {
+            serde_json::from_slice::<Vec<serde_json::Value>>(out)
+                .expect("a JSON array")
+                .len()
+        }
+    };
+    for (place, key) in [
+        ("dead", "q:dead"),
+        ("scheduled", "q:scheduled"),
+        ("active", "q:active"),
+    ] {
+        for format in ["--json", "--jsonl"] {
+            let jsonl = format == "--jsonl";
+            let run = |extra: &[&str]| {
+                let out = qctl(&server)
+                    .args([place, "list", "q", format])
+                    .args(extra)
+                    .assert()
+                    .success();
+                let out = out.get_output();
+                (
+                    jobs(&out.stdout, jsonl),
+                    String::from_utf8_lossy(&out.stderr).into_owned(),
+                )
+            };
+            // The default page: 20 jobs, and stderr says it is a page and how to get all.
+            let (n, err) = run(&[]);
+            assert_eq!(n, 20, "{place} {format}");
+            assert!(
+                err.contains(&format!(
+                    "20 shown of 90 in {key}; next page: --offset 20 (--limit 0 shows every one)"
+                )),
+                "{place} {format}: {err:?}"
+            );
+            // A page with nothing after it, and every job: nothing to say.
+            for (extra, expected) in [
+                (&["--offset", "80"][..], 10),
+                (&["--limit", "0"], 90),
+                (&["--limit", "90"], 90),
+            ] {
+                let (n, err) = run(extra);
+                assert_eq!(n, expected, "{place} {format} {extra:?}");
+                assert!(err.is_empty(), "{place} {format} {extra:?}: {err:?}");
+            }
+        }
+        // A table says the same, and --limit 0 lists every job there too.
+        let out = qctl(&server)
+            .args([place, "list", "q", "--limit", "0"])
+            .assert()
+            .success();
+        let out = out.get_output();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout).lines().count(),
+            91,
+            "{place}: a header and 90 jobs"
+        );
+        assert!(err.contains(&format!("90 shown of 90 in {key}")), "{err}");
+        assert!(!err.contains("next page"), "{err}");
+    }
+}
+
+#[test]
+fn stats_watch_json_gives_every_object_its_time_and_rates() {
+    let server = RedisServer::start();
+    qctl(&server).args(["enqueue", "q", "x"]).assert().success();
+    let mut cmd = support::qctl_process(&server);
+    cmd.args(["stats", "--watch", "300ms", "--json"]);
+    let mut watch = support::Background::spawn(cmd);
+    assert!(
+        wait_until(Duration::from_secs(60), || watch.stdout().lines().count()
+            >= 3),
+        "{}",
+        watch.stderr()
+    );
+    assert_eq!(
+        watch.stop(Duration::from_secs(20)).and_then(|s| s.code()),
+        Some(0)
+    );
+    let readings: Vec<serde_json::Value> = watch
+        .stdout()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut times = Vec::new();
+    for (i, reading) in readings.iter().enumerate() {
+        let q = &reading.as_array().unwrap()[0];
+        assert_eq!(q["queue"], "q");
+        let time = q["time"].as_f64().unwrap_or_else(|| panic!("{q}"));
+        assert!((time - qctl::engine::now()).abs() < 3600.0, "{q}");
+        times.push(time);
+        // Each object has the rates: null while no reading before tells them, then a rate.
+        for field in ["completed_per_sec", "failed_per_sec"] {
+            let v = q.get(field).unwrap_or_else(|| panic!("no {field}: {q}"));
+            if i == 0 {
+                assert!(v.is_null(), "{q}");
+            } else {
+                assert_eq!(v.as_f64(), Some(0.0), "{q}");
+            }
+        }
+    }
+    assert!(times.windows(2).all(|w| w[0] < w[1]), "{times:?}");
+    // Once, without --watch, the object is as it was.
+    let out = qctl(&server).args(["stats", "--json"]).assert().success();
+    let once: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    assert!(once[0].get("time").is_none() && once[0].get("completed_per_sec").is_none());
+}

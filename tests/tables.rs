@@ -174,8 +174,9 @@ fn a_listing_that_shows_nothing_says_why_with_the_total() {
     );
     assert!(note(&["dead", "list", LONG_QUEUE, "--min-attempts", "2"])
         .contains("no dead jobs match (3 in"));
+    // --limit 0 is no limit: every job is shown.
     assert!(note(&["dead", "list", LONG_QUEUE, "--limit", "0"])
-        .contains(&format!("--limit 0 shows no job (3 in {LONG_QUEUE}:dead)")));
+        .contains(&format!("3 shown of 3 in {LONG_QUEUE}:dead")));
     assert!(note(&["dead", "list", LONG_QUEUE, "--offset", "10"])
         .contains("no dead jobs at --offset 10 (3 in"));
     assert!(note(&[
@@ -191,4 +192,42 @@ fn a_listing_that_shows_nothing_says_why_with_the_total() {
     assert!(note(&["active", "list", "sms", "--grep", "nomatch"])
         .contains("no ready jobs match (1 in sms:active)"));
     assert!(note(&["dead", "list", "sms"]).contains("no jobs in sms:dead"));
+}
+
+#[test]
+fn stats_watch_at_80_columns_keeps_the_rates_and_says_what_it_left_out() {
+    let server = RedisServer::start();
+    fill(&server);
+    let Some(tmux) =
+        support::tmux::Tmux::start(&server.url(), "stats --watch 500ms", (80, 24), None)
+    else {
+        return;
+    };
+    // A redraw after the first has rates; the note stays above the table it is about.
+    let screen = tmux.wait("a redraw with rates and the note", |s| {
+        s.contains("0.0") && s.contains("left out to fit 80 columns")
+    });
+    let lines: Vec<&str> = screen.lines().collect();
+    let header = lines
+        .iter()
+        .position(|l| l.contains("QUEUE"))
+        .unwrap_or_else(|| panic!("no header:\n{screen}"));
+    assert!(
+        lines[header].contains("DONE/S") && lines[header].contains("FAILED/S"),
+        "{screen}"
+    );
+    // The totals went first, and the note says so, above the table.
+    let note = lines
+        .iter()
+        .position(|l| l.contains("DONE, FAILED left out to fit 80 columns"))
+        .unwrap_or_else(|| panic!("no note:\n{screen}"));
+    assert!(note < header, "{screen}");
+    assert!(lines.iter().all(|l| l.chars().count() <= 80), "{screen}");
+    let row = lines
+        .iter()
+        .find(|l| l.trim_start().starts_with("sms"))
+        .unwrap_or_else(|| panic!("no row of sms:\n{screen}"));
+    assert!(row.trim_end().ends_with("0.0"), "{screen}");
+    tmux.keys(&["C-c"]);
+    assert_eq!(tmux.exit_status(), 0);
 }

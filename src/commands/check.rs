@@ -237,13 +237,10 @@ async fn judge(ctx: &Context, args: &CheckArgs) -> anyhow::Result<Vec<Verdict>> 
         }
         let mut measures = measures(&s, args);
         if rate_asked {
-            let window = history::minutes(
-                &mut redis,
-                &keys,
-                now - args.window.as_secs_f64() + 60.0,
-                now,
-            )
-            .await?;
+            // What is not kept cannot be measured: a longer window is cut to the history.
+            let span = history::kept(args.window);
+            let window =
+                history::minutes(&mut redis, &keys, now - span.as_secs_f64() + 60.0, now).await?;
             let mut seen = Tally::default();
             for (_, minute) in &window {
                 seen.add(minute);
@@ -262,7 +259,15 @@ async fn judge(ctx: &Context, args: &CheckArgs) -> anyhow::Result<Vec<Verdict>> 
                 m.status = Severity::Ok;
                 notes.push(format!(
                     "no run settled by a qctl consumer in the last {}",
-                    humantime::format_duration(args.window)
+                    humantime::format_duration(span)
+                ));
+            }
+            if span < args.window {
+                notes.push(format!(
+                    "--window {} is longer than the {} of history qctl consumers keep: measured over the last {}",
+                    super::history::span_words(args.window),
+                    super::history::span_words(history::KEPT),
+                    super::history::span_words(span)
                 ));
             }
             measures.push(m);

@@ -86,7 +86,8 @@ pub async fn run(mut ctx: Context, args: GroupsArgs, place: Place) -> anyhow::Re
             agree(found.ungrouped, "is", "are")
         ));
     }
-    if found.jobs > 0 && !ctx.out.json {
+    // JSON too says when it is a page (and `more_groups` how many are not shown).
+    if found.jobs > 0 && (!ctx.out.json || more > 0) {
         let mut text = format!(
             "{} of {set} in {}",
             plural(found.jobs, "job"),
@@ -100,6 +101,8 @@ pub async fn run(mut ctx: Context, args: GroupsArgs, place: Place) -> anyhow::Re
             ));
         }
         ctx.out.note(text);
+    }
+    if found.jobs > 0 && !ctx.out.json {
         if let Some(first) = shown.first() {
             let command = match place {
                 Place::Dead => "dead",

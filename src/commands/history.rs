@@ -29,6 +29,17 @@ pub fn millis(ms: Option<f64>) -> String {
     }
 }
 
+/// A span for people, as humantime writes it (`7days`, `1h 30m`), but a span of whole days
+/// of a year or more in days (`3650days`): humantime's years and months are not whole days.
+pub fn span_words(d: std::time::Duration) -> String {
+    let secs = d.as_secs();
+    if secs >= 365 * 86_400 && secs % 86_400 == 0 && d.subsec_nanos() == 0 {
+        format!("{}days", secs / 86_400)
+    } else {
+        humantime::format_duration(d).to_string()
+    }
+}
+
 /// A percentile for JSON: milliseconds (3 decimals), runs past the last bucket as its
 /// bound (3,600,000), null when nothing was timed.
 pub fn millis_json(ms: Option<f64>) -> serde_json::Value {
@@ -94,12 +105,17 @@ pub async fn show(
     span: std::time::Duration,
     step: Option<std::time::Duration>,
 ) -> anyhow::Result<ExitCode> {
+    // What is not kept is not shown, nor read: a span longer than the history is cut to it.
+    let asked = span;
+    let span = history::kept(asked);
     let step = step.unwrap_or_else(|| history::step_for(span, 24));
-    let step_s = step.as_secs() as i64;
-    if span > history::KEPT {
+    let step_s = history::step_seconds(step);
+    if asked > span {
         ctx.out.note(format_args!(
-            "note: qctl consumers keep {} of history; older steps are empty",
-            humantime::format_duration(history::KEPT)
+            "note: qctl consumers keep {} of history: showing the last {} of the {} asked",
+            span_words(history::KEPT),
+            span_words(span),
+            span_words(asked)
         ));
     }
     let now = redis.server_time().await?;
@@ -128,14 +144,19 @@ pub async fn show(
             "{}: the last {} in steps of {} (local time)",
             printable(queue),
             humantime::format_duration(span),
-            humantime::format_duration(step),
+            span_words(std::time::Duration::from_secs(step_s as u64)),
         );
         ctx.out.line(match table_width() {
             Some(width) => cut(&title, width),
             None => title,
         })?;
-        let long = span.as_secs() >= 86_400;
-        let mut rows: Vec<Vec<String>> = steps.iter().map(|s| step_cells(s, long)).collect();
+        // A step that began a day or more before now shows its date; a year or more, its year.
+        let format = match steps.first().map_or(0.0, |s| now - s.start as f64) {
+            age if age >= 365.0 * 86_400.0 => "%Y-%m-%d %H:%M",
+            _ if span.as_secs() >= 86_400 || step_s >= 86_400 => "%m-%d %H:%M",
+            _ => "%H:%M",
+        };
+        let mut rows: Vec<Vec<String>> = steps.iter().map(|s| step_cells(s, format)).collect();
         rows.push(total_cells(&total));
         let mut columns = vec![("START", Fit::Keep)];
         columns.extend(
@@ -162,14 +183,9 @@ pub async fn show(
 }
 
 /// The cells of one step: its local start time, counts and percentiles.
-fn step_cells(s: &Step, long: bool) -> Vec<String> {
+fn step_cells(s: &Step, format: &str) -> Vec<String> {
     let start = chrono::DateTime::from_timestamp(s.start, 0)
-        .map(|t| {
-            let local = t.with_timezone(&chrono::Local);
-            local
-                .format(if long { "%m-%d %H:%M" } else { "%H:%M" })
-                .to_string()
-        })
+        .map(|t| t.with_timezone(&chrono::Local).format(format).to_string())
         .unwrap_or_else(|| s.start.to_string());
     let mut row = vec![start];
     row.extend(counts_and_percentiles(&s.tally));

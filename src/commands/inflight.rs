@@ -34,7 +34,7 @@ pub async fn run(mut ctx: Context, args: InflightArgs) -> anyhow::Result<ExitCod
     let page: Vec<_> = jobs
         .into_iter()
         .skip(args.offset.min(total) as usize)
-        .take(args.limit)
+        .take(super::listing::page_limit(args.limit).min(total) as usize)
         .collect();
     let descriptions: HashMap<&str, &Description> = list
         .iter()
@@ -116,20 +116,21 @@ pub async fn run(mut ctx: Context, args: InflightArgs) -> anyhow::Result<ExitCod
         }
     }
     ctx.out.flush()?;
-    if shown > 0 && !ctx.out.json && !args.jsonl {
-        let end = args.offset + shown;
-        let more = if end < total {
-            format!("; next page: --offset {end}")
-        } else {
-            String::new()
-        };
-        ctx.out
-            .note(format_args!("{shown} shown of {total} in flight{more}"));
-        if unknown {
-            ctx.out.note(
-                "RUNNING -: no start recorded (Go CurlyQ consumer, buffered job, or just started)",
-            );
-        }
+    let end = args.offset.saturating_add(shown);
+    let next = (end < total).then_some(end);
+    // JSON too says when it is a page, so that a script never takes a page for the whole.
+    let machine = ctx.out.json || args.jsonl;
+    if shown > 0 && (!machine || next.is_some()) {
+        ctx.out.note(format_args!(
+            "{shown} shown of {total} in flight{}",
+            super::listing::next_page(next)
+        ));
+    }
+    // Only a table shows RUNNING.
+    if unknown {
+        ctx.out.note(
+            "RUNNING -: no start recorded (Go CurlyQ consumer, buffered job, or just started)",
+        );
     }
     Ok(ExitCode::Success)
 }

@@ -82,7 +82,7 @@ pub async fn list(mut ctx: Context, args: ListArgs, place: Place) -> anyhow::Res
     let mut redis = ctx.server()?.connect().await?;
     super::require_queue(&mut redis, &keys).await?;
     let filter = filter_for(&args.filter, place)?;
-    let limit = args.limit as u64;
+    let limit = page_limit(args.limit);
     let mut pager = match place {
         Place::Active => Pager::active(&mut redis, &keys, &filter, args.offset, limit).await,
         Place::Dead => Pager::zset(&mut redis, &keys.dead, true, &filter, args.offset, limit).await,
@@ -159,18 +159,33 @@ pub async fn list(mut ctx: Context, args: ListArgs, place: Place) -> anyhow::Res
         }
     }
     ctx.out.flush()?;
-    if shown > 0 && !ctx.out.json && !args.jsonl {
-        let more = pager
-            .next_offset()
-            .map(|o| format!("; next page: --offset {o}"))
-            .unwrap_or_default();
+    // JSON too says when it is a page, so that a script never takes a page for the whole.
+    let machine = ctx.out.json || args.jsonl;
+    if shown > 0 && (!machine || pager.next_offset().is_some()) {
         ctx.out.note(format_args!(
-            "{shown} shown of {} in {}{more}",
+            "{shown} shown of {} in {}{}",
             pager.total(),
-            place.key(&keys)
+            place.key(&keys),
+            next_page(pager.next_offset())
         ));
     }
     Ok(ExitCode::Success)
+}
+
+/// The most items a page of a listing holds: `--limit N`, and 0 for no limit.
+pub fn page_limit(limit: usize) -> u64 {
+    match limit {
+        0 => u64::MAX,
+        n => n as u64,
+    }
+}
+
+/// `; next page: --offset N (--limit 0 shows every one)` when a listing has more after its
+/// page, else nothing.
+pub fn next_page(offset: Option<u64>) -> String {
+    offset
+        .map(|o| format!("; next page: --offset {o} (--limit 0 shows every one)"))
+        .unwrap_or_default()
 }
 
 /// Why a listing shows no job: the key is empty, or nothing matched, with how many jobs it
@@ -206,8 +221,6 @@ async fn nothing_shown(
             _ => String::new(),
         };
         format!("no jobs in {}{hint}", printable(key))
-    } else if args.limit == 0 {
-        format!("--limit 0 shows no job ({total})")
     } else if !filter.is_empty() {
         format!("no {what} match ({total})")
     } else {

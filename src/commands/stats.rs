@@ -63,6 +63,12 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
             args.max_keys,
         )
         .await?;
+        // The screen is cleared first, and at once: what this reading says on stderr (a
+        // warning, the columns the table leaves out) then stays above its table.
+        if args.watch.is_some() && std::io::stdout().is_terminal() && !ctx.out.json {
+            ctx.out.line("\x1b[H\x1b[2J")?;
+            ctx.out.flush()?;
+        }
         for warning in &reading.warnings {
             ctx.out.warn(warning);
         }
@@ -76,9 +82,6 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
         let rates = previous
             .as_ref()
             .map(|(at, before)| (now.duration_since(*at).as_secs_f64(), before));
-        if args.watch.is_some() && std::io::stdout().is_terminal() && !ctx.out.json {
-            ctx.out.line("\x1b[H\x1b[2J")?;
-        }
         if args.prometheus {
             ctx.out.raw(
                 prometheus::render(&prometheus::Reading {
@@ -91,11 +94,18 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
             let mut rows = Vec::new();
             for s in &stats {
                 let mut v = serde_json::to_value(s)?;
-                if let Some((secs, before)) = rates {
-                    if let Some(b) = before.get(&s.queue) {
-                        v["completed_per_sec"] = rate(s.completed, b.completed, secs).into();
-                        v["failed_per_sec"] = rate(s.failed, b.failed, secs).into();
-                    }
+                if args.watch.is_some() {
+                    // Every object of a watch has its time and its rates: null until a
+                    // reading before this one tells them (the first, a queue new since).
+                    let before =
+                        rates.and_then(|(secs, before)| Some((secs, before.get(&s.queue)?)));
+                    v["time"] = reading.time.into();
+                    v["completed_per_sec"] = before
+                        .and_then(|(secs, b)| rate(s.completed, b.completed, secs))
+                        .into();
+                    v["failed_per_sec"] = before
+                        .and_then(|(secs, b)| rate(s.failed, b.failed, secs))
+                        .into();
                 }
                 rows.push(v);
             }
@@ -104,7 +114,14 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
             let mut columns = QUEUE_COLUMNS.to_vec();
             columns.extend([("DONE", Fit::Extra), ("FAILED", Fit::Extra)]);
             if args.watch.is_some() {
-                columns.extend([("DONE/S", Fit::Extra), ("FAILED/S", Fit::Extra)]);
+                // The rates are what a watch is for: on a narrow terminal the totals go
+                // first (the last first), then LATER; the rates stay.
+                for (name, fit) in &mut columns {
+                    if *name == "LATER" {
+                        *fit = Fit::Extra;
+                    }
+                }
+                columns.extend([("DONE/S", Fit::Number), ("FAILED/S", Fit::Number)]);
             }
             let mut rows = Vec::with_capacity(stats.len());
             for s in &stats {
@@ -164,6 +181,8 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
 /// One reading of the queues: what `stats` shows and `metrics` serves.
 pub(super) struct Reading {
     pub stats: Vec<QueueStats>,
+    /// When the queues were counted: the server's clock (unix seconds).
+    pub time: f64,
     pub round_trips: u64,
     /// Queues that may be missing or were skipped, one line each.
     pub warnings: Vec<String>,
@@ -217,6 +236,7 @@ pub(super) async fn read(
         .context("cannot count the queues")?;
     Ok(Reading {
         stats: counted.stats,
+        time: now,
         round_trips: trips + counted.round_trips,
         warnings,
         unreadable: (!counted.unreadable.is_empty()).then(|| unreadable_note(&counted.unreadable)),

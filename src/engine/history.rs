@@ -50,7 +50,18 @@ pub fn field_of(ms: u64) -> String {
 
 /// The start (unix seconds) of the minute holding `t`.
 pub fn minute_of(t: f64) -> i64 {
-    (t / 60.0).floor() as i64 * 60
+    ((t / 60.0).floor() as i64).saturating_mul(60)
+}
+
+/// The start of the oldest minute that may still be kept at `now`: every minute before it
+/// was last written more than [`KEPT`] ago and has expired.
+pub fn oldest_kept(now: f64) -> i64 {
+    minute_of(now - KEPT.as_secs_f64())
+}
+
+/// How much of a span asked for the history holds: at most [`KEPT`].
+pub fn kept(span: Duration) -> Duration {
+    span.min(KEPT)
 }
 
 /// What happened in a span of time.
@@ -167,7 +178,9 @@ pub fn parse(values: Vec<Option<String>>) -> Option<Tally> {
 const MINUTES_PER_CALL: usize = 500;
 
 /// The tally of every minute from the one holding `from` to the one holding `to`, in order,
-/// each with its start; minutes with no key read as empty.
+/// each with its start; minutes with no key read as empty. Minutes that expired by `to` (see
+/// [`oldest_kept`]) are neither read nor returned, so a span of any length costs at most the
+/// minutes of a week.
 pub async fn minutes(
     redis: &mut Redis,
     keys: &QueueKeys,
@@ -175,7 +188,8 @@ pub async fn minutes(
     to: f64,
 ) -> Result<Vec<(i64, Tally)>, Error> {
     let names = fields();
-    let starts: Vec<i64> = (minute_of(from)..=minute_of(to)).step_by(60).collect();
+    let first = minute_of(from).max(oldest_kept(to));
+    let starts: Vec<i64> = (first..=minute_of(to)).step_by(60).collect();
     let mut out = Vec::with_capacity(starts.len());
     for chunk in starts.chunks(MINUTES_PER_CALL) {
         let mut pipe = redis::pipe();
@@ -263,7 +277,9 @@ pub struct Step {
 
 /// The last `span` up to `now`, in steps of `step` (a whole number of minutes) aligned to
 /// multiples of it since the epoch: as many steps as `span` holds, the last one the step
-/// holding `now` (still going on).
+/// holding `now` (still going on). A span longer than what is kept is cut to it ([`kept`]),
+/// and only the minutes still kept are read: the cost is bounded by a week of minutes,
+/// whatever the span and the step.
 pub async fn steps(
     redis: &mut Redis,
     keys: &QueueKeys,
@@ -271,8 +287,10 @@ pub async fn steps(
     span: Duration,
     step: Duration,
 ) -> Result<Vec<Step>, Error> {
-    let step_s = (step.as_secs() / 60).max(1) as i64 * 60;
-    let count = span.as_secs().div_ceil(step_s as u64).max(1) as i64;
+    let step_s = step_seconds(step);
+    // At most a week of steps: two or more only when a step is shorter than the span, so
+    // that the steps before the last never reach before the epoch.
+    let count = kept(span).as_secs().div_ceil(step_s as u64).max(1) as i64;
     let last = (now as i64).div_euclid(step_s) * step_s;
     let first = last - (count - 1) * step_s;
     let minutes = minutes(redis, keys, first as f64, now).await?;
@@ -289,6 +307,13 @@ pub async fn steps(
         }
     }
     Ok(out)
+}
+
+/// The length of a step in seconds: whole minutes, at least one; a step of any length (up
+/// to what an i64 of seconds holds) is computed without overflow.
+pub fn step_seconds(step: Duration) -> i64 {
+    let minutes = (step.as_secs() / 60).clamp(1, i64::MAX as u64 / 60);
+    minutes as i64 * 60
 }
 
 /// The step that shows `span` in about `rows` rows: the smallest of 1m, 2m, 5m, 10m, 15m,

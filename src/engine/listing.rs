@@ -523,7 +523,7 @@ impl Pager {
                 let consumed = self.pos + i as u64 + 1;
                 self.next_offset = (consumed < self.total).then(|| {
                     if by_records {
-                        self.offset + self.limit
+                        self.offset.saturating_add(self.limit)
                     } else {
                         consumed
                     }
