@@ -262,7 +262,9 @@ fn a_window_longer_than_the_history_is_measured_over_the_week_kept() {
         );
         let notes = v["queues"][0]["notes"].to_string();
         assert!(
-            notes.contains("is longer than the 7days of history qctl consumers keep: measured over the last 7days"),
+            notes.contains(
+                "is longer than the 7d of history qctl consumers keep: measured over the last 7d"
+            ),
             "{window}: {notes}"
         );
         // The minutes of a week and the one going on, whatever the window.

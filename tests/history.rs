@@ -357,11 +357,11 @@ fn a_span_longer_than_the_week_kept_is_cut_to_it_and_costs_no_more_than_a_week()
         assert!(reads <= week + 10, "{args:?}: {reads} HMGET");
         assert!(
             ran.err
-                .contains("qctl consumers keep 7days of history: showing the last 7days of the"),
+                .contains("qctl consumers keep 7d of history: showing the last 7d of the"),
             "{args:?}: {ran:?}"
         );
         if args[1] == "10000y" {
-            assert!(ran.err.contains("of the 3652500days asked"), "{ran:?}");
+            assert!(ran.err.contains("of the 3652500d asked"), "{ran:?}");
         }
         if args.len() == 2 {
             // The steps shown start within the week kept (the first one may begin before it).
@@ -374,7 +374,7 @@ fn a_span_longer_than_the_week_kept_is_cut_to_it_and_costs_no_more_than_a_week()
         support::run(qctl(&server).args(["stats", "q", "--history", "10000y", "--step", "10000y"]));
     assert_eq!(ran.code, Some(0), "{ran:?}");
     let out = ran.stdout();
-    assert!(out.contains("the last 7days in steps of"), "{out}");
+    assert!(out.contains("the last 7d in steps of"), "{out}");
     assert!(
         out.contains("1970-01-01") || out.contains("1969-12-31"),
         "{out}"

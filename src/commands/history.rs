@@ -29,12 +29,13 @@ pub fn millis(ms: Option<f64>) -> String {
     }
 }
 
-/// A span for people, as humantime writes it (`7days`, `1h 30m`), but a span of whole days
-/// of a year or more in days (`3650days`): humantime's years and months are not whole days.
+/// A span for people, as the flags take it: whole days in days (`7d`, `3650d`; humantime
+/// would write `7days` and, past a year, months that are not whole days), any other span as
+/// humantime writes it (`1h 30m`, `5m`).
 pub fn span_words(d: std::time::Duration) -> String {
     let secs = d.as_secs();
-    if secs >= 365 * 86_400 && secs % 86_400 == 0 && d.subsec_nanos() == 0 {
-        format!("{}days", secs / 86_400)
+    if secs >= 86_400 && secs % 86_400 == 0 && d.subsec_nanos() == 0 {
+        format!("{}d", secs / 86_400)
     } else {
         humantime::format_duration(d).to_string()
     }
@@ -143,7 +144,7 @@ pub async fn show(
         let title = format!(
             "{}: the last {} in steps of {} (local time)",
             printable(queue),
-            humantime::format_duration(span),
+            span_words(span),
             span_words(std::time::Duration::from_secs(step_s as u64)),
         );
         ctx.out.line(match table_width() {
@@ -168,7 +169,7 @@ pub async fn show(
             ctx.out.note(format_args!(
                 "note: no qctl consumer settled a job of {} in the last {} (history is kept by qctl consumers)",
                 printable(queue),
-                humantime::format_duration(span)
+                span_words(span)
             ));
         }
         if let Some(note) = blind {
