@@ -288,7 +288,8 @@ async fn fix(
         plural(missing as u64, "id"),
         agree(missing as u64, "its", "their")
     );
-    ctx.out.note(format_args!("will {plan}"));
+    ctx.out
+        .note(format_args!("{} {plan}", super::will(args.confirm.dry_run)));
     if args.confirm.dry_run {
         let would_requeue: Vec<serde_json::Value> = reports
             .iter()
@@ -331,6 +332,7 @@ async fn fix(
             }
         }
         ctx.out.flush()?;
+        ctx.out.note("dry run: nothing changed");
         return Ok(match stop.cause() {
             Some(cause) if cause != signals::Cause::OutputClosed => cause.exit_code(),
             _ => worst.exit_code(),

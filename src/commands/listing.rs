@@ -448,7 +448,11 @@ pub async fn bulk(
     let stop = signals::install()?;
     if !ctx.out.json {
         // On a terminal, broken between ids rather than inside one (width 0: one line).
-        let note = format!("will {what}, e.g. {}", sample.join(", "));
+        let note = format!(
+            "{} {what}, e.g. {}",
+            super::will(args.confirm.dry_run),
+            sample.join(", ")
+        );
         let width = crate::output::table_width().unwrap_or(0);
         for line in crate::output::wrap(&note, width, usize::MAX) {
             ctx.out.note(line);
@@ -459,7 +463,7 @@ pub async fn bulk(
             ctx.out.json_line(&json!({"dry_run": true, "action": verb(action), "queue": args.queue, "count": count, "sample": sample}))?;
             ctx.out.flush()?;
         }
-        return Ok(super::dry_run_end(&stop));
+        return Ok(super::dry_run_end(&ctx, &stop));
     }
     let bulky = !matches!(selection, Selection::Ids(_)) || count > 1;
     let destructive = matches!(action, Action::Delete);

@@ -150,7 +150,7 @@ pub async fn run(mut ctx: Context, args: MoveArgs) -> anyhow::Result<ExitCode> {
             }))?;
             ctx.out.flush()?;
         }
-        return Ok(super::dry_run_end(&stop));
+        return Ok(super::dry_run_end(&ctx, &stop));
     }
     let question = format!(
         "move {} from {from:?} to {to:?}{there}?",
@@ -355,7 +355,8 @@ fn preview(
 ) -> String {
     let total = counts.ready + counts.scheduled + counts.dead;
     let mut text = format!(
-        "will move {} from {from:?} at {server} to {to}:\n  {} ready, {} scheduled, {} dead",
+        "{} move {} from {from:?} at {server} to {to}:\n  {} ready, {} scheduled, {} dead",
+        super::will(args.confirm.dry_run),
         plural(total, "job"),
         crate::output::thousands(counts.ready),
         crate::output::thousands(counts.scheduled),
