@@ -31,9 +31,16 @@ pub fn note_write_error(err: &io::Error) {
     }
 }
 
-/// Writes `text` and a newline to stderr in one piece. A failure is not an error of the
-/// command: a closed stderr is noted (see [`closed`]) and nothing more is written to it.
+/// Writes `text` and a newline to stderr in one piece, its control characters but line
+/// breaks and tabs escaped ([`printable_message`]): a message may quote what came from a job
+/// or from Redis. A failure is not an error of the command: a closed stderr is noted (see
+/// [`closed`]) and nothing more is written to it.
 pub fn stderr_line(text: &str) {
+    write_stderr_line(&printable_message(text));
+}
+
+/// Writes `text` and a newline to stderr as it is (see [`stderr_line`]).
+fn write_stderr_line(text: &str) {
     if STDERR_CLOSED.load(Ordering::Relaxed) {
         return;
     }
@@ -142,7 +149,8 @@ impl Output {
     /// A warning on stderr, unless --quiet.
     pub fn warn(&self, msg: impl std::fmt::Display) {
         if !self.quiet {
-            stderr_line(&format!("{} {msg}", self.paint("warning:", "33")));
+            let msg = printable_message(&msg.to_string());
+            write_stderr_line(&format!("{} {msg}", self.paint("warning:", "33")));
         }
     }
 
@@ -749,7 +757,7 @@ pub fn preview(data: &[u8], max: usize) -> String {
 /// stderr.
 pub fn dead_reason(e: &crate::engine::listing::Entry) -> String {
     match (&e.failure, e.damage()) {
-        (_, Some(why)) => format!("damaged: {why}"),
+        (_, Some(why)) => format!("damaged: {}", printable(&why)),
         (Some(f), None) => {
             let first = f
                 .stderr
@@ -757,9 +765,13 @@ pub fn dead_reason(e: &crate::engine::listing::Entry) -> String {
                 .find(|l| !l.trim().is_empty())
                 .unwrap_or("");
             if first.is_empty() {
-                f.reason.clone()
+                printable(&f.reason)
             } else {
-                format!("{}: {}", f.reason, preview(first.as_bytes(), 120))
+                format!(
+                    "{}: {}",
+                    printable(&f.reason),
+                    preview(first.as_bytes(), 120)
+                )
             }
         }
         (None, None) => "-".into(),
