@@ -325,7 +325,10 @@ pub async fn run(
         }
         std::future::pending::<()>().await
     };
-    let prefix = spec.prefix.then(|| format!("[{}] ", job.id).into_bytes());
+    // The id is the job's: shown escaped, as every id qctl prints.
+    let prefix = spec
+        .prefix
+        .then(|| format!("[{}] ", crate::output::printable(job.id)).into_bytes());
     let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
     let output = async {
         let out = async {

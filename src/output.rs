@@ -31,9 +31,16 @@ pub fn note_write_error(err: &io::Error) {
     }
 }
 
-/// Writes `text` and a newline to stderr in one piece. A failure is not an error of the
-/// command: a closed stderr is noted (see [`closed`]) and nothing more is written to it.
+/// Writes `text` and a newline to stderr in one piece, its control characters but line
+/// breaks and tabs escaped ([`printable_message`]): a message may quote what came from a job
+/// or from Redis. A failure is not an error of the command: a closed stderr is noted (see
+/// [`closed`]) and nothing more is written to it.
 pub fn stderr_line(text: &str) {
+    write_stderr_line(&printable_message(text));
+}
+
+/// Writes `text` and a newline to stderr as it is (see [`stderr_line`]).
+fn write_stderr_line(text: &str) {
     if STDERR_CLOSED.load(Ordering::Relaxed) {
         return;
     }
@@ -142,7 +149,8 @@ impl Output {
     /// A warning on stderr, unless --quiet.
     pub fn warn(&self, msg: impl std::fmt::Display) {
         if !self.quiet {
-            stderr_line(&format!("{} {msg}", self.paint("warning:", "33")));
+            let msg = printable_message(&msg.to_string());
+            write_stderr_line(&format!("{} {msg}", self.paint("warning:", "33")));
         }
     }
 
@@ -510,29 +518,18 @@ impl Output {
         }
         // The prompt reads the terminal in a thread of its own, so that a signal that does
         // not come from the keyboard (SIGTERM, a Ctrl-C elsewhere in a pipeline) ends the
-        // wait too; the terminal then gets back the mode it had before the prompt.
-        let mode = TerminalMode::save();
+        // wait too. The terminal stays in its own (canonical) mode: it echoes and edits the
+        // line, Ctrl-C is its SIGINT, and the read takes the whole line, Enter included, so
+        // nothing typed is left over for the shell.
         let (tx, rx) = tokio::sync::oneshot::channel();
-        let prompt = question.to_string();
+        let question = format!("{} [y/N] ", printable_message(question));
         std::thread::spawn(move || {
-            let _ = tx.send(
-                dialoguer::Confirm::new()
-                    .with_prompt(prompt)
-                    .default(false)
-                    .interact(),
-            );
+            let _ = tx.send(ask_line(&question));
         });
         let stopped = || Answer::Stopped(stop.cause().unwrap_or(crate::signals::Cause::Interrupt));
         tokio::select! {
             answer = rx => match answer {
-                Ok(Ok(true)) => Ok(Answer::Yes),
-                Ok(Ok(false)) => Ok(Answer::No),
-                // Ctrl-C at the prompt: the terminal hands it over as a key, which the prompt
-                // turns back into SIGINT.
-                Ok(Err(dialoguer::Error::IO(e))) if e.kind() == io::ErrorKind::Interrupted => {
-                    mode.restore();
-                    Ok(stopped())
-                }
+                Ok(Ok(answer)) => Ok(answer),
                 Ok(Err(e)) => Err(crate::engine::Error::Usage(format!(
                     "cannot ask for confirmation: {e}"
                 ))),
@@ -541,9 +538,35 @@ impl Output {
                 )),
             },
             _ = stop.requested.cancelled() => {
-                mode.restore();
+                // What stopped it is said on a line of its own, not after the question.
+                stderr_line("");
                 Ok(stopped())
             }
+        }
+    }
+}
+
+/// Asks `question` on stderr and reads a line of answer from the terminal on stdin, read as
+/// [`crate::engine::text::yes_or_no`] says; anything else asks again. The end of the input
+/// (Ctrl-D) is no answer, so no.
+fn ask_line(question: &str) -> io::Result<Answer> {
+    use std::io::BufRead;
+    let mut stdin = io::stdin().lock();
+    loop {
+        {
+            let mut stderr = io::stderr().lock();
+            stderr.write_all(question.as_bytes())?;
+            stderr.flush()?;
+        }
+        let mut line = Vec::new();
+        if stdin.read_until(b'\n', &mut line)? == 0 {
+            stderr_line("");
+            return Ok(Answer::No);
+        }
+        match crate::engine::text::yes_or_no(&String::from_utf8_lossy(&line)) {
+            Some(true) => return Ok(Answer::Yes),
+            Some(false) => return Ok(Answer::No),
+            None => stderr_line("answer y or yes to go ahead, n or no (or Enter alone) not to"),
         }
     }
 }
@@ -555,31 +578,6 @@ pub enum Answer {
     No,
     /// A stop request came first.
     Stopped(crate::signals::Cause),
-}
-
-/// The mode of the terminal on standard input.
-struct TerminalMode(Option<libc::termios>);
-
-impl TerminalMode {
-    fn save() -> TerminalMode {
-        // SAFETY: tcgetattr writes a termios for fd 0, which is checked to be a terminal.
-        unsafe {
-            let mut mode: libc::termios = std::mem::zeroed();
-            TerminalMode((libc::tcgetattr(libc::STDIN_FILENO, &mut mode) == 0).then_some(mode))
-        }
-    }
-
-    /// Gives the terminal back as it was before the prompt: its mode, the cursor shown (the
-    /// prompt hides it), and a new line after the question.
-    fn restore(&self) {
-        stderr_line("\x1b[?25h");
-        if let Some(mode) = &self.0 {
-            // SAFETY: sets fd 0's mode to one tcgetattr returned for it.
-            unsafe {
-                libc::tcsetattr(libc::STDIN_FILENO, libc::TCSADRAIN, mode);
-            }
-        }
-    }
 }
 
 /// This command line with `--yes` added, quoted for a POSIX shell.
@@ -698,6 +696,28 @@ pub fn printable(text: &str) -> String {
     }
 }
 
+/// A message for people: control characters escaped as in [`printable`], but for line
+/// breaks and tabs, which a message may hold itself. What it quotes from a job (an id) is
+/// made [`printable`] first, so that it cannot fake a line either.
+pub fn printable_message(text: &str) -> String {
+    if text
+        .chars()
+        .any(|c| c.is_control() && c != '\n' && c != '\t')
+    {
+        text.chars()
+            .map(|c| {
+                if c.is_control() && c != '\n' && c != '\t' {
+                    c.escape_default().to_string()
+                } else {
+                    c.to_string()
+                }
+            })
+            .collect()
+    } else {
+        text.to_string()
+    }
+}
+
 /// `3m ago`, `in 5m`, rounded to the largest sensible unit.
 pub fn relative(t: f64, now: f64) -> String {
     if t.is_nan() {
@@ -737,7 +757,7 @@ pub fn preview(data: &[u8], max: usize) -> String {
 /// stderr.
 pub fn dead_reason(e: &crate::engine::listing::Entry) -> String {
     match (&e.failure, e.damage()) {
-        (_, Some(why)) => format!("damaged: {why}"),
+        (_, Some(why)) => format!("damaged: {}", printable(&why)),
         (Some(f), None) => {
             let first = f
                 .stderr
@@ -745,9 +765,13 @@ pub fn dead_reason(e: &crate::engine::listing::Entry) -> String {
                 .find(|l| !l.trim().is_empty())
                 .unwrap_or("");
             if first.is_empty() {
-                f.reason.clone()
+                printable(&f.reason)
             } else {
-                format!("{}: {}", f.reason, preview(first.as_bytes(), 120))
+                format!(
+                    "{}: {}",
+                    printable(&f.reason),
+                    preview(first.as_bytes(), 120)
+                )
             }
         }
         (None, None) => "-".into(),

@@ -1670,3 +1670,179 @@ fn a_duration_longer_than_ten_thousand_years_is_refused_and_the_longest_is_never
         assert!(!ran.err.contains("internal error"), "{args:?}: {ran:?}");
     }
 }
+
+// B8 control characters from jobs
+
+/// The bytes a job may carry that would act on a terminal (colour, its title, a carriage
+/// return or a backspace that hides what came before, a NUL), and the line an id with a
+/// newline could fake.
+const ACTING: [(&[u8], &str); 6] = [
+    (b"\x1b", "ESC"),
+    (b"\x07", "BEL"),
+    (b"\r", "CR"),
+    (b"\x08", "backspace"),
+    (b"\x00", "NUL"),
+    (b"\nfake-line", "a faked line"),
+];
+
+/// Checks that `ran` wrote none of [`ACTING`] to stdout or stderr; the number of checks.
+fn assert_escaped(what: &str, ran: &Ran) -> usize {
+    for (stream, bytes) in [("stdout", &ran.out[..]), ("stderr", ran.err.as_bytes())] {
+        for (raw, name) in ACTING {
+            assert!(
+                !bytes.windows(raw.len()).any(|w| w == raw),
+                "{what}: {name} on {stream} as it was: {ran:?}"
+            );
+        }
+    }
+    1
+}
+
+/// Ids, data, failure reasons and stderr tails, consumers' descriptions and queue names that
+/// hold control characters are shown escaped by every command that prints them, in text
+/// and in JSON (escaped by JSON itself, not twice).
+#[test]
+fn bytes_from_jobs_are_escaped_wherever_qctl_shows_them() {
+    let server = RedisServer::start();
+    // An id as an operator may paste it (no NUL: a command line cannot hold one), and one
+    // only a program can write, through JSON.
+    let id = "evil\x1b[31mRED\x1b]0;pwned\x07CR\rBS\x08\nfake-line";
+    let nul_id = "nul\x00id\x1b[31m";
+    let data = "data\x1b[31m\x1b]0;title\x07\r\x08end";
+    let mut checked = 0;
+    let q = |args: &[&str]| {
+        let mut cmd = qctl(&server);
+        cmd.args(args);
+        cmd
+    };
+
+    let ran = run(q(&["enqueue", "q", "--id", id, data]).write_stdin(""));
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    assert!(ran.stdout().contains("evil\\u{1b}[31mRED"), "{ran:?}");
+    checked += assert_escaped("enqueue --id", &ran);
+    let line = serde_json::json!({"id": nul_id, "data": "x\u{0}\u{1b}[31m\r"}).to_string();
+    let ran = run(q(&["enqueue", "q", "--jsonl"]).write_stdin(line + "\n"));
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    checked += assert_escaped("enqueue --jsonl", &ran);
+    let ran = run(q(&["enqueue", "q", "--id", id, "again"]).write_stdin(""));
+    assert_eq!(ran.code, Some(5), "{ran:?}");
+    checked += assert_escaped("enqueue of a taken id", &ran);
+    let ran = run(q(&["--json", "enqueue", "q", "--id", "other", data]).write_stdin(""));
+    checked += assert_escaped("enqueue --json", &ran);
+
+    let ran = run(&mut q(&[
+        "consume",
+        "q",
+        "--drain",
+        "-v",
+        "--max-retries",
+        "0",
+        "--prefix",
+        "--",
+        "sh",
+        "-c",
+        "echo out; exit 3",
+    ]));
+    assert_eq!(ran.code, Some(7), "{ran:?}");
+    assert!(ran.err.contains("job evil\\u{1b}[31mRED"), "{ran:?}");
+    checked += assert_escaped("consume -v --prefix", &ran);
+
+    // A failure whose reason and stderr tail hold them too.
+    let failure = serde_json::json!({
+        "reason": "exit 3\u{1b}[31m",
+        "exit_code": 3,
+        "stderr": "boom\u{1b}]0;title\u{7}\r\u{8}\u{0}tail\nsecond\tline\n",
+        "attempt": 0,
+        "time": 1_700_000_000,
+    });
+    let _: () = server.cmd(&[
+        b"HSET",
+        b"q:failures",
+        id.as_bytes(),
+        failure.to_string().as_bytes(),
+    ]);
+    // A queue found by SCAN whose name holds them.
+    let _: () = server.cmd(&[b"ZADD", b"bad\x1b[31m\rq:dead", b"1", b"x"]);
+    let reads: [&[&str]; 14] = [
+        &["dead", "list", "q"],
+        &["dead", "show", "q", id],
+        &["--json", "dead", "show", "q", id],
+        &["dead", "groups", "q"],
+        &["dead", "export", "q"],
+        &["dead", "requeue", "q", id, "--dry-run"],
+        &["dead", "requeue", "q", "--all", "--dry-run"],
+        &["dead", "delete", "q", id, "--dry-run"],
+        &["wait", "q", id, "--timeout", "10s"],
+        &["tail", "q", "--since", "1d", "--no-follow"],
+        &["stats"],
+        &["check", "--dead-max", "0"],
+        &["doctor", "q"],
+        &["export", "q"],
+    ];
+    for args in reads {
+        let ran = run(&mut q(args));
+        checked += assert_escaped(&args.join(" "), &ran);
+    }
+    let shown = run(&mut q(&["dead", "show", "q", id]));
+    for part in [
+        "id:        evil\\u{1b}[31mRED\\u{1b}]0;pwned\\u{7}CR\\rBS\\u{8}\\nfake-line",
+        "failure:   exit 3\\u{1b}[31m",
+        "  boom\\u{1b}]0;title\\u{7}\\r\\u{8}\\u{0}tail",
+        "  second\tline",
+    ] {
+        assert!(shown.stdout().contains(part), "{part}: {shown:?}");
+    }
+    // JSON keeps the bytes, escaped the JSON way.
+    let json = run(&mut q(&["--json", "dead", "show", "q", id]));
+    let doc: serde_json::Value = serde_json::from_slice(&json.out).expect("JSON");
+    assert_eq!(doc["id"], id);
+    assert_eq!(doc["failure"]["reason"], "exit 3\u{1b}[31m");
+
+    let ran = run(&mut q(&["dead", "requeue", "q", "--all", "--yes"]));
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    checked += assert_escaped("dead requeue --all --yes", &ran);
+    for args in [
+        &["active", "list", "q"][..],
+        &["active", "delete", "q", id, "--dry-run"],
+        &["move", "q", "q2", "--dry-run"],
+    ] {
+        let ran = run(&mut q(args));
+        checked += assert_escaped(&args.join(" "), &ran);
+    }
+
+    // A consumer, silent for ten minutes, that describes itself with them, holding the NUL
+    // id.
+    let uuid = "0b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff";
+    let member = format!("q:inflight:{uuid}");
+    let info = format!("q:consumer:{uuid}");
+    let then = (qctl::engine::now() - 600.0).to_string();
+    let _: () = server.cmd(&[b"LREM", b"q:active", b"0", nul_id.as_bytes()]);
+    let _: () = server.cmd(&[b"SADD", member.as_bytes(), nul_id.as_bytes()]);
+    let _: () = server.cmd(&[b"ZADD", b"q:consumers", then.as_bytes(), member.as_bytes()]);
+    let command = serde_json::json!(["sh", "-c", "\u{1b}]0;title\u{7}"]).to_string();
+    let _: () = server.cmd(&[
+        b"HSET",
+        info.as_bytes(),
+        b"host",
+        b"host\x1b[31m",
+        b"pid",
+        b"1",
+        b"version",
+        b"1.0\x1b[31m",
+        b"command",
+        command.as_bytes(),
+        b"mode",
+        b"per-job\x1b[31m\r",
+    ]);
+    for args in [
+        &["consumers", "q"][..],
+        &["inflight", "q"],
+        &["orphans", "q", "--dry-run"],
+    ] {
+        let ran = run(&mut q(args));
+        checked += assert_escaped(&args.join(" "), &ran);
+    }
+    figure(&format!(
+        "B8 control characters from jobs (ESC, BEL, CR, backspace, NUL, a newline) in ids, data, failures, consumers and queue names: {checked} runs of enqueue, consume, dead, wait, tail, stats, check, doctor, export, active, move, consumers, inflight, orphans; none written raw"
+    ));
+}

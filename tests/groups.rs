@@ -610,12 +610,12 @@ fn dry_run_of_a_group_or_a_reason_changes_nothing() {
         .args(["dead", "requeue", "q", "--group", &gw, "--dry-run"])
         .assert()
         .success()
-        .stderr(contains("will requeue 5 jobs of q:dead"));
+        .stderr(contains("dry run: would requeue 5 jobs of q:dead"));
     qctl(&server)
         .args(["dead", "delete", "q", "--reason", "refused", "--dry-run"])
         .assert()
         .success()
-        .stderr(contains("will delete 3 jobs of q:dead"));
+        .stderr(contains("dry run: would delete 3 jobs of q:dead"));
     let out = stdout_of(
         qctl(&server).args([
             "--json",

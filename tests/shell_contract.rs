@@ -411,7 +411,7 @@ fn commands() -> Vec<Case> {
         case("orphans", &["orphans", "q", "--yes"], None, 0),
         case("orphans unconfirmed", &["orphans", "q"], None, 2),
         case("pause", &["pause", "q"], None, 0),
-        case("resume", &["resume", "q"], None, 5),
+        case("resume", &["resume", "q"], None, 0),
         says_first(case("purge", &["purge", "q", "--yes"], None, 0)),
         case("purge unconfirmed", &["purge", "q"], None, 2),
         // The planted job in flight stays: exit 7 after --wait.
@@ -1082,8 +1082,8 @@ fn ctrl_c_stops_a_consumer_on_a_small_terminal_with_every_job_settled() {
 }
 
 /// A bulk change on an 80x24 terminal asks first; Ctrl-C and SIGTERM at the question end it
-/// with 130 and 143, nothing changed and the terminal given back; n leaves the jobs (exit 5);
-/// y moves them.
+/// with 130 and 143, nothing changed and the terminal given back; n and Enter leave the jobs
+/// (exit 10); y and Enter move them.
 #[test]
 fn a_confirmation_answers_ctrl_c_sigterm_n_and_y_on_a_small_terminal() {
     let server = RedisServer::start();
@@ -1121,13 +1121,190 @@ fn a_confirmation_answers_ctrl_c_sigterm_n_and_y_on_a_small_terminal() {
     );
     assert_eq!(dead(), 30);
 
-    let (code, screen) = ask(&|t| t.keys(&["n"])).expect("tmux");
-    assert_eq!(code, 5, "{screen}");
+    let (code, screen) = ask(&|t| t.keys(&["n", "Enter"])).expect("tmux");
+    assert_eq!(code, 10, "{screen}");
     assert_eq!(dead(), 30);
 
-    let (code, screen) = ask(&|t| t.keys(&["y"])).expect("tmux");
+    let (code, screen) = ask(&|t| t.keys(&["y", "Enter"])).expect("tmux");
     assert_eq!(code, 0, "{screen}");
     assert_eq!(dead(), 0);
     assert_eq!(server.cmd::<i64>(&[b"LLEN", b"q:active"]), 60);
-    figure("SC6 a confirmation at 80x24: Ctrl-C exit 130, SIGTERM 143 (nothing changed, terminal mode restored), n 5, y 0 with the 30 jobs moved");
+    figure("SC6 a confirmation at 80x24: Ctrl-C exit 130, SIGTERM 143 (nothing changed, terminal mode restored), n 10, y 0 with the 30 jobs moved");
+}
+
+/// What the shell that ran qctl on a terminal read next (`READ=[...]`, see
+/// [`Tmux::start_reading_after`]), once qctl has ended and `after` and Enter were typed.
+fn read_by_the_shell(tmux: &Tmux, after: &str) -> String {
+    tmux.keys(&[after, "Enter"]);
+    let screen = tmux.wait_for("READ=[");
+    let at = screen.find("READ=[").expect("READ=[") + "READ=[".len();
+    screen[at..].split(']').next().unwrap_or("").to_string()
+}
+
+/// A question takes a whole line, as people type it: `yes` and Enter go ahead, `no` and
+/// Enter or Enter alone (the default) do not (exit 10, apart from 5, "nothing found"), `Y`
+/// counts and anything else asks again; and the shell that ran qctl finds nothing of the
+/// answer left for it (it ran `es` after `yes`, and `o` after `no`, when a question took one
+/// key).
+#[test]
+fn a_confirmation_takes_a_whole_line_and_leaves_nothing_for_the_shell() {
+    let server = RedisServer::start();
+    let dead = || server.cmd::<i64>(&[b"ZCARD", b"q:dead"]);
+    // Runs `args` on a terminal, types each answer and Enter once `question` shows; the
+    // exit status, the screen, and the line the shell read after qctl ended.
+    let answer = |args: &str, question: &str, answers: &[&str]| {
+        let tmux = Tmux::start_reading_after(&server.url(), args, (80, 24))?;
+        tmux.wait_for(question);
+        for a in answers {
+            if a.is_empty() {
+                tmux.keys(&["Enter"]);
+            } else {
+                tmux.keys(&[a, "Enter"]);
+            }
+        }
+        let code = tmux.exit_status();
+        let screen = tmux.screen();
+        Some((code, screen, read_by_the_shell(&tmux, "next")))
+    };
+
+    fill(&server);
+    let Some((code, screen, read)) = answer(
+        "dead requeue q --all",
+        "requeue 30 jobs of q:dead? [y/N]",
+        &["yes"],
+    ) else {
+        return;
+    };
+    assert_eq!(code, 0, "{screen}");
+    assert_eq!(dead(), 0);
+    assert_eq!(read, "next", "the shell got what qctl left:\n{screen}");
+
+    let before = {
+        fill(&server);
+        server.dump_all()
+    };
+    let (code, screen, read) = answer("purge q", "delete queue \"q\" with", &["no"]).expect("tmux");
+    assert_eq!(code, 10, "{screen}");
+    assert!(screen.contains("nothing changed"), "{screen}");
+    assert!(
+        server.dump_all() == before,
+        "purge answered no changed something"
+    );
+    assert_eq!(read, "next", "the shell got what qctl left:\n{screen}");
+
+    let (code, screen, read) =
+        answer("dead delete q --all", "delete 30 jobs of q:dead?", &[""]).expect("tmux");
+    assert_eq!(code, 10, "Enter alone is no:\n{screen}");
+    assert_eq!(dead(), 30);
+    assert_eq!(read, "next", "{screen}");
+
+    let (code, screen, read) = answer(
+        "dead requeue q --all",
+        "requeue 30 jobs of q:dead?",
+        &["maybe", "Y"],
+    )
+    .expect("tmux");
+    assert!(screen.contains("answer y or yes"), "{screen}");
+    assert_eq!(code, 0, "{screen}");
+    assert_eq!(dead(), 0);
+    assert_eq!(read, "next", "{screen}");
+    figure("SC8 a question reads a whole line: yes+Enter 0, no+Enter and Enter alone 10 with nothing changed, Y after an unclear answer 0; the shell read nothing of the answers");
+}
+
+/// Every command that asks before a change asks the same way: answered `no` and Enter on a
+/// terminal it changes nothing and exits 10; without a terminal and without --yes it is
+/// refused with exit 2, the line to re-run, and nothing changed.
+#[test]
+fn every_question_declined_exits_10_and_refused_without_a_terminal_exits_2() {
+    let server = RedisServer::start();
+    let prepare = || {
+        fill(&server);
+        plant_expired(&server);
+        // A record in no state, for doctor --fix.
+        let record = qctl::engine::Job::new("stray", Some(b"x".to_vec())).encode();
+        let _: () = server.cmd(&[b"HSET", b"q:data", b"stray", &record]);
+        server.dump_all()
+    };
+    let commands = [
+        "dead requeue q --all",
+        "dead delete q --all",
+        "scheduled run-now q --all",
+        "scheduled delete q --all",
+        "active delete q r1",
+        "purge q",
+        "orphans q",
+        "move q q2",
+        "doctor q --fix",
+    ];
+    let mut declined = 0;
+    for args in commands {
+        let before = prepare();
+        let words: Vec<&str> = args.split(' ').collect();
+        let ran = support::run(qctl(&server).args(&words).write_stdin(""));
+        assert_eq!(ran.code, Some(2), "{args} without a terminal: {ran:?}");
+        assert!(
+            ran.err.contains("--yes") && ran.err.contains("no terminal"),
+            "{args}: {ran:?}"
+        );
+        assert!(
+            server.dump_all() == before,
+            "{args} refused changed something"
+        );
+
+        let Some(tmux) = Tmux::start(&server.url(), args, (120, 24), None) else {
+            return;
+        };
+        tmux.wait_for("[y/N]");
+        tmux.keys(&["no", "Enter"]);
+        let code = tmux.exit_status();
+        let screen = tmux.screen();
+        assert_eq!(code, 10, "{args} answered no:\n{screen}");
+        assert!(screen.contains("nothing changed"), "{args}:\n{screen}");
+        assert!(
+            server.dump_all() == before,
+            "{args} answered no changed something"
+        );
+        declined += 1;
+    }
+    figure(&format!(
+        "SC9 {declined} commands that ask: no+Enter exit 10, no terminal and no --yes exit 2, nothing changed either way"
+    ));
+}
+
+/// A pause or a resume whose end state already holds succeeds, as `set -e` runbooks need, and
+/// says so; a queue with no key at all is still not found (5).
+#[test]
+fn pause_and_resume_succeed_when_the_queue_already_is_so() {
+    let server = RedisServer::start();
+    support::enqueue(&server, "q", "j1", b"x");
+    let script = |lines: &str| {
+        let out = Command::new("sh")
+            .arg("-ec")
+            .arg(lines)
+            .env("QCTL", assert_cmd::cargo::cargo_bin("qctl"))
+            .env("QCTL_REDIS_URL", server.url())
+            .output()
+            .expect("sh");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, _, err) = script(r#""$QCTL" pause q; "$QCTL" pause q; echo done"#);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("queue \"q\" is paused"), "{err}");
+    assert!(err.contains("queue \"q\" was already paused"), "{err}");
+    assert_eq!(server.key_type("q:paused"), "string");
+    let (code, out, err) = script(r#""$QCTL" resume q; "$QCTL" resume q; "$QCTL" --json resume q"#);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("queue \"q\" was already running"), "{err}");
+    assert_eq!(
+        out.trim(),
+        r#"{"changed":false,"queue":"q","state":"running"}"#
+    );
+    assert_eq!(server.key_type("q:paused"), "none");
+    let (code, _, err) = script(r#""$QCTL" resume nope"#);
+    assert_eq!(code, Some(5), "{err}");
+    figure("SC10 pause twice and resume twice under sh -e: every call 0, the second saying it already was; resume of a queue with no key 5");
 }

@@ -281,17 +281,21 @@ fn enter_shows_consumers_and_dead_reasons_and_p_pauses_after_confirmation() {
         "the reason is not shown:\n{screen}"
     );
 
-    // p asks first; n leaves the queue running.
+    // p asks first; a word and Enter answer it: no leaves the queue running.
     tmux.keys(&["p"]);
-    tmux.wait_for("Pause queue mail? y/n");
-    tmux.keys(&["n"]);
+    tmux.wait_for("Pause queue mail? [y/N]");
+    tmux.keys(&["no", "Enter"]);
     tmux.wait_for("left as it was");
     assert_eq!(server.cmd::<i64>(&[b"EXISTS", b"mail:paused"]), 0);
     tmux.keys(&["p"]);
-    tmux.wait_for("Pause queue mail? y/n");
-    tmux.keys(&["y"]);
-    tmux.wait_for("queue \"mail\" is paused");
+    tmux.wait_for("Pause queue mail? [y/N]");
+    tmux.keys(&["yes"]);
+    tmux.wait_for("[y/N] yes_");
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait_for("queue \"mail\" is paused");
     assert_eq!(server.cmd::<i64>(&[b"EXISTS", b"mail:paused"]), 1);
+    // The Enter that answered did not also leave the queue's view.
+    assert!(screen.contains("newest dead jobs"), "{screen}");
     // Back in the list, the queue shows as paused.
     tmux.keys(&["Left"]);
     tmux.wait("PAUSED yes", |s| {

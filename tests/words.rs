@@ -289,3 +289,76 @@ fn one_job_has_the_same_numbers_in_the_log_the_tables_json_and_show() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("dead j after run 2: exit 3"), "{text}");
 }
+
+/// Every --dry-run says that it is one and that nothing changed, in text (its preview
+/// `dry run: would ...` and a last line) and in JSON (`"dry_run": true`); the same preview
+/// without --dry-run says `will`.
+#[test]
+fn every_dry_run_says_it_is_one_and_that_nothing_changed() {
+    let server = RedisServer::start();
+    let mut pipe = redis::pipe();
+    let record = |id: &str| qctl::engine::Job::new(id, Some(b"x".to_vec())).encode();
+    for id in ["r1", "d1", "s1", "o1", "stray"] {
+        pipe.hset("q:data", id, record(id));
+    }
+    pipe.rpush("q:active", "r1")
+        .zadd("q:dead", "d1", 1_700_000_000)
+        .zadd("q:scheduled", "s1", qctl::engine::now() + 3600.0);
+    let consumer = "q:inflight:0b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff";
+    pipe.sadd(consumer, "o1")
+        .zadd("q:consumers", consumer, qctl::engine::now() - 600.0);
+    let _: () = pipe.query(&mut server.conn()).expect("fill");
+    let before = server.dump_all();
+    let runs: [(&[&str], &str); 9] = [
+        (&["dead", "requeue", "q", "--all"], "would requeue 1 job"),
+        (&["dead", "delete", "q", "--all"], "would delete 1 job"),
+        (
+            &["scheduled", "run-now", "q", "--all"],
+            "would run now 1 job",
+        ),
+        (&["scheduled", "delete", "q", "--all"], "would delete 1 job"),
+        (&["active", "delete", "q", "r1"], "would delete 1 job"),
+        (&["purge", "q"], "would delete 6 keys"),
+        (&["orphans", "q"], "would recover 1 job"),
+        (&["move", "q", "q2"], "would move 3 jobs"),
+        (&["doctor", "q", "--fix"], "would put 1 record"),
+    ];
+    for (args, preview) in runs {
+        let out = qctl(&server).args(args).arg("--dry-run").output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let said = String::from_utf8_lossy(&out.stdout).into_owned() + &stderr;
+        assert!(said.contains(preview), "{args:?}: {said}");
+        assert!(
+            !stderr.lines().any(|l| l.starts_with("will ")),
+            "{args:?}: {said}"
+        );
+        assert!(
+            stderr.trim_end().ends_with("dry run: nothing changed"),
+            "{args:?}: {said}"
+        );
+        let out = qctl(&server)
+            .args(["--json"])
+            .args(args)
+            .arg("--dry-run")
+            .output()
+            .unwrap();
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{args:?} --json: {e}: {out:?}"));
+        let dry = json["dry_run"]
+            .as_bool()
+            .or_else(|| json["fix"]["dry_run"].as_bool());
+        assert_eq!(dry, Some(true), "{args:?}: {json}");
+        assert!(
+            server.dump_all() == before,
+            "{args:?} --dry-run changed Redis"
+        );
+    }
+    // Without --dry-run the same preview says what it will do (then asks).
+    let out = qctl(&server)
+        .args(["dead", "requeue", "q", "--all"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("will requeue 1 job of q:dead"), "{stderr}");
+    assert!(!stderr.contains("dry run"), "{stderr}");
+}

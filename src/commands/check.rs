@@ -26,7 +26,10 @@ pub async fn run(mut ctx: Context, args: CheckArgs) -> anyhow::Result<ExitCode> 
         Ok(v) => v,
         Err(e) => {
             let reason: Vec<String> = e.chain().map(|c| c.to_string()).collect();
-            let line = format!("QCTL UNKNOWN - {}", one_line(&reason.join(": ")));
+            let line = format!(
+                "QCTL UNKNOWN - {}",
+                printable(&one_line(&reason.join(": ")))
+            );
             if ctx.out.json {
                 let _ = ctx.out.json_line(&json!({
                     "status": Severity::Unknown,
@@ -88,7 +91,7 @@ fn write_text(ctx: &mut Context, verdicts: &[Verdict], summary: &str) -> std::io
             "{} {}: {}",
             v.status.label(),
             printable(&v.queue),
-            parts.join("; ")
+            printable(&parts.join("; "))
         ))?;
     }
     Ok(())
@@ -122,7 +125,7 @@ fn summary(verdicts: &[Verdict], status: Severity) -> String {
     } else {
         problems.join("; ")
     };
-    format!("QCTL {} - {}", status.label(), one_line(&text))
+    format!("QCTL {} - {}", status.label(), printable(&one_line(&text)))
 }
 
 /// A measure in words: `dead 12 > 10`, `consumers 0 < 1`, `ready 3`.
@@ -154,7 +157,7 @@ fn shown(m: &Measure, v: f64) -> String {
 /// digits, `_`, `-`, `.` and `:`; thresholds of too-little measures as ranges `N:`.
 fn perfdata(queue: &str, m: &Measure) -> Option<String> {
     let value = m.value?;
-    let label = format!("{queue}.{}", m.name);
+    let label = printable(&format!("{queue}.{}", m.name));
     let plain = label
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || "_-.:".contains(c));

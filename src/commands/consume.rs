@@ -19,7 +19,7 @@ use crate::engine::consumer::{
 use crate::engine::jobs::describe_time;
 use crate::engine::{Error, ExitCode};
 use crate::handler::{resolve_program, HandlerSpec, LineSink, ProcessHandler};
-use crate::output::{agree, plural};
+use crate::output::{agree, plural, printable};
 use crate::pipe::{PipeHandler, PipeSpec, AUTO_DEPTH_MAX};
 use crate::signals;
 
@@ -270,7 +270,7 @@ async fn watch(
                     text.push_str(&format!("\n  {name:<10} {}", serde_json::to_string(state).unwrap_or_default()));
                 }
                 for (id, attempt, secs) in &snap.running {
-                    text.push_str(&format!("\n  running {id} (run {}) for {secs:.1}s", attempt + 1));
+                    text.push_str(&format!("\n  running {} (run {}) for {secs:.1}s", printable(id), attempt + 1));
                 }
                 let s = handle.summary();
                 text.push_str(&format!(
@@ -394,15 +394,17 @@ fn render(ctx: &mut Context, event: &Event) -> std::io::Result<()> {
     if ctx.out.json {
         // A warning goes to stderr for people and, as every event, to stdout for programs.
         if let Event::Warning { message } = event {
-            ctx.out.warn(message);
+            ctx.out.warn(printable(message));
         }
         let mut value = serde_json::to_value(event).map_err(std::io::Error::from)?;
         value["time"] = serde_json::json!(crate::engine::now());
         ctx.out.json_line(&value)?;
         return ctx.out.flush();
     }
+    // Ids, reasons and consumers come from jobs and Redis: shown escaped (`printable`).
+    let p = printable;
     match event {
-        Event::Warning { message } => ctx.out.warn(message),
+        Event::Warning { message } => ctx.out.warn(p(message)),
         Event::Failed {
             id,
             attempt,
@@ -410,36 +412,44 @@ fn render(ctx: &mut Context, event: &Event) -> std::io::Result<()> {
             duration_ms,
             ..
         } => ctx.out.note(format_args!(
-            "job {id} failed ({reason}) on run {} after {duration_ms} ms",
+            "job {} failed ({}) on run {} after {duration_ms} ms",
+            p(id),
+            p(reason),
             attempt + 1
         )),
         Event::Retried { id, retry_at, .. } => ctx.out.note(format_args!(
-            "job {id} will be retried at {}",
+            "job {} will be retried at {}",
+            p(id),
             describe_time(*retry_at)
         )),
         Event::Killed { id, attempt } => ctx.out.note(format_args!(
-            "job {id} moved to the dead set after {}",
+            "job {} moved to the dead set after {}",
+            p(id),
             plural(*attempt as u64, "failure")
         )),
         Event::Damaged { id, reason } => ctx.out.warn(format_args!(
-            "job {id} has a damaged record ({reason}); moved to the dead set"
+            "job {} has a damaged record ({}); moved to the dead set",
+            p(id),
+            p(reason)
         )),
         Event::Recovered { consumer, jobs } => ctx.out.note(format_args!(
-            "recovered {} of expired consumer {consumer}",
-            plural(*jobs, "job")
+            "recovered {} of expired consumer {}",
+            plural(*jobs, "job"),
+            p(consumer)
         )),
-        Event::Lost { id, reason } => ctx.out.warn(format_args!("job {id}: {reason}")),
+        Event::Lost { id, reason } => ctx.out.warn(format_args!("job {}: {}", p(id), p(reason))),
         Event::Returned { id, .. } => ctx
             .out
-            .verbose(format_args!("job {id} returned to the queue")),
-        Event::Started { id, attempt } => ctx
-            .out
-            .verbose(format_args!("job {id} started (run {})", attempt + 1)),
+            .verbose(format_args!("job {} returned to the queue", p(id))),
+        Event::Started { id, attempt } => {
+            ctx.out
+                .verbose(format_args!("job {} started (run {})", p(id), attempt + 1))
+        }
         Event::Succeeded {
             id, duration_ms, ..
         } => ctx
             .out
-            .verbose(format_args!("job {id} succeeded in {duration_ms} ms")),
+            .verbose(format_args!("job {} succeeded in {duration_ms} ms", p(id))),
         Event::Depth { handler, depth } => ctx
             .out
             .verbose(format_args!("handler {handler}: depth {depth}")),

@@ -81,7 +81,7 @@ pub async fn run(
             rows.push(vec![
                 name.clone(),
                 match &d.version {
-                    Some(v) => format!("qctl {v}"),
+                    Some(v) => format!("qctl {}", printable(v)),
                     None => run_by(&c.key, &keys, false).into(),
                 },
                 host_pid(Some(&d)),
@@ -98,7 +98,7 @@ pub async fn run(
             if let Some(command) = &d.command {
                 commands.push(format!(
                     "{name}: {}{}{}{}: {}",
-                    d.mode.as_deref().unwrap_or("-"),
+                    printable(d.mode.as_deref().unwrap_or("-")),
                     d.concurrency
                         .map_or(String::new(), |n| format!(", concurrency {n}")),
                     describe_depth(&d),

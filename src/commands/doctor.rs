@@ -11,7 +11,9 @@ use crate::engine::doctor::{self, Area, Finding};
 use crate::engine::health::Severity;
 use crate::engine::integrity::{self, Repair, Report};
 use crate::engine::{Error, ExitCode, QueueKeys};
-use crate::output::{agree, cut, plural, printable, shell_quote, stopped_by, wrap};
+use crate::output::{
+    agree, cut, plural, printable, printable_message, shell_quote, stopped_by, wrap,
+};
 use crate::signals;
 
 /// The width human output fits.
@@ -218,10 +220,18 @@ fn render(
             ));
         }
         if !f.explanation.is_empty() {
-            lines.extend(wrap(&f.explanation, WIDTH - INDENT, usize::MAX));
+            lines.extend(wrap(
+                &printable_message(&f.explanation),
+                WIDTH - INDENT,
+                usize::MAX,
+            ));
         }
         if let Some(fix) = &f.fix {
-            lines.extend(wrap(&format!("fix: {fix}"), WIDTH - INDENT, usize::MAX));
+            lines.extend(wrap(
+                &format!("fix: {}", printable_message(fix)),
+                WIDTH - INDENT,
+                usize::MAX,
+            ));
         }
         for (i, line) in lines.iter().enumerate() {
             if i == 0 {
@@ -288,7 +298,8 @@ async fn fix(
         plural(missing as u64, "id"),
         agree(missing as u64, "its", "their")
     );
-    ctx.out.note(format_args!("will {plan}"));
+    ctx.out
+        .note(format_args!("{} {plan}", super::will(args.confirm.dry_run)));
     if args.confirm.dry_run {
         let would_requeue: Vec<serde_json::Value> = reports
             .iter()
@@ -331,6 +342,7 @@ async fn fix(
             }
         }
         ctx.out.flush()?;
+        ctx.out.note("dry run: nothing changed");
         return Ok(match stop.cause() {
             Some(cause) if cause != signals::Cause::OutputClosed => cause.exit_code(),
             _ => worst.exit_code(),

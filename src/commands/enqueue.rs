@@ -18,7 +18,7 @@ use crate::engine::jobs::{describe_time, locate};
 use crate::engine::keys::QueueKeys;
 use crate::engine::listing::CALL_BYTES;
 use crate::engine::{self, Error, ExitCode};
-use crate::output::{plural, stopped_by, thousands};
+use crate::output::{plural, printable, stopped_by, thousands};
 use crate::signals;
 
 /// Script calls in flight: Redis runs one while the next ones wait in its socket, so it
@@ -112,7 +112,7 @@ async fn single(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow
                     "due": job.due,
                 }))
             } else {
-                ctx.out.line(&job.id)
+                ctx.out.line(printable(&job.id))
             };
             shown.and_then(|_| ctx.out.flush()).or_else(closed_pipe)?;
             if let Some(t) = job.due {
@@ -131,8 +131,10 @@ async fn single(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow
                 .await
                 .with_context(|| format!("cannot tell where job {:?} is", job.id))?;
             let msg = format!(
-                "job {:?} already exists in queue {:?} ({location}); nothing changed",
-                job.id, keys.name
+                "job {:?} already exists in queue {:?} ({}); nothing changed",
+                job.id,
+                keys.name,
+                printable(&location.to_string())
             );
             if ctx.out.json {
                 ctx.out
@@ -174,7 +176,7 @@ async fn single(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow
         Some(signals::Cause::OutputClosed) | None => Ok(code),
         Some(cause) => {
             let done = match outcomes[0] {
-                Outcome::Added => format!("enqueued 1 job ({})", job.id),
+                Outcome::Added => format!("enqueued 1 job ({})", printable(&job.id)),
                 _ => "enqueued nothing".into(),
             };
             ctx.out.last_word(&format!("{}: {done}", stopped_by(cause)));
@@ -526,7 +528,7 @@ fn report_job(
         ctx.out
             .json_line(&json!({"line": line, "id": id, "result": result}))?;
     } else if new {
-        ctx.out.line(id)?;
+        ctx.out.line(printable(id))?;
     } else {
         *reported += 1;
         if *reported <= MAX_REPORTED {

@@ -26,7 +26,8 @@ Exit codes:
   0    everything asked for was done
   1    an error not listed below (a local file could not be written; a bug
        in qctl)
-  2    usage: unknown flag, bad value, bad Redis URL
+  2    usage: unknown flag, bad value, bad Redis URL; a change that asks
+       first, run without a terminal and without --yes
   3    Redis could not be reached (refused, timed out, TLS or DNS failure,
        not a Redis server); a consumer lost its lease; a reply too large to
        arrive within --response-timeout
@@ -41,6 +42,8 @@ Exit codes:
   8    consume --drain: the queue is paused (or a limit of 0 holds it) with
        jobs ready or retries pending
   9    consume --drain --max-jobs N: stopped after N jobs, jobs left to run
+  10   declined: the question before a change was answered n, no or Enter
+       alone; nothing changed
   124  wait --timeout: the time ran out before what it waits for happened
   129, 130, 143
        stopped by SIGHUP, SIGINT (Ctrl-C) or SIGTERM before it was done;

@@ -16,7 +16,7 @@ use crate::engine::job::{encode_record, Job};
 use crate::engine::listing::CALL_BYTES;
 use crate::engine::transfer::{self, Import, State, Target, Written, IMPORT_CALL, VERSION};
 use crate::engine::{Error, ExitCode};
-use crate::output::{plural, stopped_by, thousands};
+use crate::output::{plural, printable, stopped_by, thousands};
 use crate::signals;
 
 use super::enqueue::{json_data, unb64};
@@ -268,7 +268,11 @@ pub async fn run(mut ctx: Context, args: ImportArgs) -> anyhow::Result<ExitCode>
             ctx.out.warn(format_args!(
                 "{} {what} (e.g. {})",
                 plural(ids.len() as u64, noun),
-                ids[..ids.len().min(3)].join(", ")
+                ids.iter()
+                    .take(3)
+                    .map(|id| printable(id))
+                    .collect::<Vec<_>>()
+                    .join(", ")
             ));
             code = ExitCode::Partial;
         }

@@ -80,7 +80,7 @@ pub async fn run(mut ctx: Context, args: InflightArgs) -> anyhow::Result<ExitCod
                     running.map_or("-".into(), duration),
                     e.attempt().map_or("-".into(), |a| a.to_string()),
                     match e.damage() {
-                        Some(why) => format!("<damaged: {why}>"),
+                        Some(why) => format!("<damaged: {}>", printable(&why)),
                         None => preview(e.data().unwrap_or_default(), 200),
                     },
                 ]);

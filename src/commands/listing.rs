@@ -12,7 +12,8 @@ use crate::engine::jobs::describe_time;
 use crate::engine::listing::{self, Entry, Filter, Pager};
 use crate::engine::{self, Error, ExitCode, QueueKeys};
 use crate::output::{
-    dead_reason, entry_json, plural, preview, printable, relative, stopped_by, thousands, Fit,
+    dead_reason, entry_json, plural, preview, printable, printable_message, relative, stopped_by,
+    thousands, Fit,
 };
 use crate::signals;
 
@@ -249,7 +250,7 @@ fn listed_json(e: &Entry, place: Place) -> serde_json::Value {
 fn row(place: Place, e: &Entry, index: u64, now: f64) -> Vec<String> {
     let attempts = e.attempt().map_or("-".to_string(), |a| a.to_string());
     let data = match e.damage() {
-        Some(why) => format!("<damaged: {why}>"),
+        Some(why) => format!("<damaged: {}>", printable(&why)),
         None => preview(e.data().unwrap_or_default(), 60),
     };
     // Relative, to fit a narrow terminal: the time itself is in `show` and in JSON.
@@ -310,8 +311,9 @@ pub async fn show(mut ctx: Context, args: ShowArgs, place: Place) -> anyhow::Res
     };
     if !expected {
         ctx.out.warn(format_args!(
-            "job {id:?} is not in {}: it is {location}",
-            place.key(&keys)
+            "job {id:?} is not in {}: it is {}",
+            place.key(&keys),
+            printable(&location.to_string())
         ));
     }
     if args.raw {
@@ -320,7 +322,8 @@ pub async fn show(mut ctx: Context, args: ShowArgs, place: Place) -> anyhow::Res
             (Some(d), None, _) => d.to_vec(),
             (_, Some(why), Some(raw)) => {
                 ctx.out.warn(format_args!(
-                    "job {id:?} has a damaged record ({why}); writing its stored bytes"
+                    "job {id:?} has a damaged record ({}); writing its stored bytes",
+                    printable(&why)
                 ));
                 raw.clone()
             }
@@ -344,7 +347,11 @@ pub async fn show(mut ctx: Context, args: ShowArgs, place: Place) -> anyhow::Res
         ctx.out.json_line(&v)?;
     } else {
         let now = engine::now();
-        let mut lines = vec![format!("id:        {id}"), format!("where:     {location}")];
+        // What came from the job and from Redis is shown escaped.
+        let mut lines = vec![
+            format!("id:        {}", printable(id)),
+            format!("where:     {}", printable(&location.to_string())),
+        ];
         if let Some(s) = entry.score {
             lines.push(format!(
                 "{:<10} {} ({})",
@@ -358,7 +365,7 @@ pub async fn show(mut ctx: Context, args: ShowArgs, place: Place) -> anyhow::Res
         }
         match entry.damage() {
             Some(why) => {
-                lines.push(format!("damaged:   {why}"));
+                lines.push(format!("damaged:   {}", printable(&why)));
                 if let Some(raw) = &entry.raw {
                     lines.push(format!(
                         "stored:    {} bytes: {}",
@@ -375,14 +382,18 @@ pub async fn show(mut ctx: Context, args: ShowArgs, place: Place) -> anyhow::Res
         if let Some(f) = &entry.failure {
             lines.push(format!(
                 "failure:   {} (run {}, {} ms, at {})",
-                f.reason,
+                printable(&f.reason),
                 f.attempt.saturating_add(1),
                 f.duration_ms,
                 describe_time(f.time)
             ));
             if !f.stderr.is_empty() {
                 lines.push("stderr (last 4 KiB):".into());
-                lines.extend(f.stderr.lines().map(|l| format!("  {l}")));
+                lines.extend(
+                    f.stderr
+                        .lines()
+                        .map(|l| format!("  {}", printable_message(l))),
+                );
             }
         }
         for l in lines {
@@ -461,7 +472,12 @@ pub async fn bulk(
     let stop = signals::install()?;
     if !ctx.out.json {
         // On a terminal, broken between ids rather than inside one (width 0: one line).
-        let note = format!("will {what}, e.g. {}", sample.join(", "));
+        let sample: Vec<String> = sample.iter().map(|id| printable(id)).collect();
+        let note = format!(
+            "{} {what}, e.g. {}",
+            super::will(args.confirm.dry_run),
+            sample.join(", ")
+        );
         let width = crate::output::table_width().unwrap_or(0);
         for line in crate::output::wrap(&note, width, usize::MAX) {
             ctx.out.note(line);
@@ -472,7 +488,7 @@ pub async fn bulk(
             ctx.out.json_line(&json!({"dry_run": true, "action": verb(action), "queue": args.queue, "count": count, "sample": sample}))?;
             ctx.out.flush()?;
         }
-        return Ok(super::dry_run_end(&stop));
+        return Ok(super::dry_run_end(&ctx, &stop));
     }
     let bulky = !matches!(selection, Selection::Ids(_)) || count > 1;
     let destructive = matches!(action, Action::Delete);
@@ -692,7 +708,7 @@ fn report(
         .chain(
             skipped
                 .iter()
-                .map(|(id, why)| format!("job {id:?} skipped: {why}")),
+                .map(|(id, why)| format!("job {id:?} skipped: {}", printable(why))),
         );
     for line in reports.take(MAX_REPORTED) {
         ctx.out.warn(line);

@@ -245,8 +245,8 @@ async fn warn_unknown_queue(
 }
 
 /// Asks `question` (unless `yes`) before a command changes anything: None to go on, else
-/// the exit code of the command that was answered no (5, "nothing changed") or stopped by a
-/// signal before any change.
+/// the exit code of the command that was answered no (10, "nothing changed") or stopped by
+/// a signal before any change.
 async fn ask(
     ctx: &mut Context,
     question: &str,
@@ -257,7 +257,7 @@ async fn ask(
         crate::output::Answer::Yes => None,
         crate::output::Answer::No => {
             ctx.out.note("nothing changed");
-            Some(ExitCode::NothingDone)
+            Some(ExitCode::Declined)
         }
         crate::output::Answer::Stopped(cause) => Some(stopped_before_any_change(ctx, cause)),
     })
@@ -283,9 +283,21 @@ fn stopped_before_redis_answered(ctx: &mut Context, stop: &crate::signals::Stop)
     cause.exit_code()
 }
 
-/// The exit code of a dry run: a signal that came while it showed its plan still names the
-/// end, as it would have ended the command had it not been handled.
-fn dry_run_end(stop: &crate::signals::Stop) -> ExitCode {
+/// How a preview of a change begins: `will` before the change, `dry run: would` for
+/// --dry-run, which only shows it.
+fn will(dry_run: bool) -> &'static str {
+    if dry_run {
+        "dry run: would"
+    } else {
+        "will"
+    }
+}
+
+/// The end of a dry run: a last line says that it was one and that nothing changed. Its exit
+/// code: a signal that came while it showed its plan still names the end, as it would have
+/// ended the command had it not been handled.
+fn dry_run_end(ctx: &Context, stop: &crate::signals::Stop) -> ExitCode {
+    ctx.out.note("dry run: nothing changed");
     match stop.cause() {
         Some(cause) if cause != crate::signals::Cause::OutputClosed => cause.exit_code(),
         _ => ExitCode::Success,

@@ -12,7 +12,7 @@ use crate::engine::conn::Access;
 use crate::engine::r#move::{self, From, Mover, Settled};
 use crate::engine::transfer::{self, Counts};
 use crate::engine::{keys, Error, ExitCode, QueueKeys, ServerSpec};
-use crate::output::{agree, plural, stopped_by};
+use crate::output::{agree, plural, printable, stopped_by};
 use crate::signals;
 
 /// How often the move looks again while it waits for jobs in flight.
@@ -150,7 +150,7 @@ pub async fn run(mut ctx: Context, args: MoveArgs) -> anyhow::Result<ExitCode> {
             }))?;
             ctx.out.flush()?;
         }
-        return Ok(super::dry_run_end(&stop));
+        return Ok(super::dry_run_end(&ctx, &stop));
     }
     let question = format!(
         "move {} from {from:?} to {to:?}{there}?",
@@ -242,7 +242,7 @@ pub async fn run(mut ctx: Context, args: MoveArgs) -> anyhow::Result<ExitCode> {
             "{} went back to {from:?}: {to:?} has other jobs with their ids (e.g. {}); look at \
              both, delete one of each pair, and run the same command again",
             plural(tally.collided.len() as u64, "job"),
-            tally.collided[..tally.collided.len().min(3)].join(", ")
+            sample_ids(&tally.collided)
         ));
         code = ExitCode::Partial;
     }
@@ -253,7 +253,7 @@ pub async fn run(mut ctx: Context, args: MoveArgs) -> anyhow::Result<ExitCode> {
             plural(tally.stuck.len() as u64, "job"),
             agree(tally.stuck.len() as u64, "is", "are"),
             mover.source.move_out,
-            tally.stuck[..tally.stuck.len().min(3)].join(", ")
+            sample_ids(&tally.stuck)
         ));
         code = ExitCode::Partial;
     }
@@ -355,7 +355,8 @@ fn preview(
 ) -> String {
     let total = counts.ready + counts.scheduled + counts.dead;
     let mut text = format!(
-        "will move {} from {from:?} at {server} to {to}:\n  {} ready, {} scheduled, {} dead",
+        "{} move {} from {from:?} at {server} to {to}:\n  {} ready, {} scheduled, {} dead",
+        super::will(args.confirm.dry_run),
         plural(total, "job"),
         crate::output::thousands(counts.ready),
         crate::output::thousands(counts.scheduled),
@@ -383,6 +384,12 @@ fn preview(
         });
     }
     text
+}
+
+/// The first three ids, shown escaped: `a, b, c`.
+fn sample_ids(ids: &[String]) -> String {
+    let shown: Vec<String> = ids.iter().take(3).map(|id| printable(id)).collect();
+    shown.join(", ")
 }
 
 /// The destination's server from --to and the --to-* options.

@@ -110,6 +110,7 @@ pub async fn run(
             }
         }
         ctx.out.flush()?;
+        ctx.out.note("dry run: nothing changed");
         return Ok(ExitCode::Success);
     }
 

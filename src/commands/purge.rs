@@ -57,7 +57,8 @@ pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow:
     // UNLINK nothing changed, and with the UNLINK out its answer says whether the keys went.
     let stop = signals::install()?;
     ctx.out.note(format_args!(
-        "will delete {} of queue {queue:?} holding {}: {}",
+        "{} delete {} of queue {queue:?} holding {}: {}",
+        super::will(confirm.dry_run),
         plural(existing.len() as u64, "key"),
         plural(jobs, "job record"),
         existing
@@ -74,7 +75,7 @@ pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow:
             )?;
             ctx.out.flush()?;
         }
-        return Ok(super::dry_run_end(&stop));
+        return Ok(super::dry_run_end(&ctx, &stop));
     }
     let question = format!("delete queue {queue:?} with {}?", plural(jobs, "job"));
     if let Some(end) = super::ask(&mut ctx, &question, confirm.yes, &stop).await? {

@@ -338,9 +338,9 @@ fn why(f: &Failure) -> String {
 fn who(d: &Description) -> String {
     format!(
         " (qctl {} on {}, {}: {})",
-        d.version.as_deref().unwrap_or("-"),
+        printable(d.version.as_deref().unwrap_or("-")),
         host_pid(Some(d)),
-        d.mode.as_deref().unwrap_or("-"),
+        printable(d.mode.as_deref().unwrap_or("-")),
         d.command.as_deref().map(command_line).unwrap_or_default()
     )
 }

@@ -29,6 +29,8 @@ pub enum ExitCode {
     Paused = 8,
     /// `consume --drain`: it stopped with jobs of the queue left to run (--max-jobs).
     Unfinished = 9,
+    /// A question before a change was answered no (or with Enter alone): nothing changed.
+    Declined = 10,
     /// `wait --timeout`: the time ran out first (124, as timeout(1)).
     TimedOut = 124,
     /// Stopped by SIGHUP before it was done (128 + 1).

@@ -1,5 +1,6 @@
-//! Counts in messages: `1,299,960`, `1 job`, `2 jobs`. Pure text, no terminal code, so the
-//! engine and the commands word counts the same way.
+//! Counts in messages: `1,299,960`, `1 job`, `2 jobs`, and what an answer to a question
+//! means. Pure text, no terminal code, so the engine, the commands and the views word counts
+//! and read answers the same way.
 
 /// `1,299,960`: a count in a message, with thousands separators.
 pub fn thousands(n: u64) -> String {
@@ -12,6 +13,16 @@ pub fn thousands(n: u64) -> String {
         out.push(c);
     }
     out
+}
+
+/// What a line typed at a yes/no question means, in any case: `y` or `yes` is yes; `n`,
+/// `no` or nothing (Enter alone, the default) is no; anything else is None (ask again).
+pub fn yes_or_no(answer: &str) -> Option<bool> {
+    match answer.trim().to_lowercase().as_str() {
+        "y" | "yes" => Some(true),
+        "" | "n" | "no" => Some(false),
+        _ => None,
+    }
 }
 
 /// `1 failure`, `3 failures`, `1,000 jobs`: a count with its noun, plural as it needs. The

@@ -124,8 +124,12 @@ pub enum View {
 pub enum Prompt {
     /// Typing the filter.
     Filter,
-    /// Pause (or resume) this queue? y/n
-    Confirm { queue: String, pause: bool },
+    /// Pause (or resume) this queue? [y/N], with what was typed so far: Enter answers.
+    Confirm {
+        queue: String,
+        pause: bool,
+        answer: String,
+    },
 }
 
 /// What a key asks the command to do.
@@ -319,11 +323,40 @@ impl Model {
                 }
                 return None;
             }
-            Some(Prompt::Confirm { queue, pause }) => {
-                if matches!(key.code, KeyCode::Char('y') | KeyCode::Char('Y')) {
-                    return Some(Action::Pause { queue, pause });
+            // A whole word and Enter answer, as at the questions of the other commands:
+            // `yes` typed whole goes ahead; no letter of it is taken for a key of top.
+            Some(Prompt::Confirm {
+                queue,
+                pause,
+                mut answer,
+            }) => {
+                match key.code {
+                    KeyCode::Char(c) => answer.push(c),
+                    KeyCode::Backspace => {
+                        answer.pop();
+                    }
+                    KeyCode::Enter => match crate::engine::text::yes_or_no(&answer) {
+                        Some(true) => return Some(Action::Pause { queue, pause }),
+                        Some(false) => {
+                            self.message = Some(format!("queue {queue:?} left as it was"));
+                            return None;
+                        }
+                        None => {
+                            self.message = Some("answer y or n".into());
+                            answer.clear();
+                        }
+                    },
+                    KeyCode::Esc => {
+                        self.message = Some(format!("queue {queue:?} left as it was"));
+                        return None;
+                    }
+                    _ => {}
                 }
-                self.message = Some(format!("queue {queue:?} left as it was"));
+                self.prompt = Some(Prompt::Confirm {
+                    queue,
+                    pause,
+                    answer,
+                });
                 return None;
             }
             None => {}
@@ -340,6 +373,7 @@ impl Model {
                     self.prompt = Some(Prompt::Confirm {
                         queue,
                         pause: !paused,
+                        answer: String::new(),
                     });
                 }
             }
@@ -530,37 +564,59 @@ mod tests {
     }
 
     #[test]
-    fn p_asks_before_pausing_and_only_y_confirms() {
+    fn p_asks_before_pausing_and_a_typed_answer_with_enter_decides() {
         let mut m = model(vec![stats("a", 0, 0)]);
-        assert_eq!(m.on_key(key(KeyCode::Char('p'))), None);
-        assert_eq!(
-            m.prompt,
+        let confirm = |pause: bool, answer: &str| {
             Some(Prompt::Confirm {
                 queue: "a".into(),
-                pause: true
+                pause,
+                answer: answer.into(),
             })
-        );
-        assert_eq!(m.on_key(key(KeyCode::Char('n'))), None);
+        };
+        let typed = |m: &mut Model, text: &str| {
+            text.chars()
+                .map(|c| m.on_key(key(KeyCode::Char(c))))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(m.on_key(key(KeyCode::Char('p'))), None);
+        assert_eq!(m.prompt, confirm(true, ""));
+        // `no` and Enter: nothing done, and `o` is no key of top.
+        assert_eq!(typed(&mut m, "no"), [None, None]);
+        assert_eq!(m.prompt, confirm(true, "no"));
+        assert_eq!(m.on_key(key(KeyCode::Enter)), None);
+        assert_eq!(m.prompt, None);
+        assert_eq!(m.view, View::List);
+        // Enter alone is no; Esc leaves it too.
+        m.on_key(key(KeyCode::Char('p')));
+        assert_eq!(m.on_key(key(KeyCode::Enter)), None);
         assert_eq!(m.prompt, None);
         m.on_key(key(KeyCode::Char('p')));
+        assert_eq!(m.on_key(key(KeyCode::Esc)), None);
+        assert_eq!(m.prompt, None);
+        // Anything else asks again.
+        m.on_key(key(KeyCode::Char('p')));
+        typed(&mut m, "maybe");
+        assert_eq!(m.on_key(key(KeyCode::Enter)), None);
+        assert_eq!(m.prompt, confirm(true, ""));
+        // `yes` and Enter pause it; `s` does not sort, Enter does not open the queue.
+        let sort = m.sort;
+        assert_eq!(typed(&mut m, "yex"), [None, None, None]);
+        m.on_key(key(KeyCode::Backspace));
+        typed(&mut m, "S");
         assert_eq!(
-            m.on_key(key(KeyCode::Char('y'))),
+            m.on_key(key(KeyCode::Enter)),
             Some(Action::Pause {
                 queue: "a".into(),
                 pause: true
             })
         );
+        assert_eq!(m.sort, sort);
+        assert_eq!(m.view, View::List);
         let mut paused = stats("a", 0, 0);
         paused.paused = true;
         m.apply(snapshot(Instant::now(), vec![paused]));
         m.on_key(key(KeyCode::Char('p')));
-        assert_eq!(
-            m.prompt,
-            Some(Prompt::Confirm {
-                queue: "a".into(),
-                pause: false
-            })
-        );
+        assert_eq!(m.prompt, confirm(false, ""));
     }
 
     #[test]

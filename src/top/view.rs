@@ -479,10 +479,18 @@ fn keys_line(m: &Model) -> String {
             "filter: /{}_   (Enter keep, Esc clear)",
             printable(&m.filter)
         ),
-        (Some(Prompt::Confirm { queue, pause }), _) => format!(
-            "{} queue {}? y/n",
+        (
+            Some(Prompt::Confirm {
+                queue,
+                pause,
+                answer,
+            }),
+            _,
+        ) => format!(
+            "{} queue {}? [y/N] {}_   (Enter answers, Esc leaves it)",
             if *pause { "Pause" } else { "Resume" },
-            printable(queue)
+            printable(queue),
+            printable(answer)
         ),
         (None, View::List) => {
             "q quit  ↑↓ select  Enter consumers, dead jobs  s sort  / filter  p pause/resume".into()

@@ -22,11 +22,29 @@ impl Tmux {
     /// shell prints its exit status (`EXIT=N`) and whether the terminal is back in canonical
     /// mode. With `raw`, everything written to the terminal is recorded there (tmux's
     /// pipe-pane, started before qctl runs).
-    pub fn start(
+    pub fn start(url: &str, args: &str, size: (u16, u16), raw: Option<&Path>) -> Option<Tmux> {
+        Tmux::launch(url, args, size, raw, "")
+    }
+
+    /// As [`Tmux::start`], and once qctl has ended the shell reads the next line typed on
+    /// the terminal and shows it as `READ=[line]`: what qctl left unread there would be the
+    /// shell's next command.
+    pub fn start_reading_after(url: &str, args: &str, size: (u16, u16)) -> Option<Tmux> {
+        Tmux::launch(
+            url,
+            args,
+            size,
+            None,
+            r#"IFS= read -r line; echo "READ=[$line]"; "#,
+        )
+    }
+
+    fn launch(
         url: &str,
         args: &str,
         (width, height): (u16, u16),
         raw: Option<&Path>,
+        after: &str,
     ) -> Option<Tmux> {
         if Command::new("tmux").arg("-V").output().is_err() {
             if std::env::var_os("QCTL_REQUIRE_TMUX").is_some() {
@@ -45,7 +63,7 @@ impl Tmux {
         // shell does, to print how qctl ended (a trap with a command is reset for qctl at
         // its exec; one with '' would leave SIGINT ignored in it).
         let command = format!(
-            "trap : INT; {}'{}' -u {url} {args}; echo EXIT=$?; stty -a | grep -o -- '-*icanon'; sleep 120",
+            "trap : INT; {}'{}' -u {url} {args}; echo EXIT=$?; stty -a | grep -o -- '-*icanon'; {after}sleep 120",
             if raw.is_some() { "sleep 1; " } else { "" },
             bin.display(),
         );
