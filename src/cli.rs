@@ -282,9 +282,9 @@ pub enum Command {
 
     /// A live full-screen view of every queue: counts, rates, consumers, dead jobs.
     ///
-    /// Keys: arrows select, Enter shows a queue's consumers and newest dead jobs, s sorts,
-    /// / filters, p pauses or resumes, q quits. Needs a terminal; for scripts use
-    /// `qctl stats --watch --json`.
+    /// Keys: arrows select, Enter shows a queue's consumers and dead jobs (arrows then scroll
+    /// the dead jobs), s sorts, / filters, p pauses or resumes, q quits. Needs a terminal; for
+    /// scripts use `qctl stats --watch --json`.
     Top(TopArgs),
 
     /// Look at and repair dead jobs (jobs that ran out of retries).
