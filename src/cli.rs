@@ -76,13 +76,20 @@ pub fn command() -> clap::Command {
     cmd
 }
 
+/// Parses `args` (the program's name first); a usage error comes with tips that name what
+/// was meant (crate::tips) rather than clap's look-alikes.
+pub fn try_parse_from(
+    args: impl IntoIterator<Item = impl Into<std::ffi::OsString>>,
+) -> Result<Cli, clap::Error> {
+    let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+    crate::tips::parse(command(), args)
+        .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m))
+}
+
 /// Parses the command line, or prints the usage error (with a hint where clap's own tip
 /// would mislead) and exits with 2.
 pub fn parse() -> Cli {
-    let parsed = command()
-        .try_get_matches()
-        .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m));
-    parsed.unwrap_or_else(|err| {
+    try_parse_from(std::env::args_os()).unwrap_or_else(|err| {
         // `check` and `doctor` speak the monitoring-plugins convention: a bad command line
         // is UNKNOWN.
         let checking = std::env::args()
@@ -730,7 +737,7 @@ pub struct ConsumeArgs {
     pub kill_after: Duration,
 
     /// Retries after the first failure; a job runs at most this + 1 times, then goes dead.
-    #[arg(long, value_name = "N", default_value_t = 20)]
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = parse_count)]
     pub max_retries: i64,
 
     /// The longest wait before a retry (the wait doubles with each failure).
@@ -958,7 +965,7 @@ pub struct FilterArgs {
     #[arg(long, value_name = "TIME", value_parser = parse_time_or_age)]
     pub until: Option<f64>,
     /// Only jobs that failed at least N times.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = parse_count)]
     pub min_attempts: Option<i64>,
 }
 
@@ -1180,6 +1187,15 @@ pub fn parse_queue(s: &str) -> Result<String, String> {
         Err("the queue name is empty".into())
     } else {
         Ok(s.to_string())
+    }
+}
+
+/// A count that cannot be negative (retries, failures): 0 or more.
+pub fn parse_count(s: &str) -> Result<i64, String> {
+    match s.trim().parse::<i64>() {
+        Ok(n) if n >= 0 => Ok(n),
+        Ok(_) => Err("must be 0 or more".into()),
+        Err(e) => Err(e.to_string()),
     }
 }
 
