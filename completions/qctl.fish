@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_qctl_global_optspecs
-    string join \n u/redis= user= password-file= tls-ca-cert= tls-cert= tls-key= tls-insecure cluster json q/quiet v/verbose no-color connect-timeout= response-timeout= h/help V/version
+    string join \n u/redis= user= password-file= tls-ca-cert= tls-cert= tls-key= tls-insecure cluster json q/quiet v/verbose no-color connect-timeout= response-timeout= V/version h/help
 end
 
 function __fish_qctl_needs_command
@@ -38,37 +38,37 @@ complete -c qctl -n "__fish_qctl_needs_command" -l json -d 'Print results as JSO
 complete -c qctl -n "__fish_qctl_needs_command" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_needs_command" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_needs_command" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_needs_command" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "enqueue" -d 'Add jobs to a queue'
-complete -c qctl -n "__fish_qctl_needs_command" -f -a "wait" -d 'Wait until a queue has nothing ready, due or in flight, or until the given jobs have ended'
-complete -c qctl -n "__fish_qctl_needs_command" -f -a "stats" -d 'Count what each queue holds: active, scheduled, in flight, dead, consumers, paused'
-complete -c qctl -n "__fish_qctl_needs_command" -f -a "metrics" -d 'Serve the queues\' metrics to Prometheus over HTTP (GET /metrics), until Ctrl-C'
-complete -c qctl -n "__fish_qctl_needs_command" -f -a "check" -d 'Check queues against thresholds, for cron, CI and monitoring systems (Nagios, Icinga, Sensu, Zabbix)'
-complete -c qctl -n "__fish_qctl_needs_command" -f -a "top" -d 'A live full-screen view of every queue: counts, rates, consumers, dead jobs'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "wait" -d 'Wait until a queue is idle, or until the given jobs have ended'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "stats" -d 'Count what each queue holds: jobs by state, consumers, paused'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "metrics" -d 'Serve the queues\' counts to Prometheus over HTTP (GET /metrics)'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "check" -d 'Check queues against thresholds, for cron, CI and monitoring'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "top" -d 'A live full-screen view of the queues, consumers and dead jobs'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "dead" -d 'Look at and repair dead jobs (jobs that ran out of retries)'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "scheduled" -d 'Look at and change scheduled jobs (delayed jobs and retries)'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "active" -d 'Look at and delete jobs that are ready to run'
-complete -c qctl -n "__fish_qctl_needs_command" -f -a "tail" -d 'Follow what happens to queues until stopped (Ctrl-C): jobs killed and retried with their reasons, consumers joining, leaving, expiring and recovered, pause and resume, and a line per interval with the counts'
-complete -c qctl -n "__fish_qctl_needs_command" -f -a "inflight" -d 'List the jobs in flight: reserved by a consumer, running or about to'
-complete -c qctl -n "__fish_qctl_needs_command" -f -a "consumers" -d 'List the consumers of a queue: who runs them, where, their heartbeat and jobs in flight'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "tail" -d 'Follow what happens to queues: deaths, retries, consumers, pauses'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "inflight" -d 'List the jobs in flight (reserved by consumers), longest first'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "consumers" -d 'List a queue\'s consumers: where, heartbeat, jobs in flight'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "orphans" -d 'Return the in-flight jobs of expired consumers to the queue'
-complete -c qctl -n "__fish_qctl_needs_command" -f -a "pause" -d 'Stop qctl consumers from reserving new jobs of a queue (running jobs finish)'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "pause" -d 'Stop qctl consumers taking a queue\'s jobs (running ones finish)'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "resume" -d 'Let qctl consumers reserve jobs of a paused queue again'
-complete -c qctl -n "__fish_qctl_needs_command" -f -a "purge" -d 'Delete every key of a queue: jobs in every state, consumers, and qctl\'s own keys'
-complete -c qctl -n "__fish_qctl_needs_command" -f -a "export" -d 'Write a whole queue as JSON lines: every job in every state, with its record and failure as stored'
-complete -c qctl -n "__fish_qctl_needs_command" -f -a "import" -d 'Read jobs written by `qctl export` (or `enqueue --jsonl` lines) into a queue, each in the state it had'
-complete -c qctl -n "__fish_qctl_needs_command" -f -a "move" -d 'Move a live queue to another name or another server, a chunk at a time'
-complete -c qctl -n "__fish_qctl_needs_command" -f -a "limit" -d 'Show or set the limits every qctl consumer of a queue obeys: a rate and a cap on the jobs running at once, across all consumers'
-complete -c qctl -n "__fish_qctl_needs_command" -f -a "doctor" -d 'Check a queue\'s server, the user\'s rights and the queue\'s integrity, with fixes'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "purge" -d 'Delete a whole queue: every job in every state, and its keys'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "export" -d 'Write a whole queue as JSON lines, every job in every state'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "import" -d 'Read what `qctl export` wrote into a queue, each job in its state'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "move" -d 'Move a live queue to another name or server, a chunk at a time'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "limit" -d 'Show or set a queue\'s shared rate and cap on running jobs'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "doctor" -d 'Check a queue\'s server, rights and integrity, with fixes'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "completions" -d 'Print a shell completion script to standard output'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "man" -d 'Print the manual page qctl.1, or write every page to a directory'
-complete -c qctl -n "__fish_qctl_needs_command" -f -a "help" -d 'Help on a command (qctl help dead list) or a topic: connection, exit-codes, handlers, pipe (qctl help topics lists them)'
-complete -c qctl -n "__fish_qctl_needs_command" -f -a "consume" -d 'Run a command for every job of a queue: a CurlyQ-compatible consumer'
-complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l file -d 'Read the job\'s data (or, with --lines/--jsonl, the jobs) from this file' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l id -d 'The job\'s id (default: a new UUID v4). When the id is taken nothing changes and qctl exits with code 5' -r
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "help" -d 'Help on a command or a topic: qctl help topics lists them'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "consume" -d 'Run a command for every job of a queue: a CurlyQ consumer'
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l file -d 'Read the job\'s data (or the jobs) from this file' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l id -d 'The job\'s id [default: a new UUID v4]' -r
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l in -d 'Run the job after this delay: 90s, 10m, 2h, 3d, 1h30m' -r
-complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l at -d 'Run the job at this time: RFC 3339 (2026-01-02T15:04:05Z) or unix seconds. A time in the past runs at once' -r
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l at -d 'Run the job at this time (RFC 3339, unix seconds)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -77,18 +77,18 @@ complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l tls-cert -d 'Clien
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
-complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l lines -d 'Every input line is the data of one job (without its newline; a \\r before it, as in a CRLF file, goes too unless --keep-cr)'
-complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l keep-cr -d 'With --lines, keep a \\r that ends a line as part of the job\'s data'
-complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l jsonl -d 'Every input line is a JSON object {"id"?, "data" | "data_b64", "at"?, "attempt"?}'
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l lines -d 'Every input line is the data of one job'
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l keep-cr -d 'With --lines, keep a \\r that ends a line'
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l jsonl -d 'Every input line is a job as a JSON object'
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand wait" -l timeout -d 'Give up after this long: exit 124 (as timeout(1)), saying what is still pending' -r
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand wait" -l timeout -d 'Give up after this long (exit 124)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand wait" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand wait" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand wait" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -97,20 +97,20 @@ complete -c qctl -n "__fish_qctl_using_subcommand wait" -l tls-cert -d 'Client c
 complete -c qctl -n "__fish_qctl_using_subcommand wait" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand wait" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand wait" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
-complete -c qctl -n "__fish_qctl_using_subcommand wait" -l scheduled -d 'Also wait for the jobs scheduled for later (delayed jobs): until NAME:scheduled is empty. Without it, only retries and due jobs are waited for'
+complete -c qctl -n "__fish_qctl_using_subcommand wait" -l scheduled -d 'Also wait for the jobs scheduled for later'
 complete -c qctl -n "__fish_qctl_using_subcommand wait" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand wait" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand wait" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand wait" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand wait" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand wait" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand wait" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand wait" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand stats" -l watch -d 'Redraw every DUR (default 2s) with rates, until Ctrl-C' -r
-complete -c qctl -n "__fish_qctl_using_subcommand stats" -l orphan-after -d 'A consumer whose heartbeat is older than this counts as expired' -r
-complete -c qctl -n "__fish_qctl_using_subcommand stats" -l max-keys -d 'Stop discovering queues after scanning this many keys' -r
-complete -c qctl -n "__fish_qctl_using_subcommand stats" -l history -d 'Show what qctl consumers did over the last DUR, step by step: jobs done, failed, retried and killed, and run-time percentiles (kept for 7 days)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand stats" -l step -d 'The length of one step of --history, in whole minutes [default: the step that shows DUR in at most 24 rows]' -r
+complete -c qctl -n "__fish_qctl_using_subcommand wait" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand stats" -l watch -d 'Redraw every DUR (default 2s) with rates' -r
+complete -c qctl -n "__fish_qctl_using_subcommand stats" -l orphan-after -d 'Heartbeat age that counts as expired' -r
+complete -c qctl -n "__fish_qctl_using_subcommand stats" -l max-keys -d 'Scan at most N keys for queues' -r
+complete -c qctl -n "__fish_qctl_using_subcommand stats" -l history -d 'Show what consumers did over the last DUR' -r
+complete -c qctl -n "__fish_qctl_using_subcommand stats" -l step -d 'The step of --history, in whole minutes' -r
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -119,19 +119,19 @@ complete -c qctl -n "__fish_qctl_using_subcommand stats" -l tls-cert -d 'Client 
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
-complete -c qctl -n "__fish_qctl_using_subcommand stats" -l prometheus -d 'Print the counts in the Prometheus text format (as `qctl metrics` serves them)'
+complete -c qctl -n "__fish_qctl_using_subcommand stats" -l prometheus -d 'Print the counts in the Prometheus text format'
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand metrics" -l listen -d 'The address to serve on (port 0: any free port, printed at start)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand metrics" -l min-interval -d 'Read Redis at most once per DUR; scrapes in between get the last reading' -r
-complete -c qctl -n "__fish_qctl_using_subcommand metrics" -l orphan-after -d 'A consumer whose heartbeat is older than this counts as expired' -r
-complete -c qctl -n "__fish_qctl_using_subcommand metrics" -l max-keys -d 'Stop discovering queues after scanning this many keys' -r
+complete -c qctl -n "__fish_qctl_using_subcommand stats" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand metrics" -l listen -d 'The address to serve on' -r
+complete -c qctl -n "__fish_qctl_using_subcommand metrics" -l min-interval -d 'Read Redis at most once per DUR' -r
+complete -c qctl -n "__fish_qctl_using_subcommand metrics" -l orphan-after -d 'Heartbeat age that counts as expired' -r
+complete -c qctl -n "__fish_qctl_using_subcommand metrics" -l max-keys -d 'Scan at most N keys for queues' -r
 complete -c qctl -n "__fish_qctl_using_subcommand metrics" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand metrics" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand metrics" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -146,21 +146,21 @@ complete -c qctl -n "__fish_qctl_using_subcommand metrics" -l json -d 'Print res
 complete -c qctl -n "__fish_qctl_using_subcommand metrics" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand metrics" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand metrics" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand metrics" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand metrics" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand metrics" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l dead-max -d 'CRITICAL when a queue has more than N dead jobs' -r
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l warn-dead -d 'WARNING when a queue has more than N dead jobs' -r
-complete -c qctl -n "__fish_qctl_using_subcommand check" -l ready-max -d 'CRITICAL when more than N jobs are ready to run (active and due scheduled)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand check" -l ready-max -d 'CRITICAL when more than N jobs are ready to run' -r
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l warn-ready -d 'WARNING when more than N jobs are ready to run' -r
-complete -c qctl -n "__fish_qctl_using_subcommand check" -l overdue-max -d 'CRITICAL when a due scheduled job has waited longer than DUR to be moved to active (no consumer promotes them)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand check" -l warn-overdue -d 'WARNING when a due scheduled job has waited longer than DUR' -r
+complete -c qctl -n "__fish_qctl_using_subcommand check" -l overdue-max -d 'CRITICAL when a due job waited longer than DUR' -r
+complete -c qctl -n "__fish_qctl_using_subcommand check" -l warn-overdue -d 'WARNING when a due job waited longer than DUR' -r
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l min-consumers -d 'CRITICAL when fewer than N consumers are alive' -r
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l warn-min-consumers -d 'WARNING when fewer than N consumers are alive' -r
-complete -c qctl -n "__fish_qctl_using_subcommand check" -l failure-rate-max -d 'CRITICAL when more than R (0 to 1) of the runs of qctl consumers failed within --window (from the history qctl consumers keep)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand check" -l warn-failure-rate -d 'WARNING when more than R (0 to 1) of the runs failed within --window' -r
-complete -c qctl -n "__fish_qctl_using_subcommand check" -l window -d 'The span the failure rate is measured over (whole minutes; at most the 7 days of history kept)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand check" -l orphan-after -d 'A consumer whose heartbeat is older than this counts as expired' -r
-complete -c qctl -n "__fish_qctl_using_subcommand check" -l max-keys -d 'Stop discovering queues after scanning this many keys' -r
+complete -c qctl -n "__fish_qctl_using_subcommand check" -l failure-rate-max -d 'CRITICAL when over R of the runs failed' -r
+complete -c qctl -n "__fish_qctl_using_subcommand check" -l warn-failure-rate -d 'WARNING when over R of the runs failed' -r
+complete -c qctl -n "__fish_qctl_using_subcommand check" -l window -d 'The span of the failure rate' -r
+complete -c qctl -n "__fish_qctl_using_subcommand check" -l orphan-after -d 'Heartbeat age that counts as expired' -r
+complete -c qctl -n "__fish_qctl_using_subcommand check" -l max-keys -d 'Scan at most N keys for queues' -r
 complete -c qctl -n "__fish_qctl_using_subcommand check" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -169,19 +169,19 @@ complete -c qctl -n "__fish_qctl_using_subcommand check" -l tls-cert -d 'Client 
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
-complete -c qctl -n "__fish_qctl_using_subcommand check" -l stale-consumers -d 'CRITICAL when a consumer\'s heartbeat is older than --orphan-after (it died and its jobs wait for `qctl orphans` or another consumer)'
-complete -c qctl -n "__fish_qctl_using_subcommand check" -l warn-stale-consumers -d 'WARNING when a consumer\'s heartbeat is older than --orphan-after'
+complete -c qctl -n "__fish_qctl_using_subcommand check" -l stale-consumers -d 'CRITICAL when a consumer\'s heartbeat is stale'
+complete -c qctl -n "__fish_qctl_using_subcommand check" -l warn-stale-consumers -d 'WARNING when a consumer\'s heartbeat is stale'
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand check" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand check" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand check" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand check" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand top" -l interval -d 'Refresh every DUR' -r
-complete -c qctl -n "__fish_qctl_using_subcommand top" -l orphan-after -d 'A consumer whose heartbeat is older than this counts as expired' -r
-complete -c qctl -n "__fish_qctl_using_subcommand top" -l max-keys -d 'Stop discovering queues after scanning this many keys' -r
+complete -c qctl -n "__fish_qctl_using_subcommand top" -l orphan-after -d 'Heartbeat age that counts as expired' -r
+complete -c qctl -n "__fish_qctl_using_subcommand top" -l max-keys -d 'Scan at most N keys for queues' -r
 complete -c qctl -n "__fish_qctl_using_subcommand top" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand top" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand top" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -196,8 +196,8 @@ complete -c qctl -n "__fish_qctl_using_subcommand top" -l json -d 'Print results
 complete -c qctl -n "__fish_qctl_using_subcommand top" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand top" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand top" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand top" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand top" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand top" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -212,8 +212,8 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subc
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -f -a "list" -d 'List dead jobs, newest first'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -f -a "show" -d 'Show one dead job: its record and why it failed'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -f -a "requeue" -d 'Move dead jobs back to the queue (Attempt reset to 0, failure cleared)'
@@ -221,12 +221,12 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subc
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -f -a "export" -d 'Write dead jobs as JSON lines that `qctl enqueue --jsonl` reads back'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -f -a "groups" -d 'Group dead jobs by the cause of their failure, largest group first'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l limit -d 'How many jobs to show (0: every one)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l offset -d 'Skip this many jobs (the next page\'s offset is printed)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l grep -d 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l reason -d 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l group -d 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l since -d 'Only jobs at or after this time: dead at or after it, or due at or after it (RFC 3339, unix seconds, an age such as 2h for two hours ago, or +2h for two hours from now)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l until -d 'Only jobs at or before this time (as --since): `scheduled list Q --until +2h` lists what is due within two hours' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l offset -d 'Skip this many jobs' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l grep -d 'Only jobs whose data contains TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l reason -d 'Only jobs whose failure mentions TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l group -d 'Only jobs of one failure group' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l since -d 'Only jobs at or after TIME (2h: two hours ago)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l until -d 'Only jobs at or before TIME (as --since)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l min-attempts -d 'Only jobs that failed at least N times' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
@@ -243,8 +243,8 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcomma
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -260,13 +260,13 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcomma
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l grep -d 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l reason -d 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l group -d 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l since -d 'Only jobs at or after this time: dead at or after it, or due at or after it (RFC 3339, unix seconds, an age such as 2h for two hours ago, or +2h for two hours from now)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l until -d 'Only jobs at or before this time (as --since): `scheduled list Q --until +2h` lists what is due within two hours' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l grep -d 'Only jobs whose data contains TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l reason -d 'Only jobs whose failure mentions TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l group -d 'Only jobs of one failure group' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l since -d 'Only jobs at or after TIME (2h: two hours ago)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l until -d 'Only jobs at or before TIME (as --since)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l min-attempts -d 'Only jobs that failed at least N times' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
@@ -286,13 +286,13 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcomma
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l grep -d 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l reason -d 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l group -d 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l since -d 'Only jobs at or after this time: dead at or after it, or due at or after it (RFC 3339, unix seconds, an age such as 2h for two hours ago, or +2h for two hours from now)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l until -d 'Only jobs at or before this time (as --since): `scheduled list Q --until +2h` lists what is due within two hours' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l grep -d 'Only jobs whose data contains TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l reason -d 'Only jobs whose failure mentions TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l group -d 'Only jobs of one failure group' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l since -d 'Only jobs at or after TIME (2h: two hours ago)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l until -d 'Only jobs at or before TIME (as --since)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l min-attempts -d 'Only jobs that failed at least N times' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l older-than -d 'Only jobs that died longer ago than this (e.g. 30d)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
@@ -312,13 +312,13 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcomma
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l grep -d 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l reason -d 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l group -d 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l since -d 'Only jobs at or after this time: dead at or after it, or due at or after it (RFC 3339, unix seconds, an age such as 2h for two hours ago, or +2h for two hours from now)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l until -d 'Only jobs at or before this time (as --since): `scheduled list Q --until +2h` lists what is due within two hours' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l grep -d 'Only jobs whose data contains TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l reason -d 'Only jobs whose failure mentions TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l group -d 'Only jobs of one failure group' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l since -d 'Only jobs at or after TIME (2h: two hours ago)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l until -d 'Only jobs at or before TIME (as --since)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l min-attempts -d 'Only jobs that failed at least N times' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
@@ -334,11 +334,11 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcomma
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l limit -d 'How many groups to show, largest first (0: every group)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l since -d 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l until -d 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l limit -d 'How many groups to show (0: all)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l since -d 'Only jobs at or after TIME (2h: two hours ago)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l until -d 'Only jobs at or before TIME (as --since)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -353,8 +353,8 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcomma
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -369,20 +369,20 @@ complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -f -a "list" -d 'List scheduled jobs, soonest first'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -f -a "show" -d 'Show one scheduled job'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -f -a "run-now" -d 'Make scheduled jobs ready now'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -f -a "delete" -d 'Delete scheduled jobs with their records'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -f -a "groups" -d 'Group retries by the cause of their last failure, largest group first'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l limit -d 'How many jobs to show (0: every one)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l offset -d 'Skip this many jobs (the next page\'s offset is printed)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l grep -d 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason' -r
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l reason -d 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none' -r
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l group -d 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record' -r
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l since -d 'Only jobs at or after this time: dead at or after it, or due at or after it (RFC 3339, unix seconds, an age such as 2h for two hours ago, or +2h for two hours from now)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l until -d 'Only jobs at or before this time (as --since): `scheduled list Q --until +2h` lists what is due within two hours' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l offset -d 'Skip this many jobs' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l grep -d 'Only jobs whose data contains TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l reason -d 'Only jobs whose failure mentions TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l group -d 'Only jobs of one failure group' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l since -d 'Only jobs at or after TIME (2h: two hours ago)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l until -d 'Only jobs at or before TIME (as --since)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l min-attempts -d 'Only jobs that failed at least N times' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
@@ -399,8 +399,8 @@ complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_sub
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -416,13 +416,13 @@ complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_sub
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l grep -d 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason' -r
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l reason -d 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none' -r
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l group -d 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record' -r
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l since -d 'Only jobs at or after this time: dead at or after it, or due at or after it (RFC 3339, unix seconds, an age such as 2h for two hours ago, or +2h for two hours from now)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l until -d 'Only jobs at or before this time (as --since): `scheduled list Q --until +2h` lists what is due within two hours' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l grep -d 'Only jobs whose data contains TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l reason -d 'Only jobs whose failure mentions TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l group -d 'Only jobs of one failure group' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l since -d 'Only jobs at or after TIME (2h: two hours ago)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l until -d 'Only jobs at or before TIME (as --since)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l min-attempts -d 'Only jobs that failed at least N times' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
@@ -441,13 +441,13 @@ complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_sub
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l grep -d 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason' -r
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l reason -d 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none' -r
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l group -d 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record' -r
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l since -d 'Only jobs at or after this time: dead at or after it, or due at or after it (RFC 3339, unix seconds, an age such as 2h for two hours ago, or +2h for two hours from now)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l until -d 'Only jobs at or before this time (as --since): `scheduled list Q --until +2h` lists what is due within two hours' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l grep -d 'Only jobs whose data contains TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l reason -d 'Only jobs whose failure mentions TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l group -d 'Only jobs of one failure group' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l since -d 'Only jobs at or after TIME (2h: two hours ago)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l until -d 'Only jobs at or before TIME (as --since)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l min-attempts -d 'Only jobs that failed at least N times' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
@@ -466,11 +466,11 @@ complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_sub
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l limit -d 'How many groups to show, largest first (0: every group)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l since -d 'Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l until -d 'Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l limit -d 'How many groups to show (0: all)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l since -d 'Only jobs at or after TIME (2h: two hours ago)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l until -d 'Only jobs at or before TIME (as --since)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -485,8 +485,8 @@ complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_sub
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -501,17 +501,17 @@ complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_su
 complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -f -a "list" -d 'Show the jobs at the head of the queue (next to run first); reserves nothing'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -f -a "delete" -d 'Delete ready jobs with their records'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l limit -d 'How many jobs to show (0: every one)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l offset -d 'Skip this many jobs (the next page\'s offset is printed)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l grep -d 'Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched with --reason' -r
-complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l reason -d 'Only jobs whose recorded failure contains TEXT in its reason or in the tail of its stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer moved) never matches: select those with --group none' -r
-complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l group -d 'Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs without a failure record' -r
-complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l since -d 'Only jobs at or after this time: dead at or after it, or due at or after it (RFC 3339, unix seconds, an age such as 2h for two hours ago, or +2h for two hours from now)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l until -d 'Only jobs at or before this time (as --since): `scheduled list Q --until +2h` lists what is due within two hours' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l offset -d 'Skip this many jobs' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l grep -d 'Only jobs whose data contains TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l reason -d 'Only jobs whose failure mentions TEXT' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l group -d 'Only jobs of one failure group' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l since -d 'Only jobs at or after TIME (2h: two hours ago)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l until -d 'Only jobs at or before TIME (as --since)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l min-attempts -d 'Only jobs that failed at least N times' -r
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
@@ -528,8 +528,8 @@ complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcom
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -546,12 +546,12 @@ complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcom
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand tail" -l since -d 'Start from the recent past: what happened since TIME (RFC 3339, unix seconds, or an age such as 10m) to dead jobs and retries is shown first' -r
-complete -c qctl -n "__fish_qctl_using_subcommand tail" -l interval -d 'Print a line with each queue\'s counts every DUR' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand tail" -l since -d 'Start with what happened since TIME (10m: ago)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand tail" -l interval -d 'Print the counts every DUR' -r
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l poll -d 'Look for changes every DUR' -r
-complete -c qctl -n "__fish_qctl_using_subcommand tail" -l orphan-after -d 'A consumer whose heartbeat is older than this counts as expired' -r
+complete -c qctl -n "__fish_qctl_using_subcommand tail" -l orphan-after -d 'Heartbeat age that counts as expired' -r
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -561,17 +561,17 @@ complete -c qctl -n "__fish_qctl_using_subcommand tail" -l tls-key -d 'The clien
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l failures -d 'Only failures: jobs killed and retries scheduled'
-complete -c qctl -n "__fish_qctl_using_subcommand tail" -l no-follow -d 'Print what happened (since --since) and exit instead of following'
+complete -c qctl -n "__fish_qctl_using_subcommand tail" -l no-follow -d 'Print what happened and exit; do not follow'
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand tail" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand tail" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand inflight" -l limit -d 'How many jobs to show (0: every one)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand inflight" -l offset -d 'Skip this many jobs (the next page\'s offset is printed)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand inflight" -l offset -d 'Skip this many jobs' -r
 complete -c qctl -n "__fish_qctl_using_subcommand inflight" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand inflight" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand inflight" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -587,9 +587,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand inflight" -l json -d 'Print re
 complete -c qctl -n "__fish_qctl_using_subcommand inflight" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand inflight" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand inflight" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand inflight" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand inflight" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l orphan-after -d 'A consumer whose heartbeat is older than this counts as expired' -r
+complete -c qctl -n "__fish_qctl_using_subcommand inflight" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l orphan-after -d 'Heartbeat age that counts as expired' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -604,9 +604,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l json -d 'Print r
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l orphan-after -d 'A consumer whose heartbeat is older than this is expired. Below the default, live consumers may look expired: qctl then names them and asks' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l orphan-after -d 'Heartbeat age that counts as expired' -r
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -623,8 +623,8 @@ complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l json -d 'Print res
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand orphans" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand orphans" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand pause" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand pause" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand pause" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -639,8 +639,8 @@ complete -c qctl -n "__fish_qctl_using_subcommand pause" -l json -d 'Print resul
 complete -c qctl -n "__fish_qctl_using_subcommand pause" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand pause" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand pause" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand pause" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand pause" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand pause" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand resume" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand resume" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand resume" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -655,8 +655,8 @@ complete -c qctl -n "__fish_qctl_using_subcommand resume" -l json -d 'Print resu
 complete -c qctl -n "__fish_qctl_using_subcommand resume" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand resume" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand resume" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand resume" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand resume" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand resume" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -673,9 +673,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand purge" -l json -d 'Print resul
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand purge" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand export" -l state -d 'Export only jobs in this state (repeat for more): ready, scheduled, retrying, dead, in_flight [default: every state]' -r
+complete -c qctl -n "__fish_qctl_using_subcommand purge" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand export" -l state -d 'Export only jobs in this state (repeat for more)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand export" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand export" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand export" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -690,10 +690,10 @@ complete -c qctl -n "__fish_qctl_using_subcommand export" -l json -d 'Print resu
 complete -c qctl -n "__fish_qctl_using_subcommand export" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand export" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand export" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand export" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand import" -l file -d 'Read the lines from this file instead of standard input' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand import" -l in-flight-delay -d 'Schedule the jobs that were in flight this long from now instead of making them ready (their consumer may still be running them where they came from)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand export" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand import" -l file -d 'Read the lines from this file' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand import" -l in-flight-delay -d 'Schedule jobs that were in flight this long ahead' -r
 complete -c qctl -n "__fish_qctl_using_subcommand import" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand import" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand import" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -702,22 +702,22 @@ complete -c qctl -n "__fish_qctl_using_subcommand import" -l tls-cert -d 'Client
 complete -c qctl -n "__fish_qctl_using_subcommand import" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand import" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand import" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
-complete -c qctl -n "__fish_qctl_using_subcommand import" -l replace -d 'Replace jobs whose ids the queue has (from wherever they are; never one in flight there) instead of skipping them'
+complete -c qctl -n "__fish_qctl_using_subcommand import" -l replace -d 'Replace jobs whose ids the queue has'
 complete -c qctl -n "__fish_qctl_using_subcommand import" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand import" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand import" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand import" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand import" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand import" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand import" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand import" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand move" -l to -d 'The destination\'s Redis URL (as --redis); without it, the source\'s server' -r
+complete -c qctl -n "__fish_qctl_using_subcommand import" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand move" -l to -d 'The destination\'s Redis URL' -r
 complete -c qctl -n "__fish_qctl_using_subcommand move" -l to-user -d 'The destination\'s ACL user name (overrides a user in --to). Its password comes from $QCTL_TO_REDIS_PASSWORD or --to-password-file' -r
 complete -c qctl -n "__fish_qctl_using_subcommand move" -l to-password-file -d 'Read the destination\'s password from FILE (its first line)' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand move" -l to-tls-ca-cert -d 'Verify the destination with this CA certificate (PEM)' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand move" -l to-tls-cert -d 'Client certificate (PEM) for the destination; needs --to-tls-key' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand move" -l to-tls-key -d 'The destination\'s client certificate key (PEM); needs --to-tls-cert' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand move" -l wait -d 'How long to wait for the jobs in flight at the source to finish (or come back to be moved) before stopping with exit 7' -r
+complete -c qctl -n "__fish_qctl_using_subcommand move" -l wait -d 'Wait this long for jobs in flight there' -r
 complete -c qctl -n "__fish_qctl_using_subcommand move" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand move" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand move" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -728,7 +728,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand move" -l connect-timeout -d 'H
 complete -c qctl -n "__fish_qctl_using_subcommand move" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand move" -l to-tls-insecure -d 'Do not verify the destination\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand move" -l to-cluster -d '--to names a node of a Redis Cluster (the destination name needs a hash tag)'
-complete -c qctl -n "__fish_qctl_using_subcommand move" -l take-in-flight -d 'Also take the jobs in flight at the source\'s consumers. A job whose handler is still running there then runs at the destination too: the only way a move runs a job twice'
+complete -c qctl -n "__fish_qctl_using_subcommand move" -l take-in-flight -d 'Also take the jobs in flight at the source'
 complete -c qctl -n "__fish_qctl_using_subcommand move" -s y -l yes -d 'Do it without asking'
 complete -c qctl -n "__fish_qctl_using_subcommand move" -l dry-run -d 'Show what would be done; change nothing'
 complete -c qctl -n "__fish_qctl_using_subcommand move" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
@@ -737,12 +737,12 @@ complete -c qctl -n "__fish_qctl_using_subcommand move" -l json -d 'Print result
 complete -c qctl -n "__fish_qctl_using_subcommand move" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand move" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand move" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand move" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand move" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand limit" -l rate -d 'Start at most this many of the queue\'s jobs per interval, across all qctl consumers: 100/s, 30/m, 500/h' -r
-complete -c qctl -n "__fish_qctl_using_subcommand limit" -l burst -d 'How many jobs the rate lets start at once after a quiet spell [default: 1]' -r
-complete -c qctl -n "__fish_qctl_using_subcommand limit" -l max-running -d 'Run at most this many of the queue\'s jobs at once, across all qctl consumers' -r
-complete -c qctl -n "__fish_qctl_using_subcommand limit" -l orphan-after -d 'A consumer whose heartbeat is older than this counts as gone (what the cap counts)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand move" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand limit" -l rate -d 'Jobs started per interval, by all consumers: 100/s' -r
+complete -c qctl -n "__fish_qctl_using_subcommand limit" -l burst -d 'Jobs the rate lets start at once [default: 1]' -r
+complete -c qctl -n "__fish_qctl_using_subcommand limit" -l max-running -d 'Jobs running at once, across all consumers' -r
+complete -c qctl -n "__fish_qctl_using_subcommand limit" -l orphan-after -d 'Heartbeat age that counts as gone' -r
 complete -c qctl -n "__fish_qctl_using_subcommand limit" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand limit" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand limit" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -760,8 +760,8 @@ complete -c qctl -n "__fish_qctl_using_subcommand limit" -l json -d 'Print resul
 complete -c qctl -n "__fish_qctl_using_subcommand limit" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand limit" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand limit" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand limit" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand limit" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand limit" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -770,7 +770,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand doctor" -l tls-cert -d 'Client
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
-complete -c qctl -n "__fish_qctl_using_subcommand doctor" -l fix -d 'Repair what needs no guessing: put records whose id is in no list or set back at the tail of NAME:active, and remove ids without a record from their keys. Each id is printed; asks first (--yes, --dry-run)'
+complete -c qctl -n "__fish_qctl_using_subcommand doctor" -l fix -d 'Repair what needs no guessing (asks first)'
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -s y -l yes -d 'Do it without asking'
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -l dry-run -d 'Show what would be done; change nothing'
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
@@ -779,8 +779,8 @@ complete -c qctl -n "__fish_qctl_using_subcommand doctor" -l json -d 'Print resu
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -795,9 +795,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand completions" -l json -d 'Print
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand man" -l dir -d 'Write qctl.1 and the page of every subcommand into DIR (created if missing) and print the path of each page written' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand completions" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand man" -l dir -d 'Write every page into DIR' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand man" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand man" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand man" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -812,8 +812,8 @@ complete -c qctl -n "__fish_qctl_using_subcommand man" -l json -d 'Print results
 complete -c qctl -n "__fish_qctl_using_subcommand man" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand man" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand man" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand man" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand man" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand help" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand help" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand help" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
@@ -828,23 +828,23 @@ complete -c qctl -n "__fish_qctl_using_subcommand help" -l json -d 'Print result
 complete -c qctl -n "__fish_qctl_using_subcommand help" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand help" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand help" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand help" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand help" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l queue -d 'The queue\'s name, for names that start with \'-\' (`--queue=-jobs`)' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -s c -l concurrency -d 'How many handlers run at once [default: the number of CPUs]' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -s c -l concurrency -d 'How many handlers run at once [default: CPUs]' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l buffer -d 'How many reserved jobs may wait locally for a free handler [default: about 20 ms of work, measured as jobs run: --concurrency at least, 1000 at most]' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l timeout -d 'Stop a handler that runs longer than this (SIGTERM to its process group, then SIGKILL after --kill-after); the run counts as failed with reason "timeout"' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l timeout -d 'Stop a handler that runs longer than this' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l kill-after -d 'Time between SIGTERM and SIGKILL when a handler is stopped' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-retries -d 'Retries after the first failure; a job runs at most this + 1 times, then goes dead' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-backoff -d 'The longest wait before a retry (the wait doubles with each failure)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-retries -d 'Retries before a job goes dead' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-backoff -d 'The longest wait before a retry' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l heartbeat -d 'How often this consumer renews its heartbeat' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l orphan-after -d 'Another consumer whose heartbeat is older than this is dead and its jobs are recovered. Keep it at 2m or more beside Go CurlyQ consumers (they beat every 60s)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l poll-interval -d 'The longest an idle consumer waits for a wake-up before it looks again' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l shutdown-grace -d 'On SIGINT/SIGTERM, how long running handlers may finish before they are stopped and their jobs returned to the queue' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-jobs -d 'Exit after this many jobs; exit code 7 if any job failed (with --drain: ended dead), 9 with --drain when it stopped with jobs left' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l rate -d 'Start at most this many jobs per interval here: 20/s, 300/m, 1000/h. Starts are spread evenly (one every 1/rate) but for --burst; the queue\'s shared limits (qctl limit) apply as well' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l burst -d 'With --rate: how many jobs may start at once after a quiet spell' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l replace -d 'Replace STR in ARGS by the job\'s data (like xargs -I); no shell is involved' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-jobs -d 'Exit after this many jobs' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l rate -d 'Start at most this many jobs per interval: 20/s' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l burst -d 'With --rate: how many may start at once' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l replace -d 'Replace STR in ARGS by the job\'s data (xargs -I)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l pipe-depth -d 'With --pipe: how many jobs may be outstanding per handler (answers matched by id) [default: automatic, per handler: from 1, doubling up to 64 while it answers within 5 ms a job, halving when an answer takes over 100 ms]' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
@@ -854,15 +854,15 @@ complete -c qctl -n "__fish_qctl_using_subcommand consume" -l tls-cert -d 'Clien
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l drain -d 'Run every job that can run, then exit: when nothing is ready, nothing runs here or at other consumers, and no retry of a job that failed here is pending (it waits for them). Exit 0 when every job ended done, 7 when some ended dead, 8 when the queue is paused with jobs ready (qctl help exit-codes)'
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l wait-scheduled -d 'With --drain: also wait for the jobs producers scheduled for later, and run them'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l drain -d 'Run every job that can run, then exit'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l wait-scheduled -d 'With --drain: also run jobs scheduled for later'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l prefix -d 'Put "[<job id>] " before every line a handler prints'
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l pipe -d 'Keep --concurrency long-lived copies of CMD and feed them jobs as JSON lines on stdin; each answers one JSON line per job on stdout (qctl help pipe)'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l pipe -d 'Feed jobs to long-lived handlers (qctl help pipe)'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -s h -l help -d 'Print help (see more with \'--help\')'

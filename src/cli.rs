@@ -30,17 +30,38 @@ pub struct Cli {
 /// out of `-h`.
 pub const CONNECTION: &str = "Connection";
 
-/// The line every command's help ends with, pointing to the connection options.
-const CONNECTION_HINT: &str =
-    "Connection options (-u/--redis URL, --user, --password-file, --tls-*, --cluster, \
-     timeouts, and their QCTL_* variables): qctl help connection, or --help.";
+/// The last lines of every command's `-h`, pointing to `--help` for what it leaves out. Each
+/// line fits 80 columns as written.
+const SHORT_HINT: &str = "\
+--help shows every option in full, and those of every command: -q, -v,
+--no-color, -V and the connection options (also: qctl help connection).";
 
-/// qctl's command line as clap knows it, with what the derive does not say: every
-/// command's help points to the connection options; the manual pages carry the exit codes,
-/// and `consume`'s the handler contract and the `--pipe` protocol.
+/// The last line of `qctl -h`.
+const ROOT_HINT: &str = "More in --help: -q, -v, --no-color, -V, -u URL ... (qctl help connection)";
+
+/// The examples of the command at `path` ("" for qctl itself), under a heading.
+fn examples(path: &str) -> String {
+    let lines: Vec<String> = crate::commands::help::examples(path)
+        .iter()
+        .map(|l| format!("  {l}"))
+        .collect();
+    format!("Examples:\n{}\n", lines.join("\n"))
+}
+
+/// qctl's command line as clap knows it, with what the derive does not say: every command's
+/// help has examples; its `-h` is about a screen (the options of every command, the
+/// connection ones and the rarest are left to `--help`, which a last line points to); the
+/// manual pages carry the exit codes, and `consume`'s the handler contract and the `--pipe`
+/// protocol.
 pub fn command() -> clap::Command {
-    fn hint(cmd: clap::Command) -> clap::Command {
-        cmd.after_help(CONNECTION_HINT).mut_subcommands(hint)
+    fn texts(cmd: clap::Command, path: &str) -> clap::Command {
+        let examples = examples(path);
+        cmd.after_help(format!("{examples}\n{SHORT_HINT}"))
+            .after_long_help(examples)
+            .mut_subcommands(|sub| {
+                let path = format!("{path} {}", sub.get_name());
+                texts(sub, path.trim())
+            })
     }
     let topics = crate::commands::help::TOPICS
         .iter()
@@ -58,14 +79,30 @@ pub fn command() -> clap::Command {
             plain_usage(sub);
         }
     }
-    let mut cmd = hint(Cli::command())
+    // `-V` is in every command's `--help`, not its `-h`: one flag of qctl's own, given to
+    // every command, instead of clap's.
+    fn without_version_flag(cmd: clap::Command) -> clap::Command {
+        cmd.disable_version_flag(true)
+            .mut_subcommands(without_version_flag)
+    }
+    let version = clap::Arg::new("version")
+        .short('V')
+        .long("version")
+        .action(clap::ArgAction::Version)
+        .help("Print version")
+        .global(true)
+        .hide_short_help(true);
+    let mut cmd = texts(without_version_flag(Cli::command()).arg(version), "")
+        .after_help(format!("{}\n{ROOT_HINT}", examples("")))
         .after_long_help(format!(
-            "{}\nHelp topics (qctl help TOPIC):\n{topics}",
+            "{}\n{}\nHelp topics (qctl help TOPIC):\n{topics}",
+            examples(""),
             crate::commands::help::EXIT_CODES
         ))
         .mut_subcommand("consume", |c| {
             c.after_long_help(format!(
-                "{}\n{}\n{}",
+                "{}\n{}\n{}\n{}",
+                examples("consume"),
                 crate::commands::help::HANDLERS,
                 crate::commands::help::PIPE,
                 crate::commands::help::EXIT_CODES
@@ -76,13 +113,20 @@ pub fn command() -> clap::Command {
     cmd
 }
 
+/// Parses `args` (the program's name first); a usage error comes with tips that name what
+/// was meant (crate::tips) rather than clap's look-alikes.
+pub fn try_parse_from(
+    args: impl IntoIterator<Item = impl Into<std::ffi::OsString>>,
+) -> Result<Cli, clap::Error> {
+    let args: Vec<std::ffi::OsString> = args.into_iter().map(Into::into).collect();
+    crate::tips::parse(command(), args)
+        .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m))
+}
+
 /// Parses the command line, or prints the usage error (with a hint where clap's own tip
 /// would mislead) and exits with 2.
 pub fn parse() -> Cli {
-    let parsed = command()
-        .try_get_matches()
-        .and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m));
-    parsed.unwrap_or_else(|err| {
+    try_parse_from(std::env::args_os()).unwrap_or_else(|err| {
         // `check` and `doctor` speak the monitoring-plugins convention: a bad command line
         // is UNKNOWN.
         let checking = std::env::args()
@@ -212,15 +256,15 @@ pub struct GlobalArgs {
     pub json: bool,
 
     /// Print only results: no progress, no summaries, no warnings.
-    #[arg(short, long, global = true)]
+    #[arg(short, long, global = true, hide_short_help = true)]
     pub quiet: bool,
 
     /// Print more detail about what is being done (repeat for more).
-    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    #[arg(short, long, global = true, hide_short_help = true, action = clap::ArgAction::Count)]
     pub verbose: u8,
 
     /// Never use colour (also: the NO_COLOR environment variable).
-    #[arg(long, global = true)]
+    #[arg(long, global = true, hide_short_help = true)]
     pub no_color: bool,
 
     /// How long to wait for a connection to Redis.
@@ -242,14 +286,13 @@ pub enum Command {
     /// Prints the id of every job enqueued.
     Enqueue(EnqueueArgs),
 
-    /// Run a command for every job of a queue: a CurlyQ-compatible consumer.
+    /// Run a command for every job of a queue: a CurlyQ consumer.
     ///
-    /// CMD runs once per job with the job's data on its standard input; exit 0 acks the job,
+    /// qctl consume is a CurlyQ-compatible consumer. CMD runs once per job with the job's data on its standard input; exit 0 acks the job,
     /// anything else fails it (retried with backoff, then moved to the dead set).
     Consume(ConsumeArgs),
 
-    /// Wait until a queue has nothing ready, due or in flight, or until the given jobs have
-    /// ended.
+    /// Wait until a queue is idle, or until the given jobs have ended.
     ///
     /// Without ids it waits until NAME:active is empty, no job is in flight, none in
     /// NAME:scheduled is due and none there is a retry (jobs scheduled for later are not
@@ -261,30 +304,30 @@ pub enum Command {
     /// --timeout gives up with exit 124. It only reads.
     Wait(WaitArgs),
 
-    /// Count what each queue holds: active, scheduled, in flight, dead, consumers, paused.
+    /// Count what each queue holds: jobs by state, consumers, paused.
     ///
-    /// Without names, finds the queues by scanning key names (SCAN, never KEYS).
+    /// Active, scheduled (due and later), in flight, dead, consumers alive and expired, and
+    /// whether the queue is paused. Without names, finds the queues by scanning key names (SCAN, never KEYS).
     Stats(StatsArgs),
 
-    /// Serve the queues' metrics to Prometheus over HTTP (GET /metrics), until Ctrl-C.
+    /// Serve the queues' counts to Prometheus over HTTP (GET /metrics).
     ///
-    /// Redis is read at most once per --min-interval; scrapes in between get that reading.
+    /// It serves until Ctrl-C. Redis is read at most once per --min-interval; scrapes in between get that reading.
     Metrics(MetricsArgs),
 
-    /// Check queues against thresholds, for cron, CI and monitoring systems (Nagios, Icinga,
-    /// Sensu, Zabbix).
+    /// Check queues against thresholds, for cron, CI and monitoring.
     ///
-    /// Prints one line, `QCTL OK|WARNING|CRITICAL|UNKNOWN - ... | perfdata`, and exits with
+    /// For monitoring systems such as Nagios, Icinga, Sensu and Zabbix. Prints one line, `QCTL OK|WARNING|CRITICAL|UNKNOWN - ... | perfdata`, and exits with
     /// the monitoring-plugins code: 0 OK, 1 WARNING (a --warn-* threshold passed),
     /// 2 CRITICAL, 3 UNKNOWN (Redis could not be read, a queue has no keys, a bad option).
     /// Without names, checks every queue found.
     Check(CheckArgs),
 
-    /// A live full-screen view of every queue: counts, rates, consumers, dead jobs.
+    /// A live full-screen view of the queues, consumers and dead jobs.
     ///
-    /// Keys: arrows select, Enter shows a queue's consumers and newest dead jobs, s sorts,
-    /// / filters, p pauses or resumes, q quits. Needs a terminal; for scripts use
-    /// `qctl stats --watch --json`.
+    /// Counts, rates and the last minutes of every queue. Keys: arrows select, Enter shows a queue's consumers and dead jobs (arrows then scroll
+    /// the dead jobs), s sorts, / filters, p pauses or resumes, q quits. Needs a terminal; for
+    /// scripts use `qctl stats --watch --json`.
     Top(TopArgs),
 
     /// Look at and repair dead jobs (jobs that ran out of retries).
@@ -299,26 +342,30 @@ pub enum Command {
     #[command(subcommand)]
     Active(ActiveCommand),
 
-    /// Follow what happens to queues until stopped (Ctrl-C): jobs killed and retried with
-    /// their reasons, consumers joining, leaving, expiring and recovered, pause and resume,
-    /// and a line per interval with the counts.
+    /// Follow what happens to queues: deaths, retries, consumers, pauses.
     ///
-    /// It reads Redis state, so it works whatever runs the jobs; retries and reasons are
+    /// Until stopped (Ctrl-C): jobs killed and retried with their reasons, consumers joining,
+    /// leaving, expiring and recovered, pause and resume, and a line per interval with the
+    /// counts. It reads Redis state, so it works whatever runs the jobs; retries and reasons are
     /// known for jobs qctl consumers ran.
     Tail(TailArgs),
 
-    /// List the jobs in flight: reserved by a consumer, running or about to.
+    /// List the jobs in flight (reserved by consumers), longest first.
     ///
-    /// Longest running first, with the consumer, its host and pid and how long each job
+    /// A job in flight is reserved by a consumer: running, or about to. Longest running first, with the consumer, its host and pid and how long each job
     /// has run (qctl consumers record these; for Go CurlyQ consumers they show as -).
     Inflight(InflightArgs),
 
-    /// List the consumers of a queue: who runs them, where, their heartbeat and jobs in
-    /// flight.
+    /// List a queue's consumers: where, heartbeat, jobs in flight.
+    ///
+    /// Who runs each (qctl and its version, or a Go CurlyQ consumer), its host and pid, its
+    /// heartbeat's age, its jobs in flight, and whether it is alive or expired.
     Consumers {
         /// The queue's name.
         #[arg(value_parser = parse_queue)]
         queue: String,
+        /// Heartbeat age that counts as expired.
+        ///
         /// A consumer whose heartbeat is older than this counts as expired.
         #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_positive_duration)]
         orphan_after: Duration,
@@ -329,15 +376,20 @@ pub enum Command {
         /// The queue's name.
         #[arg(value_parser = parse_queue)]
         queue: String,
-        /// A consumer whose heartbeat is older than this is expired. Below the default,
-        /// live consumers may look expired: qctl then names them and asks.
+        /// Heartbeat age that counts as expired.
+        ///
+        /// A consumer whose heartbeat is older than this is expired. Below the default, live
+        /// consumers may look expired: qctl then names them and asks.
         #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_positive_duration)]
         orphan_after: Duration,
         #[command(flatten)]
         confirm: ConfirmArgs,
     },
 
-    /// Stop qctl consumers from reserving new jobs of a queue (running jobs finish).
+    /// Stop qctl consumers taking a queue's jobs (running ones finish).
+    ///
+    /// qctl consumers reserve no new job of a paused queue; jobs running finish. Go CurlyQ
+    /// consumers do not know the pause.
     Pause {
         /// The queue's name.
         #[arg(value_parser = parse_queue)]
@@ -351,7 +403,9 @@ pub enum Command {
         queue: String,
     },
 
-    /// Delete every key of a queue: jobs in every state, consumers, and qctl's own keys.
+    /// Delete a whole queue: every job in every state, and its keys.
+    ///
+    /// Every key of the queue: jobs in every state, consumers, and qctl's own keys.
     Purge {
         /// The queue's name.
         #[arg(value_parser = parse_queue)]
@@ -360,26 +414,24 @@ pub enum Command {
         confirm: ConfirmArgs,
     },
 
-    /// Write a whole queue as JSON lines: every job in every state, with its record and
-    /// failure as stored.
+    /// Write a whole queue as JSON lines, every job in every state.
     ///
-    /// A header line (the format's version, the queue, the server, the time, the counts),
+    /// Each job with its record and failure as stored. A header line (the format's version, the queue, the server, the time, the counts),
     /// then one line per job: ready (with its position), scheduled or retrying (with its due
     /// time), dead (with its time of death), in flight (with its consumer). `qctl import`
     /// reads it back, on this server or another, under this name or a new one.
     Export(ExportArgs),
 
-    /// Read jobs written by `qctl export` (or `enqueue --jsonl` lines) into a queue, each in
-    /// the state it had.
+    /// Read what `qctl export` wrote into a queue, each job in its state.
     ///
-    /// Ready jobs in their order, scheduled, retrying and dead ones with their times, records
+    /// It reads `enqueue --jsonl` lines too. Ready jobs in their order, scheduled, retrying and dead ones with their times, records
     /// byte for byte, failure records kept; jobs that were in flight become ready. Ids the
     /// queue has are skipped (--replace replaces them), so an interrupted import is finished
     /// by running it again. A line that cannot be used stops it with exit 6, naming the line;
     /// every job before it is written, none after.
     Import(ImportArgs),
 
-    /// Move a live queue to another name or another server, a chunk at a time.
+    /// Move a live queue to another name or server, a chunk at a time.
     ///
     /// Ready jobs keep their order, scheduled and dead ones their times, records and failure
     /// records their bytes. A chunk leaves the source into its journal (SRC:move-out), arrives
@@ -390,10 +442,10 @@ pub enum Command {
     /// --to-* options name the destination (without --to: the same server).
     Move(MoveArgs),
 
-    /// Show or set the limits every qctl consumer of a queue obeys: a rate and a cap on the
-    /// jobs running at once, across all consumers.
+    /// Show or set a queue's shared rate and cap on running jobs.
     ///
-    /// Without options, shows the limits and how much of them is in use. The cap counts the
+    /// The limits every qctl consumer of the queue obeys: a rate and a cap on the jobs
+    /// running at once, across all consumers. Without options, shows the limits and how much of them is in use. The cap counts the
     /// jobs in flight at live consumers: a consumer that dies gives its share back once its
     /// heartbeat is older than --orphan-after. The rate is a token bucket kept in Redis. A cap
     /// or a rate of 0 acts like `qctl pause`. Consumers obey a change at their next
@@ -401,7 +453,7 @@ pub enum Command {
     /// cap).
     Limit(LimitArgs),
 
-    /// Check a queue's server, the user's rights and the queue's integrity, with fixes.
+    /// Check a queue's server, rights and integrity, with fixes.
     ///
     /// Server: eviction policy, memory, persistence, replica or cluster node, version,
     /// latency, clock. Rights: what the current user may do on each queue. Queue: ids without
@@ -421,14 +473,18 @@ pub enum Command {
     /// qctl.1 lists the subcommands, each of which has its own page: qctl-enqueue.1,
     /// qctl-dead-list.1 and so on.
     Man {
-        /// Write qctl.1 and the page of every subcommand into DIR (created if missing) and
-        /// print the path of each page written.
+        /// Write every page into DIR.
+        ///
+        /// qctl.1 and the page of every subcommand, into DIR (created if missing); the path
+        /// of each page written is printed.
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
     },
 
-    /// Help on a command (qctl help dead list) or a topic: connection, exit-codes, handlers,
-    /// pipe (qctl help topics lists them).
+    /// Help on a command or a topic: qctl help topics lists them.
+    ///
+    /// A command and its subcommand (qctl help dead list), or a topic: connection,
+    /// exit-codes, handlers, pipe.
     Help {
         /// A command and its subcommand, or a topic.
         #[arg(value_name = "COMMAND|TOPIC")]
@@ -495,17 +551,22 @@ pub struct EnqueueArgs {
     #[arg(value_parser = parse_queue)]
     pub queue: String,
 
-    /// The job's data; `-` reads standard input. Without DATA or --file, standard input is
-    /// read when it is not a terminal. Data that starts with `-` goes after `--`.
+    /// The job's data (`-`: standard input).
+    ///
+    /// `-` reads standard input. Without DATA or --file, standard input is read when it is not
+    /// a terminal. Data that starts with `-` goes after `--`.
     #[arg(value_name = "DATA")]
     pub data: Option<std::ffi::OsString>,
 
-    /// Read the job's data (or, with --lines/--jsonl, the jobs) from this file.
+    /// Read the job's data (or the jobs) from this file.
+    ///
+    /// With --lines or --jsonl, the jobs.
     #[arg(long, value_name = "PATH", conflicts_with = "data")]
     pub file: Option<PathBuf>,
 
-    /// The job's id (default: a new UUID v4). When the id is taken nothing changes and qctl
-    /// exits with code 5.
+    /// The job's id [default: a new UUID v4].
+    ///
+    /// When the id is taken nothing changes and qctl exits with code 5.
     #[arg(long, value_name = "ID", conflicts_with_all = ["lines", "jsonl"])]
     pub id: Option<String>,
 
@@ -513,21 +574,27 @@ pub struct EnqueueArgs {
     #[arg(long = "in", value_name = "DUR", value_parser = parse_duration, conflicts_with = "at")]
     pub delay: Option<Duration>,
 
-    /// Run the job at this time: RFC 3339 (2026-01-02T15:04:05Z) or unix seconds.
-    /// A time in the past runs at once.
+    /// Run the job at this time (RFC 3339, unix seconds).
+    ///
+    /// RFC 3339 (2026-01-02T15:04:05Z) or unix seconds. A time in the past runs at once.
     #[arg(long, value_name = "TIME", value_parser = parse_time)]
     pub at: Option<f64>,
 
-    /// Every input line is the data of one job (without its newline; a \r before it, as in a
-    /// CRLF file, goes too unless --keep-cr).
+    /// Every input line is the data of one job.
+    ///
+    /// Without its newline; a \r before it, as in a CRLF file, goes too unless --keep-cr.
     #[arg(long, conflicts_with = "jsonl")]
     pub lines: bool,
 
-    /// With --lines, keep a \r that ends a line as part of the job's data.
+    /// With --lines, keep a \r that ends a line.
+    ///
+    /// As part of the job's data.
     #[arg(long, requires = "lines")]
     pub keep_cr: bool,
 
-    /// Every input line is a JSON object {"id"?, "data" | "data_b64", "at"?, "attempt"?}.
+    /// Every input line is a job as a JSON object.
+    ///
+    /// {"id"?, "data" | "data_b64", "at"?, "attempt"?}.
     #[arg(long)]
     pub jsonl: bool,
 }
@@ -538,8 +605,9 @@ pub struct ExportArgs {
     #[arg(value_parser = parse_queue)]
     pub queue: String,
 
-    /// Export only jobs in this state (repeat for more): ready, scheduled, retrying, dead,
-    /// in_flight [default: every state].
+    /// Export only jobs in this state (repeat for more).
+    ///
+    /// ready, scheduled, retrying, dead, in_flight [default: every state].
     #[arg(long = "state", value_name = "STATE", value_parser = parse_state)]
     pub states: Vec<crate::engine::transfer::State>,
 }
@@ -554,12 +622,16 @@ pub struct WaitArgs {
     #[arg(value_name = "ID")]
     pub ids: Vec<String>,
 
-    /// Also wait for the jobs scheduled for later (delayed jobs): until NAME:scheduled is
-    /// empty. Without it, only retries and due jobs are waited for.
+    /// Also wait for the jobs scheduled for later.
+    ///
+    /// Delayed jobs: until NAME:scheduled is empty. Without it, only retries and due jobs are
+    /// waited for.
     #[arg(long, conflicts_with = "ids")]
     pub scheduled: bool,
 
-    /// Give up after this long: exit 124 (as timeout(1)), saying what is still pending.
+    /// Give up after this long (exit 124).
+    ///
+    /// Exit 124 (as timeout(1)), saying what is still pending.
     #[arg(long, value_name = "DUR", value_parser = parse_duration)]
     pub timeout: Option<Duration>,
 }
@@ -570,17 +642,22 @@ pub struct ImportArgs {
     #[arg(value_parser = parse_queue)]
     pub queue: String,
 
-    /// Read the lines from this file instead of standard input.
+    /// Read the lines from this file.
+    ///
+    /// Instead of standard input.
     #[arg(long, value_name = "PATH")]
     pub file: Option<PathBuf>,
 
-    /// Replace jobs whose ids the queue has (from wherever they are; never one in flight
-    /// there) instead of skipping them.
+    /// Replace jobs whose ids the queue has.
+    ///
+    /// From wherever they are (never one in flight there), instead of skipping them.
     #[arg(long)]
     pub replace: bool,
 
-    /// Schedule the jobs that were in flight this long from now instead of making them ready
-    /// (their consumer may still be running them where they came from).
+    /// Schedule jobs that were in flight this long ahead.
+    ///
+    /// This long from now, instead of making them ready (their consumer may still be running
+    /// them where they came from).
     #[arg(long, value_name = "DUR", value_parser = parse_duration)]
     pub in_flight_delay: Option<Duration>,
 }
@@ -591,11 +668,15 @@ pub struct MoveArgs {
     #[arg(value_parser = parse_queue)]
     pub source: String,
 
-    /// The name it gets where it goes (with --to-cluster it needs a hash tag, as in {mail}).
+    /// The name it gets where it goes.
+    ///
+    /// With --to-cluster it needs a hash tag, as in {mail}.
     #[arg(value_parser = parse_queue)]
     pub destination: String,
 
-    /// The destination's Redis URL (as --redis); without it, the source's server.
+    /// The destination's Redis URL.
+    ///
+    /// As --redis; without it, the source's server.
     #[arg(
         long,
         value_name = "URL",
@@ -608,6 +689,7 @@ pub struct MoveArgs {
     /// $QCTL_TO_REDIS_PASSWORD or --to-password-file.
     #[arg(
         long,
+        hide_short_help = true,
         value_name = "NAME",
         requires = "to",
         env = "QCTL_TO_REDIS_USER",
@@ -618,6 +700,7 @@ pub struct MoveArgs {
     /// Read the destination's password from FILE (its first line).
     #[arg(
         long,
+        hide_short_help = true,
         value_name = "FILE",
         requires = "to",
         env = "QCTL_TO_REDIS_PASSWORD_FILE",
@@ -626,30 +709,34 @@ pub struct MoveArgs {
     pub to_password_file: Option<PathBuf>,
 
     /// Verify the destination with this CA certificate (PEM).
-    #[arg(long, value_name = "FILE", requires = "to")]
+    #[arg(long, hide_short_help = true, value_name = "FILE", requires = "to")]
     pub to_tls_ca_cert: Option<PathBuf>,
 
     /// Client certificate (PEM) for the destination; needs --to-tls-key.
-    #[arg(long, value_name = "FILE", requires_all = ["to", "to_tls_key"])]
+    #[arg(long, hide_short_help = true, value_name = "FILE", requires_all = ["to", "to_tls_key"])]
     pub to_tls_cert: Option<PathBuf>,
 
     /// The destination's client certificate key (PEM); needs --to-tls-cert.
-    #[arg(long, value_name = "FILE", requires_all = ["to", "to_tls_cert"])]
+    #[arg(long, hide_short_help = true, value_name = "FILE", requires_all = ["to", "to_tls_cert"])]
     pub to_tls_key: Option<PathBuf>,
 
     /// Do not verify the destination's TLS certificate (a warning says so).
-    #[arg(long, requires = "to")]
+    #[arg(long, hide_short_help = true, requires = "to")]
     pub to_tls_insecure: bool,
 
     /// --to names a node of a Redis Cluster (the destination name needs a hash tag).
-    #[arg(long, requires = "to")]
+    #[arg(long, hide_short_help = true, requires = "to")]
     pub to_cluster: bool,
 
-    /// Also take the jobs in flight at the source's consumers. A job whose handler is still
-    /// running there then runs at the destination too: the only way a move runs a job twice.
+    /// Also take the jobs in flight at the source.
+    ///
+    /// The jobs in flight at the source's consumers. A job whose handler is still running
+    /// there then runs at the destination too: the only way a move runs a job twice.
     #[arg(long)]
     pub take_in_flight: bool,
 
+    /// Wait this long for jobs in flight there.
+    ///
     /// How long to wait for the jobs in flight at the source to finish (or come back to be
     /// moved) before stopping with exit 7.
     #[arg(long, value_name = "DUR", default_value = "1m", value_parser = parse_duration)]
@@ -665,15 +752,21 @@ pub struct LimitArgs {
     #[arg(value_parser = parse_queue)]
     pub queue: String,
 
+    /// Jobs started per interval, by all consumers: 100/s.
+    ///
     /// Start at most this many of the queue's jobs per interval, across all qctl consumers:
     /// 100/s, 30/m, 500/h.
     #[arg(long, value_name = "RATE", value_parser = parse_job_rate, conflicts_with = "no_rate")]
     pub rate: Option<crate::engine::limits::Rate>,
 
-    /// How many jobs the rate lets start at once after a quiet spell [default: 1].
+    /// Jobs the rate lets start at once [default: 1].
+    ///
+    /// How many jobs the rate lets start at once after a quiet spell.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..=100_000))]
     pub burst: Option<u64>,
 
+    /// Jobs running at once, across all consumers.
+    ///
     /// Run at most this many of the queue's jobs at once, across all qctl consumers.
     #[arg(long, value_name = "N", conflicts_with = "no_max_running")]
     pub max_running: Option<u64>,
@@ -690,6 +783,8 @@ pub struct LimitArgs {
     #[arg(long, conflicts_with_all = ["rate", "burst", "max_running", "no_rate", "no_max_running"])]
     pub clear: bool,
 
+    /// Heartbeat age that counts as gone.
+    ///
     /// A consumer whose heartbeat is older than this counts as gone (what the cap counts).
     #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_positive_duration)]
     pub orphan_after: Duration,
@@ -697,13 +792,16 @@ pub struct LimitArgs {
 
 #[derive(Debug, Args)]
 pub struct ConsumeArgs {
-    /// The queue's name (or give it with --queue, e.g. when it starts with '-').
+    /// The queue's name (or --queue NAME).
+    ///
+    /// Or give it with --queue, e.g. when it starts with '-'.
     #[arg(required_unless_present = "queue_name", value_parser = parse_queue)]
     pub queue: Option<String>,
 
     /// The queue's name, for names that start with '-' (`--queue=-jobs`).
     #[arg(
         long = "queue",
+        hide_short_help = true,
         value_name = "NAME",
         conflicts_with = "queue",
         allow_hyphen_values = true,
@@ -711,78 +809,96 @@ pub struct ConsumeArgs {
     )]
     pub queue_name: Option<String>,
 
-    /// How many handlers run at once [default: the number of CPUs].
+    /// How many handlers run at once [default: CPUs].
+    ///
+    /// The default is the number of CPUs.
     #[arg(short = 'c', long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub concurrency: Option<u32>,
 
     /// How many reserved jobs may wait locally for a free handler [default: about 20 ms of
     /// work, measured as jobs run: --concurrency at least, 1000 at most].
-    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=1000))]
+    #[arg(long, hide_short_help = true, value_name = "N", value_parser = clap::value_parser!(u32).range(0..=1000))]
     pub buffer: Option<u32>,
 
-    /// Stop a handler that runs longer than this (SIGTERM to its process group, then SIGKILL
-    /// after --kill-after); the run counts as failed with reason "timeout".
+    /// Stop a handler that runs longer than this.
+    ///
+    /// SIGTERM to its process group, then SIGKILL after --kill-after; the run counts as
+    /// failed with reason "timeout".
     #[arg(long, value_name = "DUR", value_parser = parse_positive_duration)]
     pub timeout: Option<Duration>,
 
     /// Time between SIGTERM and SIGKILL when a handler is stopped.
-    #[arg(long, value_name = "DUR", default_value = "5s", value_parser = parse_duration)]
+    #[arg(long, hide_short_help = true, value_name = "DUR", default_value = "5s", value_parser = parse_duration)]
     pub kill_after: Duration,
 
-    /// Retries after the first failure; a job runs at most this + 1 times, then goes dead.
-    #[arg(long, value_name = "N", default_value_t = 20)]
+    /// Retries before a job goes dead.
+    ///
+    /// Retries after the first failure (0: none); a job runs at most this + 1 times, then goes dead.
+    #[arg(long, value_name = "N", default_value_t = 20, value_parser = parse_count)]
     pub max_retries: i64,
 
-    /// The longest wait before a retry (the wait doubles with each failure).
+    /// The longest wait before a retry.
+    ///
+    /// The wait doubles with each failure, up to this.
     #[arg(long, value_name = "DUR", default_value = "7d", value_parser = parse_duration)]
     pub max_backoff: Duration,
 
     /// How often this consumer renews its heartbeat.
-    #[arg(long, value_name = "DUR", default_value = "15s", value_parser = parse_positive_duration)]
+    #[arg(long, hide_short_help = true, value_name = "DUR", default_value = "15s", value_parser = parse_positive_duration)]
     pub heartbeat: Duration,
 
     /// Another consumer whose heartbeat is older than this is dead and its jobs are
     /// recovered. Keep it at 2m or more beside Go CurlyQ consumers (they beat every 60s).
-    #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_positive_duration)]
+    #[arg(long, hide_short_help = true, value_name = "DUR", default_value = "2m", value_parser = parse_positive_duration)]
     pub orphan_after: Duration,
 
     /// The longest an idle consumer waits for a wake-up before it looks again.
-    #[arg(long, value_name = "DUR", default_value = "5s", value_parser = parse_positive_duration)]
+    #[arg(long, hide_short_help = true, value_name = "DUR", default_value = "5s", value_parser = parse_positive_duration)]
     pub poll_interval: Duration,
 
     /// On SIGINT/SIGTERM, how long running handlers may finish before they are stopped
     /// and their jobs returned to the queue.
-    #[arg(long, value_name = "DUR", default_value = "30s", value_parser = parse_duration)]
+    #[arg(long, hide_short_help = true, value_name = "DUR", default_value = "30s", value_parser = parse_duration)]
     pub shutdown_grace: Duration,
 
-    /// Run every job that can run, then exit: when nothing is ready, nothing runs here or at
-    /// other consumers, and no retry of a job that failed here is pending (it waits for
+    /// Run every job that can run, then exit.
+    ///
+    /// It exits when nothing is ready, nothing runs here or at other consumers, and no retry of a job that failed here is pending (it waits for
     /// them). Exit 0 when every job ended done, 7 when some ended dead, 8 when the queue is
     /// paused with jobs ready (qctl help exit-codes).
     #[arg(long)]
     pub drain: bool,
 
-    /// With --drain: also wait for the jobs producers scheduled for later, and run them.
+    /// With --drain: also run jobs scheduled for later.
+    ///
+    /// It waits for the jobs producers scheduled for later, and runs them.
     #[arg(long, requires = "drain")]
     pub wait_scheduled: bool,
 
-    /// Exit after this many jobs; exit code 7 if any job failed (with --drain: ended dead),
-    /// 9 with --drain when it stopped with jobs left.
+    /// Exit after this many jobs.
+    ///
+    /// Exit code 7 if any job failed (with --drain: ended dead), 9 with --drain when it
+    /// stopped with jobs left.
     #[arg(long, value_name = "N")]
     pub max_jobs: Option<u64>,
 
-    /// Start at most this many jobs per interval here: 20/s, 300/m, 1000/h. Starts are spread
-    /// evenly (one every 1/rate) but for --burst; the queue's shared limits (qctl limit)
-    /// apply as well.
+    /// Start at most this many jobs per interval: 20/s.
+    ///
+    /// Here, at this consumer: 20/s, 300/m, 1000/h. Starts are spread evenly (one every
+    /// 1/rate) but for --burst; the queue's shared limits (qctl limit) apply as well.
     #[arg(long, value_name = "RATE", value_parser = parse_job_rate)]
     pub rate: Option<crate::engine::limits::Rate>,
 
-    /// With --rate: how many jobs may start at once after a quiet spell.
+    /// With --rate: how many may start at once.
+    ///
+    /// How many jobs may start at once after a quiet spell.
     #[arg(long, value_name = "N", default_value_t = 1, requires = "rate",
         value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub burst: u32,
 
-    /// Replace STR in ARGS by the job's data (like xargs -I); no shell is involved.
+    /// Replace STR in ARGS by the job's data (xargs -I).
+    ///
+    /// Like xargs -I; no shell is involved.
     #[arg(long, value_name = "STR")]
     pub replace: Option<String>,
 
@@ -790,15 +906,17 @@ pub struct ConsumeArgs {
     #[arg(long)]
     pub prefix: bool,
 
-    /// Keep --concurrency long-lived copies of CMD and feed them jobs as JSON lines on
-    /// stdin; each answers one JSON line per job on stdout (qctl help pipe).
+    /// Feed jobs to long-lived handlers (qctl help pipe).
+    ///
+    /// Keep --concurrency long-lived copies of CMD and feed them jobs as JSON lines on stdin;
+    /// each answers one JSON line per job on stdout (qctl help pipe).
     #[arg(long, conflicts_with_all = ["replace", "prefix"])]
     pub pipe: bool,
 
     /// With --pipe: how many jobs may be outstanding per handler (answers matched by id)
     /// [default: automatic, per handler: from 1, doubling up to 64 while it answers within
     /// 5 ms a job, halving when an answer takes over 100 ms].
-    #[arg(long, value_name = "N", requires = "pipe", value_parser = clap::value_parser!(u32).range(1..=1024))]
+    #[arg(long, hide_short_help = true, value_name = "N", requires = "pipe", value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub pipe_depth: Option<u32>,
 
     /// The command to run for each job, and its arguments (after --).
@@ -811,24 +929,35 @@ pub struct StatsArgs {
     /// Queues to count [default: every queue found].
     #[arg(value_parser = parse_queue)]
     pub queues: Vec<String>,
-    /// Redraw every DUR (default 2s) with rates, until Ctrl-C.
+    /// Redraw every DUR (default 2s) with rates.
+    ///
+    /// Until Ctrl-C.
     #[arg(long, value_name = "DUR", num_args = 0..=1, default_missing_value = "2s", value_parser = parse_positive_duration)]
     pub watch: Option<Duration>,
+    /// Heartbeat age that counts as expired.
+    ///
     /// A consumer whose heartbeat is older than this counts as expired.
     #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_positive_duration)]
     pub orphan_after: Duration,
+    /// Scan at most N keys for queues.
+    ///
     /// Stop discovering queues after scanning this many keys.
     #[arg(long, value_name = "N", default_value_t = 10_000_000)]
     pub max_keys: u64,
-    /// Print the counts in the Prometheus text format (as `qctl metrics` serves them).
+    /// Print the counts in the Prometheus text format.
+    ///
+    /// As `qctl metrics` serves them.
     #[arg(long, conflicts_with = "watch")]
     pub prometheus: bool,
-    /// Show what qctl consumers did over the last DUR, step by step: jobs done, failed,
-    /// retried and killed, and run-time percentiles (kept for 7 days).
+    /// Show what consumers did over the last DUR.
+    ///
+    /// What qctl consumers did, step by step: jobs done, failed, retried and killed, and
+    /// run-time percentiles (kept for 7 days).
     #[arg(long, value_name = "DUR", value_parser = parse_positive_duration, conflicts_with_all = ["watch", "prometheus"])]
     pub history: Option<Duration>,
-    /// The length of one step of --history, in whole minutes [default: the step that shows
-    /// DUR in at most 24 rows].
+    /// The step of --history, in whole minutes.
+    ///
+    /// The length of one step [default: the step that shows DUR in at most 24 rows].
     #[arg(long, value_name = "DUR", requires = "history", value_parser = parse_minutes)]
     pub step: Option<Duration>,
 }
@@ -844,17 +973,21 @@ pub struct CheckArgs {
     /// WARNING when a queue has more than N dead jobs.
     #[arg(long, value_name = "N", help_heading = "Thresholds")]
     pub warn_dead: Option<u64>,
-    /// CRITICAL when more than N jobs are ready to run (active and due scheduled).
+    /// CRITICAL when more than N jobs are ready to run.
+    ///
+    /// Ready to run: active and due scheduled.
     #[arg(long, value_name = "N", help_heading = "Thresholds")]
     pub ready_max: Option<u64>,
     /// WARNING when more than N jobs are ready to run.
     #[arg(long, value_name = "N", help_heading = "Thresholds")]
     pub warn_ready: Option<u64>,
-    /// CRITICAL when a due scheduled job has waited longer than DUR to be moved to active
-    /// (no consumer promotes them).
+    /// CRITICAL when a due job waited longer than DUR.
+    ///
+    /// A due scheduled job that waited longer than DUR to be moved to active: no consumer
+    /// promotes them.
     #[arg(long, value_name = "DUR", value_parser = parse_duration, help_heading = "Thresholds")]
     pub overdue_max: Option<Duration>,
-    /// WARNING when a due scheduled job has waited longer than DUR.
+    /// WARNING when a due job waited longer than DUR.
     #[arg(long, value_name = "DUR", value_parser = parse_duration, help_heading = "Thresholds")]
     pub warn_overdue: Option<Duration>,
     /// CRITICAL when fewer than N consumers are alive.
@@ -863,27 +996,41 @@ pub struct CheckArgs {
     /// WARNING when fewer than N consumers are alive.
     #[arg(long, value_name = "N", help_heading = "Thresholds")]
     pub warn_min_consumers: Option<u64>,
-    /// CRITICAL when more than R (0 to 1) of the runs of qctl consumers failed within
-    /// --window (from the history qctl consumers keep).
+    /// CRITICAL when over R of the runs failed.
+    ///
+    /// When more than R (0 to 1) of the runs of qctl consumers failed within --window (from
+    /// the history qctl consumers keep).
     #[arg(long, value_name = "R", value_parser = parse_rate, help_heading = "Thresholds")]
     pub failure_rate_max: Option<f64>,
-    /// WARNING when more than R (0 to 1) of the runs failed within --window.
+    /// WARNING when over R of the runs failed.
+    ///
+    /// When more than R (0 to 1) of the runs failed within --window.
     #[arg(long, value_name = "R", value_parser = parse_rate, help_heading = "Thresholds")]
     pub warn_failure_rate: Option<f64>,
-    /// The span the failure rate is measured over (whole minutes; at most the 7 days of
-    /// history kept).
+    /// The span of the failure rate.
+    ///
+    /// The span the failure rate is measured over, in whole minutes; at most the 7 days of
+    /// history kept.
     #[arg(long, value_name = "DUR", default_value = "15m", value_parser = parse_minutes, help_heading = "Thresholds")]
     pub window: Duration,
-    /// CRITICAL when a consumer's heartbeat is older than --orphan-after (it died and
-    /// its jobs wait for `qctl orphans` or another consumer).
+    /// CRITICAL when a consumer's heartbeat is stale.
+    ///
+    /// Older than --orphan-after: it died and its jobs wait for `qctl orphans` or another
+    /// consumer.
     #[arg(long, help_heading = "Thresholds")]
     pub stale_consumers: bool,
-    /// WARNING when a consumer's heartbeat is older than --orphan-after.
+    /// WARNING when a consumer's heartbeat is stale.
+    ///
+    /// Older than --orphan-after.
     #[arg(long, conflicts_with = "stale_consumers", help_heading = "Thresholds")]
     pub warn_stale_consumers: bool,
+    /// Heartbeat age that counts as expired.
+    ///
     /// A consumer whose heartbeat is older than this counts as expired.
     #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_positive_duration)]
     pub orphan_after: Duration,
+    /// Scan at most N keys for queues.
+    ///
     /// Stop discovering queues after scanning this many keys.
     #[arg(long, value_name = "N", default_value_t = 10_000_000)]
     pub max_keys: u64,
@@ -907,15 +1054,23 @@ pub struct MetricsArgs {
     /// Queues to count [default: every queue found].
     #[arg(value_parser = parse_queue)]
     pub queues: Vec<String>,
-    /// The address to serve on (port 0: any free port, printed at start).
+    /// The address to serve on.
+    ///
+    /// Port 0: any free port, printed at start.
     #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:9187")]
     pub listen: std::net::SocketAddr,
-    /// Read Redis at most once per DUR; scrapes in between get the last reading.
+    /// Read Redis at most once per DUR.
+    ///
+    /// Scrapes in between get the last reading.
     #[arg(long, value_name = "DUR", default_value = "5s", value_parser = parse_positive_duration)]
     pub min_interval: Duration,
+    /// Heartbeat age that counts as expired.
+    ///
     /// A consumer whose heartbeat is older than this counts as expired.
     #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_positive_duration)]
     pub orphan_after: Duration,
+    /// Scan at most N keys for queues.
+    ///
     /// Stop discovering queues after scanning this many keys.
     #[arg(long, value_name = "N", default_value_t = 10_000_000)]
     pub max_keys: u64,
@@ -926,9 +1081,13 @@ pub struct TopArgs {
     /// Refresh every DUR.
     #[arg(long, value_name = "DUR", default_value = "2s", value_parser = parse_positive_duration)]
     pub interval: Duration,
+    /// Heartbeat age that counts as expired.
+    ///
     /// A consumer whose heartbeat is older than this counts as expired.
     #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_positive_duration)]
     pub orphan_after: Duration,
+    /// Scan at most N keys for queues.
+    ///
     /// Stop discovering queues after scanning this many keys.
     #[arg(long, value_name = "N", default_value_t = 10_000_000)]
     pub max_keys: u64,
@@ -937,29 +1096,37 @@ pub struct TopArgs {
 /// Which jobs of a listing to show or touch.
 #[derive(Debug, Args, Clone, Default)]
 pub struct FilterArgs {
-    /// Only jobs whose data contains TEXT (exactly, bytes). The recorded failure is searched
-    /// with --reason.
+    /// Only jobs whose data contains TEXT.
+    ///
+    /// Exactly, as bytes. The recorded failure is searched with --reason.
     #[arg(long, value_name = "TEXT")]
     pub grep: Option<String>,
-    /// Only jobs whose recorded failure contains TEXT in its reason or in the tail of its
-    /// stderr, ignoring case. A job without a failure record (one a Go CurlyQ consumer
+    /// Only jobs whose failure mentions TEXT.
+    ///
+    /// Whose recorded failure contains TEXT in its reason or in the tail of its stderr,
+    /// ignoring case. A job without a failure record (one a Go CurlyQ consumer
     /// moved) never matches: select those with --group none.
     #[arg(long, value_name = "TEXT")]
     pub reason: Option<String>,
-    /// Only jobs of one failure group: a fingerprint that `dead groups` or `scheduled groups`
-    /// prints, or `none` for jobs without a failure record.
+    /// Only jobs of one failure group.
+    ///
+    /// A fingerprint that `dead groups` or `scheduled groups` prints, or `none` for jobs
+    /// without a failure record.
     #[arg(long, value_name = "FP", value_parser = parse_group)]
     pub group: Option<String>,
-    /// Only jobs at or after this time: dead at or after it, or due at or after it (RFC 3339,
-    /// unix seconds, an age such as 2h for two hours ago, or +2h for two hours from now).
+    /// Only jobs at or after TIME (2h: two hours ago).
+    ///
+    /// Dead at or after it, or due at or after it: RFC 3339, unix seconds, an age such as 2h
+    /// for two hours ago, or +2h for two hours from now.
     #[arg(long, value_name = "TIME", value_parser = parse_time_or_age)]
     pub since: Option<f64>,
-    /// Only jobs at or before this time (as --since): `scheduled list Q --until +2h` lists
-    /// what is due within two hours.
+    /// Only jobs at or before TIME (as --since).
+    ///
+    /// `scheduled list Q --until +2h` lists what is due within two hours.
     #[arg(long, value_name = "TIME", value_parser = parse_time_or_age)]
     pub until: Option<f64>,
     /// Only jobs that failed at least N times.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = parse_count)]
     pub min_attempts: Option<i64>,
 }
 
@@ -971,7 +1138,9 @@ pub struct ListArgs {
     /// How many jobs to show (0: every one).
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub limit: usize,
-    /// Skip this many jobs (the next page's offset is printed).
+    /// Skip this many jobs.
+    ///
+    /// The next page's offset is printed.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub offset: u64,
     #[command(flatten)]
@@ -986,6 +1155,8 @@ pub struct TailArgs {
     /// The queues' names.
     #[arg(required = true, value_parser = parse_queue)]
     pub queues: Vec<String>,
+    /// Start with what happened since TIME (10m: ago).
+    ///
     /// Start from the recent past: what happened since TIME (RFC 3339, unix seconds, or an
     /// age such as 10m) to dead jobs and retries is shown first.
     #[arg(long, value_name = "TIME", value_parser = parse_time_or_age)]
@@ -993,15 +1164,21 @@ pub struct TailArgs {
     /// Only failures: jobs killed and retries scheduled.
     #[arg(long)]
     pub failures: bool,
-    /// Print what happened (since --since) and exit instead of following.
+    /// Print what happened and exit; do not follow.
+    ///
+    /// What happened since --since.
     #[arg(long)]
     pub no_follow: bool,
-    /// Print a line with each queue's counts every DUR.
+    /// Print the counts every DUR.
+    ///
+    /// A line with each queue's counts.
     #[arg(long, value_name = "DUR", default_value = "10s", value_parser = parse_positive_duration)]
     pub interval: Duration,
     /// Look for changes every DUR.
     #[arg(long, value_name = "DUR", default_value = "1s", value_parser = parse_positive_duration)]
     pub poll: Duration,
+    /// Heartbeat age that counts as expired.
+    ///
     /// A consumer whose heartbeat is older than this counts as expired.
     #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_positive_duration)]
     pub orphan_after: Duration,
@@ -1015,7 +1192,9 @@ pub struct InflightArgs {
     /// How many jobs to show (0: every one).
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub limit: usize,
-    /// Skip this many jobs (the next page's offset is printed).
+    /// Skip this many jobs.
+    ///
+    /// The next page's offset is printed.
     #[arg(long, value_name = "N", default_value_t = 0)]
     pub offset: u64,
     /// One JSON object per line, with full data.
@@ -1028,13 +1207,19 @@ pub struct GroupsArgs {
     /// The queue's name.
     #[arg(value_parser = parse_queue)]
     pub queue: String,
-    /// How many groups to show, largest first (0: every group).
+    /// How many groups to show (0: all).
+    ///
+    /// The largest first; 0 shows every group.
     #[arg(long, value_name = "N", default_value_t = 20)]
     pub limit: usize,
-    /// Only jobs at or after this time (RFC 3339, unix seconds, or an age such as 2h).
+    /// Only jobs at or after TIME (2h: two hours ago).
+    ///
+    /// RFC 3339, unix seconds, or an age such as 2h.
     #[arg(long, value_name = "TIME", value_parser = parse_time_or_age)]
     pub since: Option<f64>,
-    /// Only jobs at or before this time (RFC 3339, unix seconds, or an age such as 2h).
+    /// Only jobs at or before TIME (as --since).
+    ///
+    /// RFC 3339, unix seconds, or an age such as 2h.
     #[arg(long, value_name = "TIME", value_parser = parse_time_or_age)]
     pub until: Option<f64>,
 }
@@ -1044,9 +1229,11 @@ pub struct DoctorArgs {
     /// The queues to check; without any, only the server is checked.
     #[arg(value_name = "QUEUE", value_parser = parse_queue)]
     pub queues: Vec<String>,
-    /// Repair what needs no guessing: put records whose id is in no list or set back at the
-    /// tail of NAME:active, and remove ids without a record from their keys. Each id is
-    /// printed; asks first (--yes, --dry-run).
+    /// Repair what needs no guessing (asks first).
+    ///
+    /// Put records whose id is in no list or set back at the tail of NAME:active, and remove
+    /// ids without a record from their keys. Each id is printed; asks first (--yes,
+    /// --dry-run).
     #[arg(long)]
     pub fix: bool,
     #[command(flatten)]
@@ -1181,6 +1368,15 @@ pub fn parse_queue(s: &str) -> Result<String, String> {
         Err("the queue name is empty".into())
     } else {
         Ok(s.to_string())
+    }
+}
+
+/// A count that cannot be negative (retries, failures): 0 or more.
+pub fn parse_count(s: &str) -> Result<i64, String> {
+    match s.trim().parse::<i64>() {
+        Ok(n) if n >= 0 => Ok(n),
+        Ok(_) => Err("must be 0 or more".into()),
+        Err(e) => Err(e.to_string()),
     }
 }
 

@@ -6,7 +6,7 @@
 //! one job, `pipe` keeps long-lived handlers fed over a pipe (`consume --pipe`), `reaper`
 //! kills handlers a dead consumer left, `signals` turns SIGINT, SIGTERM, SIGHUP and a closed
 //! output into a request to stop at a clean point, and `prometheus` writes the queues' counts
-//! in the Prometheus text format.
+//! in the Prometheus text format; `tips` makes the tips of a usage error right.
 
 pub mod cli;
 pub mod commands;
@@ -17,4 +17,5 @@ pub mod pipe;
 pub mod prometheus;
 pub mod reaper;
 pub mod signals;
+pub mod tips;
 pub mod top;

@@ -590,3 +590,111 @@ fn an_option_set_by_its_variable_is_not_shown_as_required() {
         "{stderr}"
     );
 }
+
+/// The qctl command lines of an example line: split at `|`, `;` and `&&`, redirections
+/// dropped.
+fn example_invocations(line: &str) -> Vec<Vec<String>> {
+    let words = shlex::split(line).unwrap_or_else(|| panic!("not shell words: {line}"));
+    words
+        .split(|w| ["|", "&&", ";", "||"].contains(&w.as_str()))
+        .filter(|segment| segment.first().is_some_and(|w| w == "qctl"))
+        .map(|segment| {
+            let mut argv = Vec::new();
+            let mut words = segment.iter();
+            while let Some(w) = words.next() {
+                if [">", "<", ">>", "2>"].contains(&w.as_str()) {
+                    words.next();
+                } else {
+                    argv.push(w.clone());
+                }
+            }
+            argv
+        })
+        .collect()
+}
+
+#[test]
+fn every_short_help_is_about_a_screen_with_examples_that_parse() {
+    // qctl itself and the big commands get a screen of 40 lines at 80 columns; the others,
+    // such as dead list, 30.
+    let big = [
+        vec![],
+        vec!["consume".to_string()],
+        vec!["check".to_string()],
+    ];
+    let mut paths = vec![Vec::<String>::new()];
+    let mut pages = 0;
+    while let Some(path) = paths.pop() {
+        let mut args: Vec<&str> = path.iter().map(String::as_str).collect();
+        let name = format!("qctl {}", args.join(" "));
+        args.push("-h");
+        let page = at_80_columns(&args);
+        pages += 1;
+        let most = if big.contains(&path) { 40 } else { 30 };
+        let lines = page.lines().count();
+        assert!(
+            lines <= most,
+            "{name} -h: {lines} lines at 80 columns, more than {most}:\n{page}"
+        );
+        assert!(
+            page.lines().all(|l| l.chars().count() <= 80),
+            "{name} -h: a line over 80 columns:\n{page}"
+        );
+        // Two or three examples, each a command line that parses.
+        let examples: Vec<&str> = page
+            .lines()
+            .skip_while(|l| *l != "Examples:")
+            .skip(1)
+            .take_while(|l| l.starts_with("  "))
+            .map(str::trim)
+            .collect();
+        assert!(
+            (2..=3).contains(&examples.len()),
+            "{name} -h: {} examples:\n{page}",
+            examples.len()
+        );
+        for example in &examples {
+            let found = example_invocations(example);
+            assert!(!found.is_empty(), "{name}: {example:?} runs no qctl");
+            for argv in found {
+                if let Err(e) = qctl::cli::command().try_get_matches_from(&argv) {
+                    panic!("{name}: the example {example:?} does not parse:\n{e}");
+                }
+            }
+        }
+        // The long text stays in --help, with the same examples.
+        args.pop();
+        args.push("--help");
+        let long = at_80_columns(&args);
+        assert!(long.lines().count() > lines, "{name}: --help is not longer");
+        assert!(
+            examples.iter().all(|e| long.contains(e)),
+            "{name} --help lacks the examples"
+        );
+        for sub in commands_listed(&page) {
+            let mut p = path.clone();
+            p.push(sub);
+            paths.push(p);
+        }
+    }
+    assert!(pages > 30, "only {pages} pages found");
+    // What -h leaves out is in --help: the rarer options and the texts in full.
+    let consume = stdout_of(&["consume", "--help"]);
+    for word in [
+        "--heartbeat",
+        "--poll-interval",
+        "--kill-after",
+        "--pipe-depth",
+    ] {
+        assert!(consume.contains(word), "consume --help lacks {word}");
+        assert!(
+            !stdout_of(&["consume", "-h"]).contains(word),
+            "{word} in consume -h"
+        );
+    }
+    let list = at_80_columns(&["dead", "list", "--help"]);
+    assert!(
+        list.contains("select those with --group none") && list.contains("--quiet"),
+        "{list}"
+    );
+}

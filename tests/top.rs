@@ -271,11 +271,11 @@ fn enter_shows_consumers_and_dead_reasons_and_p_pauses_after_confirmation() {
     tmux.wait("mail", |s| row(s, "mail").is_some());
     tmux.keys(&["Enter"]);
     let screen = tmux.wait("the consumer and the dead job", |s| {
-        s.contains("mail:inflight:") && s.contains("broken-1")
+        s.contains("HOST:PID") && s.contains("broken-1")
     });
     assert!(screen.contains("consumers: 1"), "{screen}");
     assert!(screen.contains("alive"), "{screen}");
-    assert!(screen.contains("newest dead jobs: 1 of 1"), "{screen}");
+    assert!(screen.contains("dead jobs 1-1 of 1"), "{screen}");
     assert!(
         screen.contains("exit 3: disk full on /var/spool"),
         "the reason is not shown:\n{screen}"
@@ -386,4 +386,135 @@ fn ctrl_c_and_sigterm_end_top_and_restore_the_terminal() {
     )
     .expect("SIGTERM");
     assert_restored(&tmux, 0);
+}
+
+/// The box titles of a screen's line: the text between each `┌` and the border after it.
+fn titles(line: &str) -> Vec<String> {
+    line.split('┌')
+        .skip(1)
+        .map(|b| b.split(['─', '┐']).next().unwrap_or("").to_string())
+        .collect()
+}
+
+#[test]
+fn at_80x24_an_open_queue_names_where_consumers_run_and_scrolls_its_dead_jobs() {
+    let server = RedisServer::start();
+    let reason = "SMTP 550 mailbox unavailable for recipient address, try again later";
+    fill(&server, "mail", 12);
+    qctl(&server)
+        .args(["consume", "mail", "--drain", "--max-retries", "0", "--"])
+        .args(["sh", "-c", &format!("echo '{reason}' >&2; exit 3")])
+        .assert()
+        .code(7);
+    // The dead jobs, newest first, as top lists them.
+    let listed = qctl(&server)
+        .args(["dead", "list", "mail", "--jsonl", "--limit", "20"])
+        .output()
+        .unwrap();
+    let ids: Vec<String> = String::from_utf8_lossy(&listed.stdout)
+        .lines()
+        .map(|l| {
+            serde_json::from_str::<serde_json::Value>(l).unwrap()["id"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(ids.len(), 12);
+    fill(&server, "mail", 3);
+    qctl(&server).args(["pause", "mail"]).assert().success();
+    let mut consumer = spawn_consumer_at(
+        &server.url(),
+        &["mail", "--poll-interval", "200ms", "--", "true"],
+    );
+    // A Go CurlyQ consumer: its heartbeat and nothing else.
+    let go = "mail:inflight:0b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff";
+    let now: Vec<String> = server.cmd(&[b"TIME"]);
+    server.cmd::<i64>(&[b"ZADD", b"mail:consumers", now[0].as_bytes(), go.as_bytes()]);
+    let described = || {
+        let out = qctl(&server)
+            .args(["consumers", "mail", "--json"])
+            .output()
+            .unwrap();
+        let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        rows.iter()
+            .find_map(|r| Some(format!("{}:{}", r["host"].as_str()?, r["pid"].as_u64()?)))
+    };
+    assert!(
+        support::wait_until(LIMIT, || described().is_some()),
+        "{}",
+        consumer.stderr()
+    );
+    let host_pid = described().unwrap();
+
+    let Some(tmux) = Tmux::start(&server.url(), "top --interval 300ms", (80, 24), None) else {
+        return;
+    };
+    // In the list, counts are right-aligned under their headers, as `stats` shows them.
+    let screen = tmux.wait("mail", |s| s.lines().any(|l| l.contains("> mail")));
+    let header = screen.lines().find(|l| l.contains("ACTIVE")).unwrap();
+    let row = screen.lines().find(|l| l.contains("> mail")).unwrap();
+    for (name, value) in [("ACTIVE", "3"), ("DEAD", "12")] {
+        let end = header.find(name).unwrap() + name.len();
+        assert_eq!(&row[end - value.len()..end], value, "{name}:\n{screen}");
+    }
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait("the consumers and the dead jobs", |s| {
+        s.contains("CurlyQ") && s.contains(&ids[0][..8])
+    });
+    // Each consumer by the start of its UUID, who runs it and where: host:pid for qctl's, -
+    // for Go CurlyQ's, which writes neither.
+    let mine = screen
+        .lines()
+        .find(|l| l.contains(&host_pid))
+        .unwrap_or_else(|| panic!("no {host_pid}:\n{screen}"));
+    assert!(mine.contains("qctl ") && mine.contains("alive"), "{screen}");
+    let theirs = screen
+        .lines()
+        .find(|l| l.contains("0b7d3e2a"))
+        .expect("the Go consumer");
+    assert!(
+        theirs.contains("CurlyQ") && theirs.contains(" - "),
+        "{screen}"
+    );
+    assert!(!screen.contains("mail:inflight:"), "{screen}");
+    // The reason has the room the others leave: 40 cells at least at 80 columns.
+    assert!(
+        screen.contains(&format!("exit 3: {}", &reason[..32])),
+        "{screen}"
+    );
+    // The dead jobs scroll: a row, a page, to the end and back.
+    let shown = |s: &str, i: usize| s.contains(&ids[i][..8]);
+    assert!(screen.contains("dead jobs 1-"), "{screen}");
+    assert!(
+        screen.contains("↑↓"),
+        "the keys say how to scroll:\n{screen}"
+    );
+    tmux.keys(&["Down"]);
+    let screen = tmux.wait("one row down", |s| !shown(s, 0) && shown(s, 1));
+    assert!(screen.contains("dead jobs 2-"), "{screen}");
+    tmux.keys(&["End"]);
+    let screen = tmux.wait("the oldest dead job", |s| shown(s, 11) && !shown(s, 0));
+    assert!(screen.contains("-12 of 12"), "{screen}");
+    tmux.keys(&["Home"]);
+    tmux.wait("the newest dead job again", |s| shown(s, 0));
+    tmux.keys(&["PageDown"]);
+    tmux.wait("a page down", |s| !shown(s, 0) && !shown(s, 1));
+    // The sparklines' titles fit their boxes whole: never cut inside a word.
+    let screen = tmux.screen();
+    let charts = screen
+        .lines()
+        .find(|l| l.contains("backlog"))
+        .expect("the charts");
+    let found = titles(charts);
+    assert_eq!(found.len(), 2, "{screen}");
+    for title in found {
+        assert!(
+            title.ends_with(' ') && title.len() > 8,
+            "{title:?} cut:\n{screen}"
+        );
+    }
+    assert!(screen.lines().all(|l| l.chars().count() <= 80), "{screen}");
+    consumer.stop(Duration::from_secs(10));
+    quit(&tmux);
 }

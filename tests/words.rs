@@ -362,3 +362,208 @@ fn every_dry_run_says_it_is_one_and_that_nothing_changed() {
     assert!(stderr.contains("will requeue 1 job of q:dead"), "{stderr}");
     assert!(!stderr.contains("dry run"), "{stderr}");
 }
+
+/// `qctl ARGS` without a server: its exit code and stderr.
+fn usage_error(args: &[&str]) -> (Option<i32>, String) {
+    let out = assert_cmd::Command::cargo_bin("qctl")
+        .unwrap()
+        .env("NO_COLOR", "1")
+        .env_remove("QCTL_REDIS_URL")
+        .env_remove("REDIS_URL")
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_mistyped_command_gets_what_was_meant_never_its_opposite_nor_a_look_alike() {
+    let cases: &[(&[&str], &[&str], &[&str])] = &[
+        (
+            &["unpause", "mail"],
+            &["qctl resume"],
+            &["'pause'", "qctl pause"],
+        ),
+        (
+            &["requeue", "mail"],
+            &["qctl dead requeue"],
+            &["resume", "enqueue"],
+        ),
+        (&["retry", "mail"], &["qctl dead requeue"], &["resume"]),
+        (&["list"], &["qctl dead list", "qctl stats"], &["limit"]),
+        (&["ls"], &["qctl dead list", "qctl stats"], &["limit"]),
+        (&["queues"], &["qctl stats"], &["enqueue"]),
+        (&["show"], &["qctl dead show"], &[]),
+        (&["rm"], &["qctl dead delete", "qctl purge"], &[]),
+        (
+            &["dead", "retry", "mail"],
+            &["qctl dead requeue"],
+            &["scheduled"],
+        ),
+        (
+            &["dead", "rm", "mail"],
+            &["qctl dead delete"],
+            &["active delete"],
+        ),
+        (&["dead", "purge", "mail"], &["qctl purge"], &[]),
+        (
+            &["scheduled", "run", "mail"],
+            &["qctl scheduled run-now"],
+            &[],
+        ),
+        (
+            &["consumer", "mail"],
+            &["'consume'", "'consumers'"],
+            &["resume"],
+        ),
+        (&["enque", "mail", "x"], &["'enqueue'"], &[]),
+        (&["xyzzy"], &[], &["tip:"]),
+    ];
+    for (args, wanted, unwanted) in cases {
+        let (code, stderr) = usage_error(args);
+        assert_eq!(code, Some(2), "{args:?}: {stderr}");
+        for w in *wanted {
+            assert!(stderr.contains(w), "{args:?}: no {w:?}:\n{stderr}");
+        }
+        for w in *unwanted {
+            assert!(!stderr.contains(w), "{args:?}: {w:?}:\n{stderr}");
+        }
+        assert!(
+            stderr.lines().all(|l| l.chars().count() <= 80),
+            "{args:?}: a line over 80 columns:\n{stderr}"
+        );
+    }
+}
+
+/// Every command's path under `qctl`, with the command.
+fn commands() -> Vec<(Vec<String>, clap::Command)> {
+    fn walk(cmd: &clap::Command, path: Vec<String>, out: &mut Vec<(Vec<String>, clap::Command)>) {
+        for sub in cmd.get_subcommands() {
+            let mut p = path.clone();
+            p.push(sub.get_name().to_string());
+            out.push((p.clone(), sub.clone()));
+            walk(sub, p, out);
+        }
+    }
+    let mut out = Vec::new();
+    walk(&qctl::cli::command(), Vec::new(), &mut out);
+    out
+}
+
+/// A command line of `path` with a word for each positional, `extra` after them, and the
+/// handler a consumer needs.
+fn line_of(path: &[String], cmd: &clap::Command, extra: &[&str]) -> Vec<String> {
+    let mut args = path.to_vec();
+    for p in cmd.get_positionals().filter(|p| !p.is_last_set()) {
+        let word = p
+            .get_possible_values()
+            .first()
+            .map(|v| v.get_name().to_string());
+        args.push(word.unwrap_or_else(|| "q".into()));
+    }
+    args.extend(extra.iter().map(|s| s.to_string()));
+    if cmd.get_positionals().any(|p| p.is_last_set()) {
+        args.extend(["--".into(), "true".into()]);
+    }
+    args
+}
+
+#[test]
+fn a_negative_number_says_what_the_option_takes_not_to_write_it_after_dashes() {
+    let (code, stderr) = usage_error(&["consume", "q", "--max-retries", "-1", "--", "true"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    for w in ["--max-retries", "0 or more", "--max-retries 0: no retry"] {
+        assert!(stderr.contains(w), "no {w:?}:\n{stderr}");
+    }
+    assert!(!stderr.contains("hint:"), "{stderr}");
+    let (code, stderr) = usage_error(&["consume", "q", "--max-retries=-1", "--", "true"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    assert!(stderr.contains("0 or more"), "{stderr}");
+    let (_, stderr) = usage_error(&["dead", "list", "q", "--since", "-2h"]);
+    assert!(stderr.contains("--since 2h is two hours ago"), "{stderr}");
+    let (_, stderr) = usage_error(&["--connect-timeout", "-1s", "stats"]);
+    assert!(
+        stderr.contains("--connect-timeout takes a duration"),
+        "{stderr}"
+    );
+    // Every numeric, duration and time option of every command (the global ones above).
+    let mut checked = 0;
+    for (path, cmd) in commands() {
+        for option in cmd.get_arguments() {
+            let numeric = option
+                .get_value_names()
+                .and_then(|v| v.first())
+                .is_some_and(|v| ["N", "DUR", "TIME", "R", "RATE"].contains(&v.as_str()));
+            let (Some(long), true) = (option.get_long(), numeric && !option.is_global_set()) else {
+                continue;
+            };
+            let flag = format!("--{long}");
+            let args = line_of(&path, &cmd, &[&flag, "-1"]);
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let (code, stderr) = usage_error(&args);
+            checked += 1;
+            let usage = if ["check", "doctor"].contains(&path[0].as_str()) {
+                3
+            } else {
+                2
+            };
+            assert_eq!(code, Some(usage), "{args:?}: {stderr}");
+            assert!(!stderr.contains("'-- -1'"), "{args:?}:\n{stderr}");
+            assert!(
+                stderr.contains(&format!("for '{flag}")) && stderr.contains(" takes "),
+                "{args:?}: the option and what it takes:\n{stderr}"
+            );
+        }
+    }
+    assert!(checked > 30, "{checked} options checked");
+}
+
+#[test]
+fn an_option_of_another_command_names_the_commands_that_have_it() {
+    let (code, stderr) = usage_error(&["active", "delete", "mail", "--all"]);
+    assert_eq!(code, Some(2), "{stderr}");
+    for w in [
+        "'qctl active delete' has no --all",
+        "'dead requeue'",
+        "whose ids it is given",
+        "qctl purge QUEUE",
+    ] {
+        assert!(stderr.contains(w), "no {w:?}:\n{stderr}");
+    }
+    assert!(!stderr.contains("'-- --all'"), "{stderr}");
+    // Options of the commands that change or list jobs, on every command without them.
+    let all = commands();
+    let mut checked = 0;
+    for long in [
+        "all",
+        "yes",
+        "dry-run",
+        "limit",
+        "grep",
+        "jsonl",
+        "raw",
+        "older-than",
+        "watch",
+    ] {
+        for (path, cmd) in &all {
+            let leaf = cmd.get_subcommands().next().is_none();
+            let has = cmd.get_arguments().any(|a| a.get_long() == Some(long));
+            if !leaf || has || path[0] == "help" {
+                continue;
+            }
+            let flag = format!("--{long}");
+            let args = line_of(path, cmd, &[&flag]);
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let (_, stderr) = usage_error(&args);
+            checked += 1;
+            assert!(
+                stderr.contains(&format!("has no {flag};")) && !stderr.contains("'-- --"),
+                "{args:?}:\n{stderr}"
+            );
+        }
+    }
+    assert!(checked > 100, "{checked} command lines checked");
+}

@@ -158,7 +158,7 @@ fn ahead_problem(heartbeat: f64, now: f64) -> String {
 /// Who runs a consumer: `qctl` when it described itself, else `CurlyQ` (a Go CurlyQ
 /// consumer, or a qctl consumer whose description expired), `-` for a member that is no
 /// in-flight key.
-fn run_by(key: &str, keys: &crate::engine::QueueKeys, described: bool) -> &'static str {
+pub fn run_by(key: &str, keys: &crate::engine::QueueKeys, described: bool) -> &'static str {
     match (described, keys.consumer_uuid(key).is_some()) {
         (true, _) => "qctl",
         (false, true) => "CurlyQ",

@@ -163,3 +163,156 @@ fn connection() -> String {
     }
     cmd.render_long_help().to_string()
 }
+
+/// A job id as the examples show one.
+const ID: &str = "0b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff";
+
+/// Two or three examples of each command, by its path under `qctl` ("" for qctl itself):
+/// `-h` and `--help` show them under "Examples:". Each is a command line as typed; tests/cli.rs
+/// checks that every one parses.
+pub fn examples(path: &str) -> Vec<String> {
+    let lines: &[&str] = match path {
+        "" => &[
+            "qctl enqueue mail '{\"to\":\"ann@example.com\"}'",
+            "qctl consume mail -c 4 -- ./send-mail.sh",
+        ],
+        "enqueue" => &[
+            "qctl enqueue mail '{\"to\":\"ann@example.com\"}'",
+            "qctl enqueue mail --in 10m 'reminder'",
+            "seq 1 100 | qctl enqueue numbers --lines",
+        ],
+        "consume" => &[
+            "qctl consume mail -c 4 -- ./send-mail.sh",
+            "qctl consume mail --drain --max-retries 2 -- ./send-mail.sh",
+            "qctl consume images --pipe -c 2 -- python3 resize.py",
+        ],
+        "wait" => &[
+            "qctl wait mail --timeout 10m",
+            "qctl wait mail ID --timeout 1m",
+        ],
+        "stats" => &[
+            "qctl stats",
+            "qctl stats mail sms --json",
+            "qctl stats mail --history 1h",
+        ],
+        "metrics" => &[
+            "qctl metrics",
+            "qctl metrics mail sms --listen 0.0.0.0:9187",
+        ],
+        "check" => &[
+            "qctl check --dead-max 0 --min-consumers 1",
+            "qctl check mail --warn-ready 1000 --ready-max 10000",
+            "qctl check --failure-rate-max 5% --window 15m",
+        ],
+        "top" => &["qctl top", "qctl top --interval 500ms"],
+        "dead" => &[
+            "qctl dead list mail",
+            "qctl dead groups mail",
+            "qctl dead requeue mail --all --yes",
+        ],
+        "dead list" => &[
+            "qctl dead list mail",
+            "qctl dead list mail --reason timeout --since 1h",
+            "qctl dead list mail --jsonl --limit 1000 > dead.jsonl",
+        ],
+        "dead show" => &[
+            "qctl dead show mail ID",
+            "qctl dead show mail ID --raw > job.json",
+        ],
+        "dead requeue" => &[
+            "qctl dead requeue mail ID",
+            "qctl dead requeue mail --all --dry-run",
+            "qctl dead requeue mail --group 4f1c2a9b3e7d --yes",
+        ],
+        "dead delete" => &[
+            "qctl dead delete mail ID",
+            "qctl dead delete mail --older-than 30d --yes",
+        ],
+        "dead export" => &[
+            "qctl dead export mail > dead.jsonl",
+            "qctl dead export mail --reason timeout > timeouts.jsonl",
+        ],
+        "dead groups" => &["qctl dead groups mail", "qctl dead groups mail --since 1h"],
+        "scheduled" => &[
+            "qctl scheduled list mail",
+            "qctl scheduled groups mail",
+            "qctl scheduled run-now mail --all --yes",
+        ],
+        "scheduled list" => &[
+            "qctl scheduled list mail",
+            "qctl scheduled list mail --until +2h",
+        ],
+        "scheduled show" => &[
+            "qctl scheduled show mail ID",
+            "qctl scheduled show mail ID --raw",
+        ],
+        "scheduled run-now" => &[
+            "qctl scheduled run-now mail ID",
+            "qctl scheduled run-now mail --group none --yes",
+        ],
+        "scheduled delete" => &[
+            "qctl scheduled delete mail ID",
+            "qctl scheduled delete mail --grep test --dry-run",
+        ],
+        "scheduled groups" => &[
+            "qctl scheduled groups mail",
+            "qctl scheduled groups mail --limit 0",
+        ],
+        "active" => &["qctl active list mail", "qctl active delete mail ID"],
+        "active list" => &[
+            "qctl active list mail",
+            "qctl active list mail --limit 5 --jsonl",
+        ],
+        "active delete" => &[
+            "qctl active delete mail ID",
+            "qctl active delete mail ID --yes",
+        ],
+        "tail" => &[
+            "qctl tail mail",
+            "qctl tail mail sms --failures",
+            "qctl tail mail --since 1h --no-follow",
+        ],
+        "inflight" => &["qctl inflight mail", "qctl inflight mail --jsonl"],
+        "consumers" => &["qctl consumers mail", "qctl consumers mail --json"],
+        "orphans" => &["qctl orphans mail --dry-run", "qctl orphans mail --yes"],
+        "pause" => &["qctl pause mail", "qctl resume mail"],
+        "resume" => &["qctl resume mail", "qctl pause mail"],
+        "purge" => &["qctl purge mail --dry-run", "qctl purge mail --yes"],
+        "export" => &[
+            "qctl export mail > mail.jsonl",
+            "qctl export mail --state dead --state retrying > failed.jsonl",
+        ],
+        "import" => &[
+            "qctl import mail < mail.jsonl",
+            "qctl import mail-copy --file mail.jsonl",
+        ],
+        "move" => &[
+            "qctl move mail mail-v2 --dry-run",
+            "qctl move mail mail --to redis://new-host:6379 --yes",
+        ],
+        "limit" => &[
+            "qctl limit mail",
+            "qctl limit mail --rate 100/s --max-running 20",
+            "qctl limit mail --clear",
+        ],
+        "doctor" => &[
+            "qctl doctor",
+            "qctl doctor mail",
+            "qctl doctor mail --fix --dry-run",
+        ],
+        "completions" => &[
+            "qctl completions bash > ~/.local/share/bash-completion/completions/qctl",
+            "qctl completions zsh > ~/.zfunc/_qctl",
+        ],
+        "man" => &[
+            "qctl man | man -l -",
+            "qctl man --dir ~/.local/share/man/man1",
+        ],
+        "help" => &["qctl help dead list", "qctl help exit-codes"],
+        _ => &[],
+    };
+    lines
+        .iter()
+        .map(|l| l.replace(" ID", &format!(" {ID}")))
+        .collect()
+}

@@ -4,7 +4,7 @@ mod active;
 mod check;
 mod completions;
 mod consume;
-mod consumers;
+pub(crate) mod consumers;
 mod dead;
 mod doctor;
 mod enqueue;

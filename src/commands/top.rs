@@ -49,14 +49,16 @@ pub async fn run(ctx: Context, args: TopArgs) -> anyhow::Result<ExitCode> {
         if let Err(e) = screen.terminal.draw(|f| view::draw(f, &model)) {
             break Err(e.into());
         }
+        // What to read besides the counts follows the view: the open queue and the dead jobs
+        // its drawing had room for.
+        if let Some(wanted) = model.next_request() {
+            let _ = requests.send(Request::Detail(wanted));
+        }
         tokio::select! {
             event = keys.recv() => match event {
                 Some(Event::Key(key)) if key.kind != KeyEventKind::Release => {
                     match model.on_key(key) {
                         Some(Action::Quit) => break Ok(ExitCode::Success),
-                        Some(Action::Detail(queue)) => {
-                            let _ = requests.send(Request::Detail(queue));
-                        }
                         Some(Action::Pause { queue, pause }) => {
                             let _ = requests.send(Request::Pause { queue, pause });
                         }

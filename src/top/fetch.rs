@@ -7,19 +7,35 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
-use crate::engine::consumers::{self, ConsumerInfo};
+use crate::engine::consumers::{self, ConsumerInfo, Description};
 use crate::engine::listing::{Entry, Filter, Pager};
 use crate::engine::queues::{self, QueueStats};
 use crate::engine::{self, history, Error, QueueKeys, Redis};
 
-/// Newest dead jobs shown for a selected queue.
-pub const DEAD_SHOWN: u64 = 10;
+/// The fewest dead jobs read for an open queue.
+pub const DEAD_READ_MIN: u64 = 30;
+
+/// The open queue and the dead jobs to read of it: `count` of them from `offset`, newest
+/// first.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DetailRequest {
+    pub queue: String,
+    pub offset: u64,
+    pub count: u64,
+}
+
+impl DetailRequest {
+    /// Whether the dead jobs `offset..offset + rows` are among those it reads.
+    pub fn covers(&self, queue: &str, offset: u64, rows: u64) -> bool {
+        self.queue == queue && self.offset <= offset && offset + rows <= self.offset + self.count
+    }
+}
 
 /// What the refresher is told by the screen.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Request {
-    /// Read the consumers and dead jobs of this queue too (None: only the counts).
-    Detail(Option<String>),
+    /// Read the consumers and some dead jobs of this queue too (None: only the counts).
+    Detail(Option<DetailRequest>),
     /// Set or remove the queue's pause flag.
     Pause { queue: String, pause: bool },
 }
@@ -59,15 +75,19 @@ pub struct Snapshot {
 /// How many minutes of history the list shows per queue.
 pub const RECENT_MINUTES: usize = 10;
 
-/// The consumers and newest dead jobs of one queue.
+/// The consumers and some dead jobs of one queue.
 #[derive(Debug, Clone)]
 pub struct Detail {
     pub queue: String,
     /// The server's clock when read (heartbeats are in its time).
     pub now: f64,
     pub consumers: Vec<ConsumerInfo>,
-    /// Newest first, at most [`DEAD_SHOWN`].
+    /// What each consumer wrote about itself (host, pid, version): None for a Go CurlyQ
+    /// consumer, which writes nothing.
+    pub described: Vec<Option<Description>>,
+    /// Newest first, from the `dead_offset`th newest.
     pub dead: Vec<Entry>,
+    pub dead_offset: u64,
     pub dead_total: u64,
 }
 
@@ -108,7 +128,7 @@ pub async fn run(
     mut requests: UnboundedReceiver<Request>,
     updates: UnboundedSender<Update>,
 ) {
-    let mut detail: Option<String> = None;
+    let mut detail: Option<DetailRequest> = None;
     let mut seen = seen.0;
     loop {
         let wait = tokio::time::sleep(settings.interval);
@@ -117,7 +137,7 @@ pub async fn run(
             _ = &mut wait => {}
             request = requests.recv() => match request {
                 None => return,
-                Some(Request::Detail(queue)) => detail = queue,
+                Some(Request::Detail(wanted)) => detail = wanted,
                 Some(Request::Pause { queue, pause }) => {
                     let keys = QueueKeys::new(&queue);
                     let update = match queues::set_paused(&mut redis, &keys, pause).await {
@@ -130,14 +150,7 @@ pub async fn run(
                 }
             },
         }
-        let result = refresh(
-            &mut redis,
-            &settings,
-            &mut seen,
-            detail.as_deref(),
-            &updates,
-        )
-        .await;
+        let result = refresh(&mut redis, &settings, &mut seen, detail.as_ref(), &updates).await;
         if let Err(e) = result {
             if updates.send(Update::Error(one_line(&e))).is_err() {
                 return;
@@ -153,7 +166,7 @@ async fn refresh(
     redis: &mut Redis,
     settings: &Settings,
     seen: &mut BTreeSet<String>,
-    detail: Option<&str>,
+    detail: Option<&DetailRequest>,
     updates: &UnboundedSender<Update>,
 ) -> Result<(), Error> {
     let found = queues::discover(redis, settings.max_keys).await?;
@@ -188,18 +201,29 @@ async fn refresh(
         untagged,
         incomplete: !found.complete,
     }));
-    if let Some(queue) = detail {
-        let d = read_detail(redis, queue, now).await?;
+    if let Some(wanted) = detail {
+        let d = read_detail(redis, wanted, now).await?;
         let _ = updates.send(Update::Detail(d));
     }
     Ok(())
 }
 
-/// The consumers and newest dead jobs of `queue`; `now` is the server's clock of this refresh.
-async fn read_detail(redis: &mut Redis, queue: &str, now: f64) -> Result<Detail, Error> {
+/// The consumers of a queue, with what they wrote about themselves, and the dead jobs asked
+/// for; `now` is the server's clock of this refresh.
+async fn read_detail(redis: &mut Redis, wanted: &DetailRequest, now: f64) -> Result<Detail, Error> {
+    let queue = wanted.queue.as_str();
     let keys = QueueKeys::new(queue);
     let consumers = consumers::list(redis, &keys).await?;
-    let mut pager = Pager::zset(redis, &keys.dead, true, &Filter::default(), 0, DEAD_SHOWN).await?;
+    let described = consumers::describe(redis, &keys, &consumers).await?;
+    let mut pager = Pager::zset(
+        redis,
+        &keys.dead,
+        true,
+        &Filter::default(),
+        wanted.offset,
+        wanted.count,
+    )
+    .await?;
     let mut dead = Vec::new();
     while let Some(chunk) = pager.next(redis, &keys).await? {
         dead.extend(chunk);
@@ -208,7 +232,9 @@ async fn read_detail(redis: &mut Redis, queue: &str, now: f64) -> Result<Detail,
         queue: queue.to_string(),
         now,
         consumers,
+        described,
         dead,
+        dead_offset: wanted.offset,
         dead_total: pager.total(),
     })
 }

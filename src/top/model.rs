@@ -2,12 +2,13 @@
 //! rates and history, the sort, the filter, the selection and the prompts. No terminal here:
 //! every change is a plain method, tested without a screen.
 
+use std::cell::Cell;
 use std::collections::{HashMap, VecDeque};
 use std::time::Duration;
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 
-use super::fetch::{Detail, Snapshot, Update};
+use super::fetch::{Detail, DetailRequest, Snapshot, Update, DEAD_READ_MIN};
 use crate::engine::queues::{rate, Count, QueueStats};
 
 /// Samples kept per queue for the sparklines (10 minutes at the default 2 s interval).
@@ -136,12 +137,7 @@ pub enum Prompt {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Action {
     Quit,
-    /// Read this queue's consumers and dead jobs at every refresh (None: stop).
-    Detail(Option<String>),
-    Pause {
-        queue: String,
-        pause: bool,
-    },
+    Pause { queue: String, pause: bool },
 }
 
 /// Everything the screen shows.
@@ -158,6 +154,12 @@ pub struct Model {
     pub view: View,
     pub prompt: Option<Prompt>,
     pub detail: Option<Detail>,
+    /// The open queue's dead jobs shown from this one on (0: the newest).
+    pub dead_offset: u64,
+    /// How many dead jobs the last drawing had room for.
+    pub dead_rows: Cell<u16>,
+    /// What the refresher was last asked to read besides the counts.
+    asked: Option<DetailRequest>,
     /// The error of the last refresh, until one succeeds.
     pub error: Option<String>,
     /// The outcome of the last change (pause, resume), until the next key.
@@ -179,6 +181,9 @@ impl Model {
             view: View::List,
             prompt: None,
             detail: None,
+            dead_offset: 0,
+            dead_rows: Cell::new(0),
+            asked: None,
             error: None,
             message: None,
             last: None,
@@ -377,16 +382,19 @@ impl Model {
                     });
                 }
             }
-            _ if matches!(self.view, View::Queue(_)) => {
-                if matches!(
-                    key.code,
-                    KeyCode::Esc | KeyCode::Left | KeyCode::Backspace | KeyCode::Enter
-                ) {
+            _ if matches!(self.view, View::Queue(_)) => match key.code {
+                KeyCode::Esc | KeyCode::Left | KeyCode::Backspace | KeyCode::Enter => {
                     self.view = View::List;
                     self.detail = None;
-                    return Some(Action::Detail(None));
                 }
-            }
+                KeyCode::Up | KeyCode::Char('k') => self.scroll_dead(-1),
+                KeyCode::Down | KeyCode::Char('j') => self.scroll_dead(1),
+                KeyCode::PageUp => self.scroll_dead(-(self.page() as i64)),
+                KeyCode::PageDown => self.scroll_dead(self.page() as i64),
+                KeyCode::Home => self.scroll_dead(i64::MIN / 2),
+                KeyCode::End => self.scroll_dead(i64::MAX / 2),
+                _ => {}
+            },
             KeyCode::Up | KeyCode::Char('k') => self.move_cursor(-1),
             KeyCode::Down | KeyCode::Char('j') => self.move_cursor(1),
             KeyCode::PageUp => self.move_cursor(-10),
@@ -396,9 +404,9 @@ impl Model {
             KeyCode::Enter | KeyCode::Right => {
                 let queue = self.current()?.name().to_string();
                 self.selected = Some(queue.clone());
-                self.view = View::Queue(queue.clone());
+                self.view = View::Queue(queue);
                 self.detail = None;
-                return Some(Action::Detail(Some(queue)));
+                self.dead_offset = 0;
             }
             KeyCode::Char('s') => self.sort = self.sort.next(),
             KeyCode::Char('/') => self.prompt = Some(Prompt::Filter),
@@ -406,6 +414,49 @@ impl Model {
             _ => {}
         }
         None
+    }
+
+    /// Dead jobs a page key moves by: the rows shown, less one kept in view.
+    fn page(&self) -> u64 {
+        u64::from(self.dead_rows.get()).saturating_sub(1).max(1)
+    }
+
+    /// Scrolls the open queue's dead jobs by `by` rows, within those there are: the last
+    /// page is a full one.
+    fn scroll_dead(&mut self, by: i64) {
+        let Some(total) = self.detail.as_ref().map(|d| d.dead_total) else {
+            return;
+        };
+        let last = total.saturating_sub(u64::from(self.dead_rows.get()).max(1));
+        let to = (self.dead_offset as i64).saturating_add(by);
+        self.dead_offset = (to.max(0) as u64).min(last);
+    }
+
+    /// What the refresher must now be asked to read besides the counts, when that changed
+    /// (`Some(None)`: nothing more): the open queue, and its dead jobs around those shown, a
+    /// page before and after them, so that scrolling finds them read.
+    pub fn next_request(&mut self) -> Option<Option<DetailRequest>> {
+        let wanted = match &self.view {
+            View::List => None,
+            View::Queue(queue) => {
+                let rows = u64::from(self.dead_rows.get()).max(1);
+                match &self.asked {
+                    Some(asked) if asked.covers(queue, self.dead_offset, rows) => {
+                        return None;
+                    }
+                    _ => Some(DetailRequest {
+                        queue: queue.clone(),
+                        offset: self.dead_offset.saturating_sub(rows),
+                        count: (3 * rows).max(DEAD_READ_MIN),
+                    }),
+                }
+            }
+        };
+        if wanted == self.asked {
+            return None;
+        }
+        self.asked = wanted.clone();
+        Some(wanted)
     }
 }
 
@@ -553,14 +604,70 @@ mod tests {
     #[test]
     fn enter_opens_a_queue_and_esc_goes_back() {
         let mut m = model(vec![stats("a", 0, 0), stats("b", 0, 0)]);
+        assert_eq!(m.next_request(), None);
         m.on_key(key(KeyCode::Down));
-        assert_eq!(
-            m.on_key(key(KeyCode::Enter)),
-            Some(Action::Detail(Some("b".into())))
-        );
+        assert_eq!(m.on_key(key(KeyCode::Enter)), None);
         assert_eq!(m.view, View::Queue("b".into()));
-        assert_eq!(m.on_key(key(KeyCode::Esc)), Some(Action::Detail(None)));
+        let asked = m
+            .next_request()
+            .expect("a request")
+            .expect("the detail of b");
+        assert_eq!((asked.queue.as_str(), asked.offset), ("b", 0));
+        assert_eq!(m.next_request(), None, "asked once");
+        assert_eq!(m.on_key(key(KeyCode::Esc)), None);
         assert_eq!(m.view, View::List);
+        assert_eq!(m.next_request(), Some(None));
+    }
+
+    fn dead(queue: &str, offset: u64, shown: u64, total: u64) -> Update {
+        Update::Detail(Detail {
+            queue: queue.into(),
+            now: 0.0,
+            consumers: Vec::new(),
+            described: Vec::new(),
+            dead: (offset..offset + shown)
+                .map(|i| crate::engine::listing::Entry {
+                    id: format!("job-{i}"),
+                    score: Some(0.0),
+                    job: None,
+                    raw: None,
+                    failure: None,
+                    failure_raw: None,
+                    size: 0,
+                })
+                .collect(),
+            dead_offset: offset,
+            dead_total: total,
+        })
+    }
+
+    #[test]
+    fn the_dead_jobs_of_an_open_queue_scroll_and_are_read_around_those_shown() {
+        let mut m = model(vec![stats("a", 0, 0)]);
+        m.on_key(key(KeyCode::Enter));
+        m.dead_rows.set(5);
+        let asked = m.next_request().unwrap().unwrap();
+        assert_eq!((asked.offset, asked.count), (0, DEAD_READ_MIN));
+        // Nothing scrolls before the dead jobs are read.
+        m.on_key(key(KeyCode::Down));
+        assert_eq!(m.dead_offset, 0);
+        m.apply(dead("a", 0, 30, 100));
+        m.on_key(key(KeyCode::Down));
+        m.on_key(key(KeyCode::Char('j')));
+        assert_eq!(m.dead_offset, 2);
+        m.on_key(key(KeyCode::Up));
+        assert_eq!(m.dead_offset, 1);
+        m.on_key(key(KeyCode::PageDown));
+        assert_eq!(m.dead_offset, 5);
+        assert_eq!(m.next_request(), None, "rows 5..10 were read");
+        m.on_key(key(KeyCode::End));
+        assert_eq!(m.dead_offset, 95, "the last page is full");
+        let asked = m.next_request().unwrap().unwrap();
+        assert!(asked.covers("a", 95, 5), "{asked:?}");
+        m.on_key(key(KeyCode::Home));
+        assert_eq!(m.dead_offset, 0);
+        // The list's keys do not move the cursor in the queue's view.
+        assert_eq!(m.view, View::Queue("a".into()));
     }
 
     #[test]

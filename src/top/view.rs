@@ -9,13 +9,16 @@ use ratatui::text::Line;
 use ratatui::widgets::{Block, Cell, Paragraph, Row, Sparkline, Table, TableState};
 use ratatui::Frame;
 
-use super::fetch::DEAD_SHOWN;
+use super::fetch::Detail;
 use super::model::{Model, Prompt, QueueRow, View};
+use crate::commands::consumers::{host_pid, run_by, short_name};
 use crate::commands::millis;
 use crate::engine::consumers::AHEAD_TOLERANCE;
+use crate::engine::listing::Entry;
+use crate::engine::QueueKeys;
 use crate::output::{
-    agree, column_widths, cut_middle, dead_reason, plural, preview, printable, queue_cells,
-    relative,
+    agree, column_widths, cut, cut_middle, dead_reason, plural, preview, printable, queue_cells,
+    relative, width_of,
 };
 
 pub fn draw(frame: &mut Frame, m: &Model) {
@@ -56,11 +59,12 @@ fn title_line(m: &Model) -> String {
     )
 }
 
-/// A column of the queue list: its header and when it goes on a narrow terminal (1 first;
-/// 0 never).
+/// A column of the queue list: its header, when it goes on a narrow terminal (1 first;
+/// 0 never), and whether it holds numbers (right-aligned, as `stats` shows them).
 struct Column {
     name: &'static str,
     drop: u8,
+    number: bool,
 }
 
 /// The columns of the queue list: those of `stats`, the rates since the last refresh, then
@@ -70,50 +74,62 @@ const COLUMNS: [Column; 12] = [
     Column {
         name: "QUEUE",
         drop: 0,
+        number: false,
     },
     Column {
         name: "ACTIVE",
         drop: 0,
+        number: true,
     },
     Column {
         name: "DUE",
         drop: 0,
+        number: true,
     },
     Column {
         name: "LATER",
         drop: 2,
+        number: true,
     },
     Column {
         name: "IN FLIGHT",
         drop: 0,
+        number: true,
     },
     Column {
         name: "DEAD",
         drop: 0,
+        number: true,
     },
     Column {
         name: "CONSUMERS",
         drop: 6,
+        number: false,
     },
     Column {
         name: "PAUSED",
         drop: 5,
+        number: false,
     },
     Column {
         name: "DONE/S",
         drop: 3,
+        number: true,
     },
     Column {
         name: "FAILED/S",
         drop: 1,
+        number: true,
     },
     Column {
         name: "DONE 10M",
         drop: 7,
+        number: false,
     },
     Column {
         name: "P95 10M",
         drop: 4,
+        number: true,
     },
 ];
 
@@ -202,10 +218,12 @@ impl Cells {
                 all[0] = cut_middle(&all[0], room.saturating_sub(suffix.len())) + suffix;
                 Row::new(
                     cols.iter()
-                        .map(|&i| all.get(i).cloned().unwrap_or_default()),
+                        .map(|&i| cell(all.get(i).cloned().unwrap_or_default(), COLUMNS[i].number)),
                 )
             });
-        Table::new(rows, constraints).header(header(cols.iter().map(|&i| COLUMNS[i].name)))
+        Table::new(rows, constraints).header(header(
+            cols.iter().map(|&i| (COLUMNS[i].name, COLUMNS[i].number)),
+        ))
     }
 }
 
@@ -255,8 +273,23 @@ fn spark(minutes: &[Option<crate::engine::history::Tally>]) -> String {
         .collect()
 }
 
-fn header(names: impl IntoIterator<Item = &'static str>) -> Row<'static> {
-    Row::new(names.into_iter().map(Cell::from)).style(Style::new().add_modifier(Modifier::BOLD))
+/// A table cell: a number is right-aligned, as `stats` shows it.
+fn cell(text: String, number: bool) -> Cell<'static> {
+    if number {
+        Cell::from(Line::from(text).right_aligned())
+    } else {
+        Cell::from(text)
+    }
+}
+
+/// A header row: each name, and whether its column holds numbers.
+fn header(names: impl IntoIterator<Item = (&'static str, bool)>) -> Row<'static> {
+    Row::new(
+        names
+            .into_iter()
+            .map(|(name, number)| cell(name.to_string(), number)),
+    )
+    .style(Style::new().add_modifier(Modifier::BOLD))
 }
 
 fn draw_list(frame: &mut Frame, area: Rect, m: &Model) {
@@ -283,9 +316,19 @@ fn draw_list(frame: &mut Frame, area: Rect, m: &Model) {
 }
 
 fn draw_queue(frame: &mut Frame, area: Rect, m: &Model, queue: &str) {
+    let consumers_height = m
+        .detail
+        .as_ref()
+        .filter(|d| d.queue == queue)
+        .map_or(1, |d| d.consumers.len().max(1) as u16)
+        + 3;
     let [counts, consumers, dead] = Layout::vertical([
         Constraint::Length(4),
-        Constraint::Percentage(40),
+        Constraint::Length(
+            consumers_height
+                .min(area.height.saturating_sub(4) / 2)
+                .max(3),
+        ),
         Constraint::Fill(1),
     ])
     .areas(area);
@@ -300,6 +343,8 @@ fn draw_queue(frame: &mut Frame, area: Rect, m: &Model, queue: &str) {
         summary.block(Block::bordered().title(format!(" queue {} ", printable(queue)))),
         counts,
     );
+    // The rows the dead jobs have: inside the border, under the header.
+    m.dead_rows.set(dead.height.saturating_sub(3));
     let Some(d) = m.detail.as_ref().filter(|d| d.queue == queue) else {
         frame.render_widget(
             Paragraph::new("reading consumers and dead jobs..."),
@@ -307,78 +352,240 @@ fn draw_queue(frame: &mut Frame, area: Rect, m: &Model, queue: &str) {
         );
         return;
     };
-    let rows: Vec<Row> = d
+    let inner = consumers.width.saturating_sub(2);
+    let room = usize::from(consumers.height.saturating_sub(3));
+    let title = if d.consumers.len() > room {
+        format!(" consumers: {}, {room} shown ", d.consumers.len())
+    } else {
+        format!(" consumers: {} ", d.consumers.len())
+    };
+    frame.render_widget(
+        consumers_table(d, m.orphan_after.as_secs_f64(), inner)
+            .block(Block::bordered().title(title)),
+        consumers,
+    );
+    let rows = u64::from(m.dead_rows.get());
+    let first = m.dead_offset.min(d.dead_total.saturating_sub(1));
+    let shown: Vec<Option<&Entry>> = (first..(first + rows).min(d.dead_total))
+        .map(|i| {
+            i.checked_sub(d.dead_offset)
+                .and_then(|at| d.dead.get(at as usize))
+        })
+        .collect();
+    let inner = dead.width.saturating_sub(2);
+    let title = if d.dead_total == 0 {
+        " dead jobs: none ".to_string()
+    } else {
+        fit_title(
+            &[
+                format!(
+                    " dead jobs {}-{} of {}, newest first ",
+                    first + 1,
+                    first + shown.len() as u64,
+                    d.dead_total
+                ),
+                format!(
+                    " dead {}-{} of {} ",
+                    first + 1,
+                    first + shown.len() as u64,
+                    d.dead_total
+                ),
+            ],
+            inner,
+        )
+    };
+    let table = if shown.is_empty() {
+        Table::new([Row::new(["no dead jobs"])], [Constraint::Fill(1)])
+    } else {
+        dead_table(&shown, d.now, inner)
+    };
+    frame.render_widget(table.block(Block::bordered().title(title)), dead);
+}
+
+/// The consumers of an open queue in `width` cells: CONSUMER (the start of its UUID, as `qctl
+/// consumers` names it), RUN BY, HOST:PID (`-` for a Go CurlyQ consumer, which writes
+/// neither), HEARTBEAT, IN FLIGHT and STATE, which takes what is left.
+fn consumers_table(d: &Detail, orphan_after: f64, width: u16) -> Table<'static> {
+    if d.consumers.is_empty() {
+        return Table::new([Row::new(["no consumers"])], [Constraint::Fill(1)]);
+    }
+    let keys = QueueKeys::new(&d.queue);
+    let cutoff = d.now - orphan_after;
+    let rows: Vec<Vec<String>> = d
         .consumers
         .iter()
-        .map(|c| {
-            let cutoff = d.now - m.orphan_after.as_secs_f64();
+        .zip(d.described.iter().chain(std::iter::repeat(&None)))
+        .map(|(c, described)| {
             let state = match &c.problem {
                 Some(p) => format!("invalid: {p}"),
                 None if c.heartbeat > d.now + AHEAD_TOLERANCE => "clock ahead".into(),
                 None if c.heartbeat > cutoff => "alive".into(),
                 None => "expired".into(),
             };
-            Row::new([
-                printable(&c.key),
+            vec![
+                cut_middle(&short_name(&c.key, &keys), 24),
+                match described.as_ref().and_then(|d| d.version.as_deref()) {
+                    Some(v) => format!("qctl {}", printable(v)),
+                    None => run_by(&c.key, &keys, false).into(),
+                },
+                cut_middle(&host_pid(described.as_ref()), 32),
                 relative(c.heartbeat, d.now),
                 c.in_flight.map_or("?".into(), |n| n.to_string()),
                 state,
-            ])
+            ]
         })
         .collect();
-    let title = format!(" consumers: {} ", d.consumers.len());
-    let table = if rows.is_empty() {
-        Table::new([Row::new(["no consumers"])], [Constraint::Fill(1)])
-    } else {
-        Table::new(
-            rows,
-            [
-                Constraint::Fill(1),
-                Constraint::Length(12),
-                Constraint::Length(10),
-                Constraint::Length(30),
-            ],
+    const HEADERS: [(&str, bool); 6] = [
+        ("CONSUMER", false),
+        ("RUN BY", false),
+        ("HOST:PID", false),
+        ("HEARTBEAT", false),
+        ("IN FLIGHT", true),
+        ("STATE", false),
+    ];
+    let names: Vec<&str> = HEADERS.iter().map(|(n, _)| *n).collect();
+    let widths = column_widths(&names, &rows);
+    let fixed: u16 = widths[..5].iter().map(|w| *w as u16 + 1).sum();
+    let state = width.saturating_sub(fixed) as usize;
+    let constraints: Vec<Constraint> = widths[..5]
+        .iter()
+        .map(|w| Constraint::Length(*w as u16))
+        .chain([Constraint::Fill(1)])
+        .collect();
+    let rows = rows.into_iter().map(|mut r| {
+        r[5] = cut(&r[5], state);
+        Row::new(
+            r.into_iter()
+                .zip(HEADERS)
+                .map(|(text, (_, number))| cell(text, number)),
         )
-        .header(header(["CONSUMER", "HEARTBEAT", "IN FLIGHT", "STATE"]))
-    };
-    frame.render_widget(table.block(Block::bordered().title(title)), consumers);
-    let rows: Vec<Row> = d
-        .dead
+    });
+    Table::new(rows, constraints).header(header(HEADERS))
+}
+
+/// The room REASON wants before an id is cut to [`ID_CUT`] cells.
+const REASON_WANT: usize = 40;
+
+/// The cells a long id is cut to (in its middle) on a narrow terminal.
+const ID_CUT: usize = 17;
+
+/// The least room DATA is shown with, after the whole reason.
+const DATA_MIN: usize = 12;
+
+/// Dead jobs in `width` cells: ID, DIED, FAILURES, REASON and, when the reason has all the
+/// room it wants and some is left, DATA. The reason takes what the others leave: an id longer
+/// than [`ID_CUT`] is cut in its middle when the reason would otherwise have less than
+/// [`REASON_WANT`] cells (`qctl dead list` shows it whole). A job not read yet shows as `...`.
+fn dead_table(shown: &[Option<&Entry>], now: f64, width: u16) -> Table<'static> {
+    let width = width as usize;
+    let ids: Vec<String> = shown
+        .iter()
+        .map(|e| e.map_or("...".into(), |e| printable(&e.id)))
+        .collect();
+    let died: Vec<String> = shown
         .iter()
         .map(|e| {
-            Row::new([
-                printable(&e.id),
-                e.score.map_or("-".into(), |t| relative(t, d.now)),
-                e.attempt().map_or("-".into(), |a| a.to_string()),
-                dead_reason(e),
-                match e.damage() {
-                    Some(_) => "-".into(),
-                    None => preview(e.data().unwrap_or_default(), 40),
-                },
-            ])
+            e.and_then(|e| e.score)
+                .map_or(String::new(), |t| relative(t, now))
         })
         .collect();
-    let title = format!(
-        " newest dead jobs: {} of {} ",
-        d.dead.len().min(DEAD_SHOWN as usize),
-        d.dead_total
-    );
-    let table = if rows.is_empty() {
-        Table::new([Row::new(["no dead jobs"])], [Constraint::Fill(1)])
-    } else {
-        Table::new(
-            rows,
-            [
-                Constraint::Length(38),
-                Constraint::Length(10),
-                Constraint::Length(8),
-                Constraint::Fill(2),
-                Constraint::Fill(1),
-            ],
-        )
-        .header(header(["ID", "DIED", "FAILURES", "REASON", "DATA"]))
+    let failures: Vec<String> = shown
+        .iter()
+        .map(|e| {
+            e.map_or(String::new(), |e| {
+                e.attempt().map_or("-".into(), |a| a.to_string())
+            })
+        })
+        .collect();
+    let reasons: Vec<String> = shown
+        .iter()
+        .map(|e| e.map_or(String::new(), dead_reason))
+        .collect();
+    let widest = |header: &str, cells: &[String]| {
+        cells
+            .iter()
+            .map(|c| width_of(c))
+            .chain([width_of(header)])
+            .max()
+            .unwrap_or(0)
     };
-    frame.render_widget(table.block(Block::bordered().title(title)), dead);
+    let died_w = widest("DIED", &died);
+    let failures_w = widest("FAILURES", &failures);
+    let mut id_w = widest("ID", &ids);
+    // Four columns leave three spaces between them.
+    let room = |id_w: usize| width.saturating_sub(id_w + died_w + failures_w + 3);
+    if room(id_w) < REASON_WANT && id_w > ID_CUT {
+        id_w = ID_CUT;
+    }
+    let reason_want = widest("REASON", &reasons);
+    let mut reason_w = room(id_w).max(width_of("REASON"));
+    let data_w = reason_w.saturating_sub(reason_want + 1);
+    let with_data = data_w >= DATA_MIN;
+    if with_data {
+        reason_w = reason_want;
+    }
+    let rows: Vec<Row> = shown
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let mut cells = vec![
+                cell(cut_middle(&ids[i], id_w), false),
+                cell(died[i].clone(), false),
+                cell(failures[i].clone(), true),
+                cell(cut(&reasons[i], reason_w), false),
+            ];
+            if with_data {
+                let data = e.map_or(String::new(), |e| match e.damage() {
+                    Some(_) => "-".into(),
+                    None => preview(e.data().unwrap_or_default(), data_w),
+                });
+                cells.push(cell(cut(&data, data_w), false));
+            }
+            Row::new(cells)
+        })
+        .collect();
+    let mut constraints = vec![
+        Constraint::Length(id_w as u16),
+        Constraint::Length(died_w as u16),
+        Constraint::Length(failures_w as u16),
+    ];
+    let mut headers = vec![
+        ("ID", false),
+        ("DIED", false),
+        ("FAILURES", true),
+        ("REASON", false),
+    ];
+    if with_data {
+        constraints.push(Constraint::Length(reason_w as u16));
+        constraints.push(Constraint::Fill(1));
+        headers.push(("DATA", false));
+    } else {
+        constraints.push(Constraint::Fill(1));
+    }
+    Table::new(rows, constraints).header(header(headers))
+}
+
+/// The first of `titles` that fits `width` cells (a box's top border), else the last cut
+/// after a whole word: a title is never cut inside a word.
+fn fit_title(titles: &[String], width: u16) -> String {
+    let width = width as usize;
+    if let Some(t) = titles.iter().find(|t| width_of(t) <= width) {
+        return t.clone();
+    }
+    let last = titles.last().map_or("", String::as_str);
+    let mut kept = String::new();
+    for word in last.split(' ').filter(|w| !w.is_empty()) {
+        let next = format!("{kept} {word}");
+        if width_of(&next) + 1 > width {
+            break;
+        }
+        kept = next;
+    }
+    if kept.is_empty() {
+        String::new()
+    } else {
+        format!("{kept} ")
+    }
 }
 
 /// The backlog (active and due) and done/s of the queue under the cursor, newest on the right.
@@ -398,11 +605,20 @@ fn draw_charts(frame: &mut Frame, area: Rect, m: &Model) {
     let width = left.width.saturating_sub(2) as usize;
     let backlog: Vec<u64> = h.backlog.iter().copied().collect();
     let backlog = &backlog[backlog.len().saturating_sub(width)..];
-    let title = format!(
-        " backlog of {queue}: {} now, max {} over {} ",
+    let (now, max) = (
         backlog.last().copied().unwrap_or(0),
         backlog.iter().max().copied().unwrap_or(0),
-        span(backlog.len())
+    );
+    let over = span(backlog.len());
+    let title = fit_title(
+        &[
+            format!(" backlog of {queue}: {now} now, max {max} over {over} "),
+            format!(" backlog: {now} now, max {max} over {over} "),
+            format!(" backlog: {now} now, max {max} "),
+            format!(" backlog {now}, max {max} "),
+            format!(" backlog {now} "),
+        ],
+        left.width.saturating_sub(2),
     );
     frame.render_widget(
         Sparkline::default()
@@ -414,10 +630,17 @@ fn draw_charts(frame: &mut Frame, area: Rect, m: &Model) {
     let done: Vec<f64> = h.done_rate.iter().copied().collect();
     let done = &done[done.len().saturating_sub(width)..];
     let max = done.iter().copied().fold(0.0, f64::max);
-    let title = format!(
-        " done/s of {queue}: {:.1} now, max {max:.1} over {} ",
-        done.last().copied().unwrap_or(0.0),
-        span(done.len())
+    let now = done.last().copied().unwrap_or(0.0);
+    let over = span(done.len());
+    let title = fit_title(
+        &[
+            format!(" done/s of {queue}: {now:.1} now, max {max:.1} over {over} "),
+            format!(" done/s: {now:.1} now, max {max:.1} over {over} "),
+            format!(" done/s: {now:.1} now, max {max:.1} "),
+            format!(" done/s {now:.1}, max {max:.1} "),
+            format!(" done/s {now:.1} "),
+        ],
+        right.width.saturating_sub(2),
     );
     // Sparklines take integers: hundredths keep slow rates visible.
     let bars: Vec<u64> = done.iter().map(|r| (r * 100.0).round() as u64).collect();
@@ -495,6 +718,8 @@ fn keys_line(m: &Model) -> String {
         (None, View::List) => {
             "q quit  ↑↓ select  Enter consumers, dead jobs  s sort  / filter  p pause/resume".into()
         }
-        (None, View::Queue(_)) => "q quit  Esc back  p pause/resume".into(),
+        (None, View::Queue(_)) => {
+            "q quit  Esc back  ↑↓ PgUp PgDn Home End scroll dead jobs  p pause/resume".into()
+        }
     }
 }
