@@ -295,7 +295,7 @@ fn enter_shows_consumers_and_dead_reasons_and_p_pauses_after_confirmation() {
     let screen = tmux.wait_for("queue \"mail\" is paused");
     assert_eq!(server.cmd::<i64>(&[b"EXISTS", b"mail:paused"]), 1);
     // The Enter that answered did not also leave the queue's view.
-    assert!(screen.contains("newest dead jobs"), "{screen}");
+    assert!(screen.contains("dead jobs 1-1 of 1"), "{screen}");
     // Back in the list, the queue shows as paused.
     tmux.keys(&["Left"]);
     tmux.wait("PAUSED yes", |s| {
