@@ -561,3 +561,215 @@ fn f9_bad_consumer_entries_are_skipped_once_and_9000_orphans_move_in_batches() {
     );
     figure("F9 consumer entries: 3 bad members skipped and said once over 4+ passes; 9,000 orphans of one consumer recovered (1000 ids a script call), lost=0 dup=0");
 }
+
+/// F12: Redis restarted without persistence, over and over, while a consumer holds jobs
+/// (running, and waiting for a handler): Redis comes back empty, the consumer's entry and
+/// the jobs it held gone with it. Nobody else can run those jobs, so the consumer registers
+/// again and goes on, in both modes, every time: each job enqueued afterwards runs once.
+/// Before, whichever of the heartbeat and the settles of those jobs came first decided, and
+/// a heartbeat that found the entry gone while jobs were held gave up the lease (exit 3).
+#[test]
+fn f12_a_redis_restart_without_persistence_under_held_jobs_leaves_the_consumer_running() {
+    let mut figures = Vec::new();
+    for mode in [Mode::PerJob, Mode::Pipe] {
+        let mut server = RedisServer::start();
+        let ledger = Ledger::new();
+        // A lease of 14 s: an outage of a second or two is well within it.
+        let opts = ["-c", "4", "--orphan-after", "20s"];
+        let mut c = consumer(&server, mode, &opts, &ledger, Duration::from_secs(2));
+        let mut restarts = 0;
+        for round in 0..4 {
+            let ids = enqueue_numbered(&server, "q", &format!("r{round}-"), 8);
+            let started = || {
+                let runs = ledger.runs();
+                ids.iter().filter(|id| runs.contains(id)).count()
+            };
+            assert!(
+                wait_until(Duration::from_secs(30), || started() >= 2),
+                "{mode:?} round {round}: its jobs did not start: {}",
+                c.stderr()
+            );
+            // Jobs are running and more wait for a handler: Redis goes, and comes back
+            // empty, at once or after a while.
+            server.stop();
+            if round % 2 == 1 {
+                std::thread::sleep(Duration::from_millis(1500));
+            }
+            server.restart();
+            restarts += 1;
+            // The held jobs run out (2 s each) and the heartbeat looks meanwhile.
+            std::thread::sleep(Duration::from_secs(3));
+            assert!(
+                c.wait_timeout(Duration::ZERO).is_none(),
+                "{mode:?}: the consumer exited after restart {restarts}:\n{}",
+                c.stderr()
+            );
+        }
+        let ids = enqueue_numbered(&server, "q", "after-", 12);
+        assert!(
+            wait_until(Duration::from_secs(60), || pending(&server) == 0),
+            "{mode:?}: the jobs enqueued after the restarts did not all run:\n{}",
+            c.stderr()
+        );
+        let status = c.stop(Duration::from_secs(15)).expect("the consumer stops");
+        let stderr = c.stderr();
+        assert_eq!(status.code(), Some(0), "{mode:?}: {stderr}");
+        assert!(!stderr.contains("lost the lease"), "{mode:?}: {stderr}");
+        assert!(stderr.contains("it registered again"), "{mode:?}: {stderr}");
+        // Jobs Redis lost with the restarts ran once or not at all; the later ones once.
+        let runs = ledger.runs();
+        assert!(
+            repeated(&runs).is_empty(),
+            "{mode:?}: {:?}",
+            repeated(&runs)
+        );
+        let after: Vec<String> = runs
+            .into_iter()
+            .filter(|id| id.starts_with("after-"))
+            .collect();
+        let t = tally(&ids, &after);
+        assert_eq!((t.lost, t.dup), (0, 0), "{mode:?}");
+        assert!(server.lrange("q:active").is_empty());
+        assert_eq!(consumer_keys(&server), Vec::<String>::new());
+        figures.push(format!(
+            "{}: {restarts} restarts, still running, the 12 jobs enqueued after lost={} dup={}",
+            match mode {
+                Mode::PerJob => "per job",
+                Mode::Pipe => "--pipe",
+            },
+            t.lost,
+            t.dup
+        ));
+    }
+    figure(&format!(
+        "F12 redis-server restarted without persistence while jobs were held (-c 4, 2 s jobs): {}",
+        figures.join("; ")
+    ));
+}
+
+/// F12, the other side: a consumer whose entry is gone while its held jobs were taken from
+/// its in-flight set (recovered by another consumer: back in `q:active`, their records
+/// there) still loses its lease and stops its handlers, exit 3; one whose entry alone was
+/// deleted (its in-flight set still holds its jobs: nobody else can run them) registers
+/// again and goes on.
+#[test]
+fn f12_a_consumer_whose_held_jobs_were_taken_still_loses_its_lease() {
+    for taken in [true, false] {
+        let server = RedisServer::start();
+        let ledger = Ledger::new();
+        let ids = enqueue_numbered(&server, "q", "t", 2);
+        let opts = ["-c", "2", "--orphan-after", "20s"];
+        let mut c = consumer(
+            &server,
+            Mode::PerJob,
+            &opts,
+            &ledger,
+            Duration::from_secs(30),
+        );
+        assert!(wait_until(Duration::from_secs(15), || ledger.runs().len() == 2));
+        let key = consumer_keys(&server).remove(0);
+        if taken {
+            // What recovery does: the ids back in q:active, the entry gone.
+            for id in &ids {
+                let _: () = server.cmd(&[b"SREM", key.as_bytes(), id.as_bytes()]);
+                let _: () = server.cmd(&[b"RPUSH", b"q:active", id.as_bytes()]);
+            }
+        }
+        let _: () = server.cmd(&[b"ZREM", b"q:consumers", key.as_bytes()]);
+        let handlers: Vec<i32> = ledger.entries().iter().map(|r| r.pid).collect();
+        if taken {
+            let status = c
+                .wait_timeout(Duration::from_secs(20))
+                .expect("it exits by itself");
+            let stderr = c.stderr();
+            assert_eq!(status.code(), Some(3), "{stderr}");
+            assert!(
+                stderr.contains("2 of the 2 jobs its handlers run or wait for"),
+                "{stderr}"
+            );
+            assert!(stderr.contains("others may run them"), "{stderr}");
+            assert!(handlers.iter().all(|pid| !running(*pid)), "{stderr}");
+        } else {
+            assert!(
+                wait_until(Duration::from_secs(10), || consumer_keys(&server)
+                    == [key.clone()]),
+                "it did not register again: {}",
+                c.stderr()
+            );
+            assert!(c.wait_timeout(Duration::ZERO).is_none(), "{}", c.stderr());
+            assert!(handlers.iter().all(|pid| running(*pid)));
+            let stderr = c.stderr();
+            assert!(
+                stderr.contains("its in-flight set still holds the 2 jobs"),
+                "{stderr}"
+            );
+            // A second signal ends the running jobs at once: they go back to q:active.
+            c.signal(Signal::SIGTERM);
+            std::thread::sleep(Duration::from_millis(300));
+            let status = c.stop(Duration::from_secs(15)).expect("it stops");
+            assert_eq!(status.code(), Some(0), "{}", c.stderr());
+        }
+        assert!(support::invariants(&server, "q").is_empty());
+    }
+}
+
+/// F13: Redis frozen for good (SIGSTOP) under a consumer whose handlers keep ending, so acks
+/// are waiting for an answer. Its lease runs out 3 s after the last heartbeat
+/// (`--heartbeat 1s --orphan-after 6s`); the calls still unanswered get 3 s more, and it
+/// exits 3 then, about 6 s after the freeze as docs/reliability.md says, however long
+/// `--response-timeout` is (30 s here: before, it waited for each pending ack call in turn,
+/// 30 s each, and 3 s more to leave). Woken, Redis holds every job whole.
+#[test]
+fn f13_a_consumer_whose_redis_freezes_for_good_exits_within_its_lease_not_its_response_timeouts() {
+    let server = RedisServer::start();
+    let ledger = Ledger::new();
+    let ids = enqueue_numbered(&server, "q", "z", 300);
+    let opts = [
+        "-c",
+        "4",
+        "--orphan-after",
+        "6s",
+        "--response-timeout",
+        "30s",
+    ];
+    let mut c = consumer(
+        &server,
+        Mode::PerJob,
+        &opts,
+        &ledger,
+        Duration::from_millis(200),
+    );
+    assert!(
+        wait_until(Duration::from_secs(30), || pending(&server) <= 290),
+        "nothing acked: {}",
+        c.stderr()
+    );
+    server.pause();
+    let frozen = Instant::now();
+    // Documented: 6 s. A generous margin, and still well short of one --response-timeout.
+    let status = c.wait_timeout(Duration::from_secs(25));
+    let took = frozen.elapsed();
+    server.resume();
+    let stderr = c.stderr();
+    let status = status.unwrap_or_else(|| {
+        panic!(
+            "still running {:.1} s after the freeze:\n{stderr}",
+            took.as_secs_f64()
+        )
+    });
+    assert_eq!(status.code(), Some(3), "{stderr}");
+    assert!(stderr.contains("lost the lease"), "{stderr}");
+    assert!(
+        stderr.contains("Redis did not answer within 3s of the loss of the lease"),
+        "{stderr}"
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(support::invariants(&server, "q"), Vec::<String>::new());
+    let runs = ledger.runs();
+    let t = tally(&ids, &runs);
+    figure(&format!(
+        "F13 redis-server SIGSTOPped for good under a consumer acking 0.2 s jobs (-c 4, --response-timeout 30s): exit 3 {:.1} s after the freeze; {} runs, every job whole once Redis woke",
+        took.as_secs_f64(),
+        runs.len() - t.dup
+    ));
+}

@@ -175,3 +175,58 @@ fn an_ack_that_finds_its_job_gone_says_where_the_job_is() {
     assert!(!err.contains("it was recovered"), "{err}");
     assert_eq!(support::invariants(&server, "q"), Vec::<String>::new());
 }
+
+/// An ack whose call got no reply while Redis was frozen (SIGSTOP) may have been made all
+/// the same: Redis runs it when it wakes. The consumer says the change may or may not have
+/// been made (as for a connection refused), never that nothing was changed; once Redis is
+/// woken, what it holds is one of the two: the job acked, or still reserved.
+#[test]
+fn an_ack_that_timed_out_says_it_may_or_may_not_have_been_made() {
+    let server = RedisServer::start();
+    enqueue(&server, "frozen", "x");
+    let mut cmd = qctl_process(&server);
+    cmd.args(["consume", "q", "-c", "1"])
+        .args([
+            "--heartbeat",
+            "1s",
+            "--orphan-after",
+            "6s",
+            "--response-timeout",
+            "1s",
+        ])
+        .args(["--", "sleep", "1"]);
+    let mut consumer = Background::spawn(cmd);
+    let mut inflight = String::new();
+    assert!(wait_until(Duration::from_secs(10), || {
+        let keys: Vec<String> = server.cmd(&[b"KEYS", b"q:inflight:*"]);
+        inflight = keys.into_iter().next().unwrap_or_default();
+        !inflight.is_empty() && server.smembers(&inflight).contains(&"frozen".to_string())
+    }));
+    // Frozen while the handler runs: its ack goes out to a Redis that does not answer.
+    server.pause();
+    let status = consumer.wait_timeout(Duration::from_secs(60));
+    server.resume();
+    let err = consumer.stderr();
+    assert_eq!(status.and_then(|s| s.code()), Some(3), "{err}");
+    let said: Vec<&str> = err
+        .lines()
+        .filter(|l| l.starts_with("warning: could not settle job \"frozen\""))
+        .collect();
+    assert_eq!(said.len(), 1, "{err}");
+    assert!(
+        said[0].contains("the change may or may not have been made"),
+        "{err}"
+    );
+    assert!(!said[0].contains("nothing was changed"), "{err}");
+    // Redis, awake, ran what it was sent or not: the job is acked or still reserved, whole.
+    // (What the consumer sent before it exited is read by Redis as it wakes.)
+    std::thread::sleep(Duration::from_millis(500));
+    let (record, reserved): (bool, bool) = redis::pipe()
+        .atomic()
+        .hexists("q:data", "frozen")
+        .sismember(&inflight, "frozen")
+        .query(&mut server.conn())
+        .expect("read the job");
+    assert_eq!(record, reserved, "acked or reserved, not half of each");
+    assert_eq!(support::invariants(&server, "q"), Vec::<String>::new());
+}

@@ -567,3 +567,51 @@ fn an_option_of_another_command_names_the_commands_that_have_it() {
     }
     assert!(checked > 100, "{checked} command lines checked");
 }
+
+/// A change whose call got no reply within --response-timeout may have been made all the
+/// same (tests/settle.rs shows Redis running such a call as it wakes). With Redis holding
+/// writes (CLIENT PAUSE WRITE), each command says so, in the words of a lost reply, and
+/// never that nothing changed.
+#[test]
+fn a_change_that_got_no_reply_says_it_may_or_may_not_have_been_made() {
+    let server = queues();
+    let import = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(import.path(), "{\"id\":\"imported\",\"data\":\"x\"}\n").unwrap();
+    let file = import.path().to_str().unwrap();
+    let cases: [(&[&str], &str); 4] = [
+        (
+            &["pause", "mail"],
+            "whether queue \"mail\" was paused is not known: its reply was lost, so the change may or may not have been made",
+        ),
+        (
+            &["resume", "mail"],
+            "whether queue \"mail\" was resumed is not known: its reply was lost, so the change may or may not have been made",
+        ),
+        (
+            &["limit", "mail", "--rate", "5/s"],
+            "whether the limits of queue \"mail\" were changed is not known: its reply was lost, so the change may or may not have been made",
+        ),
+        (
+            &["import", "mail", "--file", file],
+            "lines 1 to 1 were sent and whether they were imported into queue \"mail\" is not known",
+        ),
+    ];
+    for (args, words) in cases {
+        let _: () = server.cmd(&[b"CLIENT", b"PAUSE", b"10000", b"WRITE"]);
+        let out = qctl(&server)
+            .args(["--response-timeout", "1s"])
+            .args(args)
+            .output()
+            .unwrap();
+        let _: () = server.cmd(&[b"CLIENT", b"UNPAUSE"]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(3), "{args:?}: {stderr}");
+        assert!(stderr.contains(words), "{args:?}: {stderr}");
+        assert!(
+            !stderr.contains("nothing was changed"),
+            "{args:?}: {stderr}"
+        );
+    }
+    // Whatever Redis ran of them once it let writes go, the queue is whole.
+    assert_eq!(support::invariants(&server, "mail"), Vec::<String>::new());
+}

@@ -365,8 +365,15 @@ async fn fix(
             _ = stop.forced.cancelled() => Ok(()),
         };
         if let Err(e) = result {
+            let unknown = match e.outcome_unknown() {
+                true => {
+                    ": the last call, up to 100 ids, was sent and whether it took effect is not known"
+                }
+                false => "",
+            };
             failure = Some(
-                anyhow::Error::from(e).context(format!("cannot repair queue {:?}", keys.name)),
+                anyhow::Error::from(e)
+                    .context(format!("cannot repair queue {:?}{unknown}", keys.name)),
             );
             break;
         }

@@ -162,16 +162,22 @@ pub async fn run(mut ctx: Context, args: ImportArgs) -> anyhow::Result<ExitCode>
                 tally.last_line = chunk.last;
             }
             Err(e) => {
-                failure = Some(anyhow::Error::from(e).context(format!(
-                    "cannot import lines {} to {} into queue {:?}",
-                    if chunk.jobs.is_empty() {
-                        chunk.last
-                    } else {
-                        chunk.first
-                    },
-                    chunk.last,
-                    keys.name
-                )));
+                let first = if chunk.jobs.is_empty() {
+                    chunk.last
+                } else {
+                    chunk.first
+                };
+                let what = match e.outcome_unknown() && !chunk.jobs.is_empty() {
+                    true => format!(
+                        "lines {first} to {} were sent and whether they were imported into queue {:?} is not known: the reply was lost",
+                        chunk.last, keys.name
+                    ),
+                    false => format!(
+                        "cannot import lines {first} to {} into queue {:?}",
+                        chunk.last, keys.name
+                    ),
+                };
+                failure = Some(anyhow::Error::from(e).context(what));
                 break;
             }
         }

@@ -36,7 +36,9 @@ pub async fn run(mut ctx: Context, args: LimitArgs) -> anyhow::Result<ExitCode> 
             no_max_running: args.no_max_running,
             clear: args.clear,
         };
-        limits::set(&mut redis, &keys, &change).await?;
+        limits::set(&mut redis, &keys, &change).await.map_err(|e| {
+            super::unknown_change(e, || format!("the limits of queue {queue:?} were changed"))
+        })?;
     }
     let now = limits::read(&mut redis, &keys).await?;
     let usage = limits::usage(&mut redis, &keys, &now, args.orphan_after).await?;

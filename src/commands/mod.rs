@@ -194,6 +194,23 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     })
 }
 
+/// The error of a change that failed, told as one whose outcome is not known when the call
+/// may have been carried out all the same (the link failed, or no reply came within
+/// `--response-timeout`: see [`Error::outcome_unknown`]): `whether {what} is not known`.
+fn unknown_change(err: Error, what: impl FnOnce() -> String) -> anyhow::Error {
+    if !err.outcome_unknown() {
+        return err.into();
+    }
+    let reply = match err {
+        Error::Redis { .. } => "its reply could not be read",
+        _ => "its reply was lost",
+    };
+    anyhow::Error::from(err).context(format!(
+        "whether {} is not known: {reply}, so the change may or may not have been made; run the same command again to be sure",
+        what()
+    ))
+}
+
 /// The words for a queue that has no key on the server, with the names it may have meant:
 /// `no queue "mial" (known: mail, mail-retry)`.
 async fn no_queue(redis: &mut crate::engine::Redis, name: &str) -> anyhow::Result<String> {

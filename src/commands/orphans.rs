@@ -240,8 +240,12 @@ pub async fn run(
     });
     if stopped.is_none() {
         if let Some(err) = failure {
+            let unknown = match unconfirmed {
+                true => "; the last call, up to 1,000 jobs, was sent and whether it took effect is not known",
+                false => "",
+            };
             return Err(err.context(format!(
-                "moved {} back to {} before the error",
+                "moved {} back to {} before the error{unknown}",
                 plural(report.moved(), "job"),
                 keys.active
             )));

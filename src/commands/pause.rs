@@ -14,7 +14,12 @@ pub async fn run(mut ctx: Context, queue: &str, pause: bool) -> anyhow::Result<E
     } else {
         super::require_queue(&mut redis, &keys).await?;
     }
-    let changed = queues::set_paused(&mut redis, &keys, pause).await?;
+    let changed = queues::set_paused(&mut redis, &keys, pause)
+        .await
+        .map_err(|e| {
+            let done = if pause { "paused" } else { "resumed" };
+            super::unknown_change(e, || format!("queue {queue:?} was {done}"))
+        })?;
     let state = if pause { "paused" } else { "running" };
     if ctx.out.json {
         let value = json!({"queue": queue, "state": state, "changed": changed});

@@ -71,6 +71,8 @@ pub fn rights(keys: &QueueKeys, uuid: &str) -> Rights {
         .command("ZRANGE", Some(&keys.consumers))
         .command("SCARD", Some(inflight))
         .command("SMEMBERS", Some(inflight))
+        // Where its jobs went when its entry is gone (`consumer::heartbeat`).
+        .command("HEXISTS", Some(&keys.data))
         .command("LLEN", Some(&keys.active))
         .command("EXISTS", Some(&keys.paused))
         // A drain's retries and what a bounded run left (`consumer::Handle::left`).

@@ -263,6 +263,18 @@ impl Error {
         }
     }
 
+    /// Whether a call that failed so may have been carried out all the same: the link failed
+    /// or no reply came within `--response-timeout` (the call may have reached Redis and run,
+    /// its reply lost), or the reply could not be read. A change that failed so may or may
+    /// not have been made.
+    pub fn outcome_unknown(&self) -> bool {
+        match self {
+            Error::Unreachable { .. } | Error::TimedOut { .. } | Error::Slow { .. } => true,
+            Error::Redis { code, .. } => code.is_none(),
+            _ => false,
+        }
+    }
+
     /// Whether Redis did not answer a call within `--response-timeout` although it is
     /// reachable: its reply (or request) could not travel in that time. Such a call is not
     /// worth repeating as it is.

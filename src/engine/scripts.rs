@@ -974,7 +974,8 @@ pub enum Changed {
     /// before its first write.
     Nothing,
     /// Perhaps everything: the call may have run and its reply been lost (the connection
-    /// failed or timed out), or its reply could not be read.
+    /// failed, or no reply came within the response timeout), or its reply could not be
+    /// read ([`Error::outcome_unknown`]).
     Unknown,
     /// Perhaps part: a command failed inside the script, and Redis keeps what the script
     /// wrote before it.
@@ -984,10 +985,9 @@ pub enum Changed {
 /// What the script call that failed with `err` may have changed.
 pub fn changed(err: &Error) -> Changed {
     match err {
-        Error::Unreachable { .. } => Changed::Unknown,
         // Redis names the line of a script where a command failed; qctl's own checks do not.
         Error::Redis { reason, .. } if reason.contains("@user_script") => Changed::Partly,
-        Error::Redis { code: None, .. } => Changed::Unknown,
+        _ if err.outcome_unknown() => Changed::Unknown,
         _ => Changed::Nothing,
     }
 }
@@ -1338,7 +1338,24 @@ mod tests {
             changed(&Error::Unreachable {
                 server: "h:1".into(),
                 op: "script ack".into(),
+                reason: "Connection refused (os error 111)".into()
+            }),
+            Changed::Unknown
+        );
+        // No reply within --response-timeout: the call may have run all the same.
+        assert_eq!(
+            changed(&Error::TimedOut {
+                server: "h:1".into(),
+                op: "script ack".into(),
                 reason: "timed out".into()
+            }),
+            Changed::Unknown
+        );
+        assert_eq!(
+            changed(&Error::Slow {
+                server: "h:1".into(),
+                op: "script ack".into(),
+                timeout: std::time::Duration::from_millis(400),
             }),
             Changed::Unknown
         );

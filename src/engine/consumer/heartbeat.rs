@@ -3,14 +3,17 @@
 //! jobs, so it stops its handlers before they can (a timer, not a check after a call that
 //! may itself hang).
 
+use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tokio_util::sync::CancellationToken;
 
 use super::Shared;
+use crate::engine::conn::Redis;
 use crate::engine::consumers;
 use crate::engine::error::Error;
+use crate::engine::inflight;
 use crate::engine::text::plural;
 
 /// The longest a heartbeat call may take: a beat that needs longer counts as failed, so a
@@ -33,9 +36,11 @@ pub async fn register(shared: &Shared) -> Result<(), Error> {
     super::identity::describe(shared).await
 }
 
-/// One heartbeat on the heartbeat's own connection. It only renews an existing entry: when
-/// the entry is gone (recovered by another consumer, or deleted by hand) while jobs are held
-/// here, others may run them, so the lease is lost; with nothing held it registers again.
+/// One heartbeat on the heartbeat's own connection. It only renews an existing entry. When the
+/// entry is gone (recovered by another consumer, deleted by hand, or lost by Redis with the
+/// rest of its data), it looks where the jobs whose handlers have not ended here went: when
+/// another consumer may run one of them, the lease is lost; otherwise (nothing held, or
+/// only jobs still in its in-flight set or that Redis no longer has) it registers again.
 pub async fn beat(shared: &Shared) -> Result<(), Error> {
     check_lease(shared)?;
     let sent = Instant::now();
@@ -51,18 +56,22 @@ pub async fn beat(shared: &Shared) -> Result<(), Error> {
             *conn = Some(spec.connect().await?);
         }
         let redis = conn.as_mut().expect("connected above");
-        consumers::renew(
+        let present = consumers::renew(
             redis,
             &shared.keys,
             &shared.id,
             score,
             shared.cfg.orphan_after,
         )
-        .await
+        .await?;
+        match present {
+            true => Ok(None),
+            false => whereabouts(shared, redis).await.map(Some),
+        }
     })
     .await;
-    let present = match result {
-        Ok(Ok(present)) => present,
+    let gone = match result {
+        Ok(Ok(gone)) => gone,
         Ok(Err(e)) => {
             if e.is_transient() {
                 *conn = None;
@@ -78,27 +87,106 @@ pub async fn beat(shared: &Shared) -> Result<(), Error> {
             });
         }
     };
-    drop(conn);
-    if !present {
-        if shared.held() > 0 {
-            let why = format!(
-                "its entry {} was removed from {} while it held {}",
-                shared.inflight,
-                shared.keys.consumers,
-                plural(shared.held() as u64, "job")
-            );
-            shared.lose_lease(why.clone());
-            return Err(lost(shared, why));
-        }
-        shared.emit(super::Event::Warning {
-            message: format!(
-                "this consumer's entry was removed from {}; registering again",
-                shared.keys.consumers
-            ),
-        });
-        return register(shared).await;
+    let Some(held) = gone else {
+        drop(conn);
+        return renewed(shared, sent, score);
+    };
+    // The connection stays locked until it has registered again: a beat of another loop
+    // (the poller's, refused a reservation) waits, and then finds the entry back.
+    if held.taken > 0 {
+        let why = format!(
+            "its entry {} was removed from {} and {} of the {} its handlers run or wait for \
+             left its in-flight set while Redis still has {} (recovered by another consumer \
+             or `qctl orphans`): others may run {}",
+            shared.inflight,
+            shared.keys.consumers,
+            held.taken,
+            plural(held.total as u64, "job"),
+            if held.taken == 1 { "it" } else { "them" },
+            if held.taken == 1 { "it" } else { "them" },
+        );
+        shared.lose_lease(why.clone());
+        return Err(lost(shared, why));
     }
-    renewed(shared, sent, score)
+    let jobs = match (held.mine, held.lost) {
+        (0, 0) => String::new(),
+        (mine, 0) => format!(
+            "; its in-flight set still holds the {} its handlers run or wait for",
+            plural(mine as u64, "job")
+        ),
+        (mine, lost) => format!(
+            "; Redis no longer has {} of the {} its handlers run or wait for (it lost its \
+             data: a restart without persistence, a failover), so no other consumer can run \
+             {}, and {} will not be recorded",
+            lost,
+            plural((mine + lost) as u64, "job"),
+            if lost == 1 { "it" } else { "them" },
+            if lost == 1 {
+                "its result"
+            } else {
+                "their results"
+            },
+        ),
+    };
+    register(shared).await?;
+    drop(conn);
+    shared.emit(super::Event::Warning {
+        message: format!(
+            "this consumer's entry was removed from {}{jobs}; it registered again",
+            shared.keys.consumers
+        ),
+    });
+    Ok(())
+}
+
+/// Where the jobs went whose handlers have not ended here (running, or waiting for a
+/// handler), once this consumer's entry is gone.
+struct Whereabouts {
+    /// How many were looked at.
+    total: usize,
+    /// Still in this consumer's in-flight set.
+    mine: usize,
+    /// Gone from Redis: neither in the in-flight set nor a record in `NAME:data`.
+    lost: usize,
+    /// Out of the in-flight set while Redis has their records: another consumer may run
+    /// them.
+    taken: usize,
+}
+
+/// Looks where the jobs whose handlers have not ended here are (see [`Whereabouts`]). A job
+/// whose handler ends during the look may be settled here meanwhile (a retry moves it to
+/// `NAME:scheduled`): it is not counted as taken, and its handler has ended anyway.
+async fn whereabouts(shared: &Shared, redis: &mut Redis) -> Result<Whereabouts, Error> {
+    let held = shared.unended();
+    let mine: HashSet<String> = inflight::members(redis, &shared.inflight)
+        .await?
+        .into_iter()
+        .collect();
+    let out: Vec<&String> = held.iter().filter(|id| !mine.contains(*id)).collect();
+    let mut recorded = Vec::with_capacity(out.len());
+    for chunk in out.chunks(1000) {
+        let mut pipe = redis::pipe();
+        for id in chunk {
+            pipe.hexists(&shared.keys.data, id.as_str());
+        }
+        let found: Vec<bool> = redis
+            .pipeline(&pipe, format!("HEXISTS {}", shared.keys.data))
+            .await?;
+        recorded.extend(found);
+    }
+    let running = shared.unended();
+    let taken = out
+        .iter()
+        .zip(&recorded)
+        .filter(|(id, has)| **has && running.contains(id.as_str()))
+        .count();
+    let lost = recorded.iter().filter(|has| !**has).count();
+    Ok(Whereabouts {
+        total: held.len(),
+        mine: held.len() - out.len(),
+        lost,
+        taken,
+    })
 }
 
 /// Records a successful heartbeat, unless the lease was lost meanwhile (a beat that lands

@@ -303,11 +303,13 @@ pub(crate) struct Shared {
     pub limited: std::sync::atomic::AtomicBool,
 }
 
-/// The jobs held here: their ids with the sizes of their records, and those sizes' sum.
+/// The jobs held here: their ids with the sizes of their records, and those sizes' sum; and
+/// those whose handler has ended (being settled).
 #[derive(Default)]
 pub(crate) struct Holding {
     pub ids: std::collections::HashMap<String, usize>,
     pub bytes: usize,
+    pub ended: std::collections::HashSet<String>,
 }
 
 /// This consumer's hold on its reservations, renewed by every successful heartbeat.
@@ -478,12 +480,33 @@ impl Shared {
         self.server.response_timeout.min(Duration::from_secs(3))
     }
 
-    /// Why something was given up after the kill: Redis did not answer in time.
+    /// Why something was given up after the kill or the loss of the lease: Redis did not
+    /// answer in time.
     pub fn silent_since_kill(&self) -> String {
+        let since = if self.lease_lost.is_cancelled() {
+            "the loss of the lease"
+        } else {
+            "the stop (a second signal, or the end of --shutdown-grace)"
+        };
         format!(
-            "Redis did not answer within {}s of the stop (a second signal, or the end of --shutdown-grace)",
+            "Redis did not answer within {}s of {since}",
             self.killed_limit().as_secs_f64()
         )
+    }
+
+    /// Whether the consumer was killed (a second signal, the end of --shutdown-grace) or lost
+    /// its lease: its handlers are being stopped, and Redis is waited for at most
+    /// [`Shared::killed_limit`] more.
+    pub fn halted(&self) -> bool {
+        self.kill.is_cancelled() || self.lease_lost.is_cancelled()
+    }
+
+    /// Resolves once [`Shared::halted`].
+    pub async fn halting(&self) {
+        tokio::select! {
+            _ = self.kill.cancelled() => {}
+            _ = self.lease_lost.cancelled() => {}
+        }
     }
 
     /// Resolves [`Shared::killed_limit`] after the consumer is killed: a call made while it
@@ -550,11 +573,31 @@ impl Shared {
                 if let Some(size) = holding.ids.remove(id.as_ref()) {
                     holding.bytes -= size;
                 }
+                holding.ended.remove(id.as_ref());
                 slots.push(slot);
             }
         }
         drop(slots);
         self.finished.notify_waiters();
+    }
+
+    /// Notes that the handler of a job held here has ended: what is left is settling it.
+    pub fn handler_ended(&self, id: &str) {
+        let mut holding = self.holding.lock().expect("holding lock");
+        if holding.ids.contains_key(id) {
+            holding.ended.insert(id.to_string());
+        }
+    }
+
+    /// The ids held here whose handlers have not ended: running, or waiting for a handler.
+    pub fn unended(&self) -> std::collections::HashSet<String> {
+        let holding = self.holding.lock().expect("holding lock");
+        holding
+            .ids
+            .keys()
+            .filter(|id| !holding.ended.contains(*id))
+            .cloned()
+            .collect()
     }
 
     pub fn is_holding(&self, id: &str) -> bool {
@@ -810,8 +853,7 @@ impl Consumer {
             true => Duration::ZERO,
             false => shared.killed_limit(),
         };
-        let deadline = (shared.kill.is_cancelled() || shared.lease_lost.is_cancelled())
-            .then(|| tokio::time::Instant::now() + wait);
+        let deadline = shared.halted().then(|| tokio::time::Instant::now() + wait);
         loop {
             let next = match deadline {
                 None => loops.join_next().await,
@@ -835,13 +877,23 @@ impl Consumer {
         let lost = shared.lease_lost_why();
         // Whatever is still reserved here goes back (its handlers have ended, so this is
         // safe even after the lease was lost); then leave cleanly. Bounded: an unreachable
-        // Redis leaves it to orphan recovery.
-        let limit = if lost.is_some() || shared.kill.is_cancelled() {
+        // Redis leaves it to orphan recovery, and once a call went unanswered for
+        // killed_limit after the kill or the loss of the lease, it is not tried at all.
+        let limit = if shared.halted() {
             shared.killed_limit()
         } else {
             shared.server.response_timeout
         };
-        if tokio::time::timeout(limit, give_back_and_leave(&shared))
+        if shared.unanswered.load(Ordering::SeqCst) {
+            shared.emit(Event::Warning {
+                message: format!(
+                    "{}, so this consumer did not return its jobs nor leave {}; what it still holds stays in {} for orphan recovery",
+                    shared.silent_since_kill(),
+                    shared.keys.consumers,
+                    shared.inflight
+                ),
+            });
+        } else if tokio::time::timeout(limit, give_back_and_leave(&shared))
             .await
             .is_err()
         {
@@ -971,16 +1023,26 @@ async fn give_back_and_leave(shared: &Shared) {
         Ok(n) => {
             shared.counters.returned.fetch_add(n, Ordering::Relaxed);
         }
-        Err(e) => shared.emit(Event::Warning {
-            message: format!(
-                "could not return this consumer's reserved jobs: {e}; they stay in {} for orphan recovery",
-                shared.inflight
-            ),
-        }),
+        Err(e) => {
+            let some = match e.outcome_unknown() {
+                true => "they may or may not have gone back; what is still reserved stays",
+                false => "they stay",
+            };
+            shared.emit(Event::Warning {
+                message: format!(
+                    "could not return this consumer's reserved jobs: {e}; {some} in {} for orphan recovery",
+                    shared.inflight
+                ),
+            })
+        }
     }
     if let Err(e) = super::consumers::deregister(&mut redis, &shared.keys, &shared.id).await {
+        let left = match e.outcome_unknown() {
+            true => "; it may or may not have left",
+            false => "",
+        };
         shared.emit(Event::Warning {
-            message: format!("could not leave {}: {e}", shared.keys.consumers),
+            message: format!("could not leave {}: {e}{left}", shared.keys.consumers),
         });
     }
 }

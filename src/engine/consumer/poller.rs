@@ -307,8 +307,9 @@ async fn failed(
         return Err(err);
     }
     if err.code() == Some("NOTREGISTERED") {
-        // Our entry was removed (by an operator, or recovery after a long stall):
-        // the heartbeat registers again, or gives up the lease if jobs are held.
+        // Our entry was removed (by an operator, recovery after a long stall, or Redis
+        // losing its data): the heartbeat registers again, or gives up the lease when
+        // another consumer may run jobs held here.
         let _ = heartbeat::beat(shared).await;
     }
     let wait = backoff(*failures, err.is_transient());

@@ -248,16 +248,24 @@ pub async fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Work>) -> Result<()
                 }
                 None
             }
-            Some(Err(e)) => Some(e.to_string()),
+            Some(Err(e)) => Some((e.to_string(), e.outcome_unknown())),
             None => {
                 shared.unanswered.store(true, Ordering::SeqCst);
-                Some(shared.silent_since_kill())
+                Some((shared.silent_since_kill(), true))
             }
         };
-        if let Some(why) = why {
+        if let Some((why, unknown)) = why {
+            let stay = match unknown {
+                true => {
+                    "they may or may not have gone back; what is still reserved stays so, to go back as the consumer leaves or by orphan recovery"
+                }
+                false => {
+                    "they stay reserved, to go back as the consumer leaves or by orphan recovery"
+                }
+            };
             shared.emit(Event::Warning {
                 message: format!(
-                    "could not return {} reserved but not started: {why}; they stay reserved, to go back as the consumer leaves or by orphan recovery",
+                    "could not return {} reserved but not started: {why}; {stay}",
                     crate::engine::text::plural(ids.len() as u64, "job")
                 ),
             });
@@ -377,6 +385,7 @@ async fn process(
         Ok(job) => job,
         Err(damage) => {
             slot.free(place);
+            shared.handler_ended(&id);
             let failure = Failure {
                 reason: format!("damaged: {damage}"),
                 time: shared.now(),
@@ -421,6 +430,7 @@ async fn process(
         .handler
         .run(input, &shared.halt, &shared.kill_now)
         .await;
+    shared.handler_ended(&id);
     // The slot is held while this is found out: no next job starts in the moment before the
     // stop is seen.
     if let Outcome::Failed {
@@ -627,11 +637,12 @@ pub fn retry_delay(attempt: i64, cap: Duration) -> Duration {
 }
 
 /// Runs a settle call, retrying transient errors with backoff until the reservation would
-/// expire. Once the consumer is killed (a second signal, or the end of --shutdown-grace), the
-/// call in flight and its retries get [`Shared::killed_limit`] more, and none is made once
-/// Redis has left one unanswered that long: the user asked it to stop now, and what it cannot
-/// settle stays reserved for recovery. None when it could not be done (reported as a
-/// warning). `what` names the job(s).
+/// expire. Once the consumer is killed (a second signal, or the end of --shutdown-grace) or
+/// has lost its lease, the call in flight and its retries get [`Shared::killed_limit`] more,
+/// and none is made once Redis has left one unanswered that long: the user asked it to stop
+/// now, or others may soon recover its jobs, and what it cannot settle stays reserved for
+/// recovery. None when it could not be done (reported as a warning). `what` names the
+/// job(s).
 async fn settle<T, F, Fut>(shared: &Shared, what: &str, call: F) -> Option<T>
 where
     F: Fn(crate::engine::conn::Redis) -> Fut,
@@ -645,7 +656,7 @@ where
     };
     let unanswered = || format!("could not settle {what}: {}", shared.silent_since_kill());
     loop {
-        if shared.kill.is_cancelled() && shared.unanswered.load(Ordering::SeqCst) {
+        if shared.halted() && shared.unanswered.load(Ordering::SeqCst) {
             shared.emit(Event::Warning {
                 message: format!(
                     "{}; nothing was changed: it stays reserved for recovery",
@@ -661,7 +672,7 @@ where
                 None => tokio::select! {
                     biased;
                     result = &mut attempt => break Some(result),
-                    _ = shared.kill.cancelled() => killed(&mut last_chance),
+                    _ = shared.halting() => killed(&mut last_chance),
                 },
                 Some(at) => tokio::select! {
                     biased;
@@ -697,7 +708,7 @@ where
                     // Killed meanwhile: the last try comes at once.
                     None => tokio::select! {
                         _ = tokio::time::sleep(wait) => {}
-                        _ = shared.kill.cancelled() => killed(&mut last_chance),
+                        _ = shared.halting() => killed(&mut last_chance),
                     },
                     Some(at) => {
                         tokio::time::sleep_until(at.min(tokio::time::Instant::now() + wait)).await
