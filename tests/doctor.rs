@@ -445,3 +445,38 @@ fn exit_codes_follow_the_monitoring_plugins_convention() {
         .assert()
         .code(3);
 }
+
+#[test]
+fn doctor_checks_and_fixes_none_of_the_keys_of_queues_named_after_the_queue() {
+    // Beside `p`, queues named `p:inflight:abc`, `p:inflight`, ... whose keys match
+    // `p:inflight:*` and `p:*`, of every type: none is a key of `p`, so none has a wrong
+    // type, none is an in-flight set without its consumer, and --fix leaves them be.
+    let server = RedisServer::start();
+    qctl(&server).args(["enqueue", "p", "x"]).assert().success();
+    let planted = support::neighbours::plant(&server, "p");
+    let before = support::neighbours::dump(&server, &planted);
+    let (doc, _) = doctor_json(&mut qctl(&server), &["p"]);
+    for check in [
+        "key-types",
+        "inflight-without-consumer",
+        "records-in-no-state",
+    ] {
+        assert_eq!(finding(&doc, check)["severity"], "OK", "{check}: {doc}");
+    }
+    let out = qctl(&server)
+        .args(["doctor", "p", "--fix", "--yes"])
+        .output()
+        .expect("run qctl doctor");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        support::neighbours::mentioned(&planted, &text),
+        None,
+        "{text}"
+    );
+    assert_eq!(
+        support::neighbours::mentioned(&planted, &doc.to_string()),
+        None
+    );
+    assert_eq!(support::neighbours::dump(&server, &planted), before);
+}

@@ -289,3 +289,36 @@ fn purge_takes_the_descriptions_of_consumers_with_the_queue() {
     let left: Vec<String> = server.cmd(&[b"KEYS", b"*"]);
     assert!(left.is_empty(), "{left:?}");
 }
+
+#[test]
+fn consumers_and_inflight_show_nothing_of_queues_named_after_the_queue() {
+    // Beside `p`, queues named `p:inflight:abc`, `p:inflight`, ... whose keys match
+    // `p:inflight:*`, each with a consumer described as a qctl consumer holding a job.
+    let server = RedisServer::start();
+    let member = "p:inflight:0b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff";
+    let record = Job::new("p-held", Some(b"x".to_vec())).encode();
+    let _: () = server.cmd(&[b"HSET", b"p:data", b"p-held", &record]);
+    let _: () = server.cmd(&[b"SADD", member.as_bytes(), b"p-held"]);
+    let now = qctl::engine::now().to_string();
+    let _: () = server.cmd(&[b"ZADD", b"p:consumers", now.as_bytes(), member.as_bytes()]);
+    let planted = support::neighbours::plant(&server, "p");
+    let before = support::neighbours::dump(&server, &planted);
+
+    let consumers = json(&server, &["consumers", "p"]);
+    assert_eq!(consumers.as_array().map(Vec::len), Some(1), "{consumers}");
+    assert_eq!(consumers[0]["in_flight"], 1, "{consumers}");
+    let jobs = json(&server, &["inflight", "p"]);
+    assert_eq!(jobs.as_array().map(Vec::len), Some(1), "{jobs}");
+    assert_eq!(jobs[0]["id"], "p-held", "{jobs}");
+    for args in [["consumers", "p"], ["inflight", "p"]] {
+        let out = qctl(&server).args(args).assert().success();
+        let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned()
+            + &String::from_utf8_lossy(&out.get_output().stderr);
+        assert_eq!(
+            support::neighbours::mentioned(&planted, &text),
+            None,
+            "{text}"
+        );
+    }
+    assert_eq!(support::neighbours::dump(&server, &planted), before);
+}

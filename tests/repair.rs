@@ -700,3 +700,47 @@ fn dead_list_streams_json_over_many_chunks_newest_first() {
     assert_eq!(page[0]["id"], "d1799");
     assert_eq!(page[1499]["id"], "d0300");
 }
+
+#[test]
+fn orphans_and_purge_leave_queues_named_after_the_queue_alone() {
+    // Beside `p`, queues named `p:inflight:abc`, `p:inflight`, `p:data`, ... whose keys match
+    // `p:inflight:*` and `p:*`, each with a consumer expired long ago holding a job.
+    let server = RedisServer::start();
+    let expired = "p:inflight:1b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff";
+    let record = Job::new("p-held", Some(b"x".to_vec())).encode();
+    let _: () = server.cmd(&[b"HSET", b"p:data", b"p-held", &record]);
+    let _: () = server.cmd(&[b"SADD", expired.as_bytes(), b"p-held"]);
+    let _: () = server.cmd(&[b"ZADD", b"p:consumers", b"1000", expired.as_bytes()]);
+    let planted = support::neighbours::plant(&server, "p");
+    let before = support::neighbours::dump(&server, &planted);
+
+    let out = qctl(&server)
+        .args(["--json", "orphans", "p", "--yes"])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned()
+        + &String::from_utf8_lossy(&out.get_output().stderr);
+    assert_eq!(server.lrange("p:active"), ["p-held"], "{text}");
+    assert_eq!(support::neighbours::mentioned(&planted, &text), None);
+    assert_eq!(support::neighbours::dump(&server, &planted), before);
+
+    let out = qctl(&server)
+        .args(["--json", "purge", "p", "--dry-run"])
+        .assert()
+        .success();
+    let preview: serde_json::Value =
+        serde_json::from_slice(&out.get_output().stdout).expect("JSON");
+    assert_eq!(
+        preview["keys"],
+        serde_json::json!(["p:active", "p:data", "p:signal"]),
+        "{preview}"
+    );
+    qctl(&server)
+        .args(["purge", "p", "--yes"])
+        .assert()
+        .success();
+    let mut left: Vec<String> = server.cmd(&[b"KEYS", b"*"]);
+    left.sort();
+    assert_eq!(left, planted, "only the neighbours' keys are left");
+    assert_eq!(support::neighbours::dump(&server, &planted), before);
+}

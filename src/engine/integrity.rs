@@ -181,12 +181,12 @@ pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Re
         members.sort_by(|a, b| a.0.cmp(&b.0));
         members.dedup_by(|a, b| a.0 == b.0);
     }
-    let scanned = keys.scan(redis, "inflight:*", PAGE as u64).await?;
+    let scanned = keys.inflight_sets(redis, PAGE as u64).await?;
     let mut inflight: Vec<String> = members
         .iter()
         .map(|(k, _)| k.clone())
         .filter(|k| keys.is_inflight_key(k))
-        .chain(scanned.iter().filter(|k| keys.is_inflight_key(k)).cloned())
+        .chain(scanned)
         .collect();
     inflight.sort();
     inflight.dedup();
