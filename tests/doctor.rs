@@ -445,3 +445,123 @@ fn exit_codes_follow_the_monitoring_plugins_convention() {
         .assert()
         .code(3);
 }
+
+#[test]
+fn doctor_checks_and_fixes_none_of_the_keys_of_queues_named_after_the_queue() {
+    // Beside `p`, queues named `p:inflight:abc`, `p:inflight`, ... whose keys match
+    // `p:inflight:*` and `p:*`, of every type: none is a key of `p`, so none has a wrong
+    // type, none is an in-flight set without its consumer, and --fix leaves them be.
+    let server = RedisServer::start();
+    qctl(&server).args(["enqueue", "p", "x"]).assert().success();
+    let planted = support::neighbours::plant(&server, "p");
+    let before = support::neighbours::dump(&server, &planted);
+    let (doc, _) = doctor_json(&mut qctl(&server), &["p"]);
+    for check in [
+        "key-types",
+        "inflight-without-consumer",
+        "records-in-no-state",
+    ] {
+        assert_eq!(finding(&doc, check)["severity"], "OK", "{check}: {doc}");
+    }
+    let out = qctl(&server)
+        .args(["doctor", "p", "--fix", "--yes"])
+        .output()
+        .expect("run qctl doctor");
+    let text =
+        String::from_utf8_lossy(&out.stdout).into_owned() + &String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        support::neighbours::mentioned(&planted, &text),
+        None,
+        "{text}"
+    );
+    assert_eq!(
+        support::neighbours::mentioned(&planted, &doc.to_string()),
+        None
+    );
+    assert_eq!(support::neighbours::dump(&server, &planted), before);
+}
+
+/// A consumer of `q` holding `id`, its heartbeat `age` seconds old; with `pid`, described as
+/// a qctl consumer of this host with that pid.
+fn plant_holder(server: &RedisServer, uuid: &str, id: &str, age: f64, pid: Option<u32>) {
+    let member = format!("q:inflight:{uuid}");
+    let record = qctl::engine::Job::new(id, Some(b"x".to_vec())).encode();
+    let _: () = server.cmd(&[b"HSET", b"q:data", id.as_bytes(), &record]);
+    let _: () = server.cmd(&[b"SADD", member.as_bytes(), id.as_bytes()]);
+    let beat = (qctl::engine::now() - age).to_string();
+    let _: () = server.cmd(&[b"ZADD", b"q:consumers", beat.as_bytes(), member.as_bytes()]);
+    if let Some(pid) = pid {
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname").expect("host name");
+        let info = format!("q:consumer:{uuid}");
+        let _: () = server.cmd(&[
+            b"HSET",
+            info.as_bytes(),
+            b"host",
+            host.trim().as_bytes(),
+            b"pid",
+            pid.to_string().as_bytes(),
+        ]);
+    }
+}
+
+#[test]
+fn jobs_held_by_expired_consumers_are_a_warning_and_critical_with_no_live_consumer() {
+    let server = RedisServer::start();
+    let held = |doc: &Value| finding(doc, "held-by-expired-consumers").clone();
+    qctl(&server).args(["enqueue", "q", "x"]).assert().success();
+    let (doc, _) = doctor_json(&mut qctl(&server), &["q"]);
+    assert_eq!(held(&doc)["severity"], "OK", "{doc}");
+    assert_eq!(held(&doc)["summary"], "no jobs held by expired consumers");
+
+    // A consumer that died ten minutes ago, and no other: nothing will return its job.
+    let expired = "0b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff";
+    plant_holder(&server, expired, "e1", 600.0, None);
+    let (doc, code) = doctor_json(&mut qctl(&server), &["q"]);
+    let f = held(&doc);
+    assert_eq!(
+        (f["severity"].as_str(), code),
+        (Some("CRITICAL"), 2),
+        "{doc}"
+    );
+    assert_eq!(
+        f["summary"],
+        "1 job held by 1 consumer that is expired or gone, and no live consumer to return them"
+    );
+    assert!(
+        f["samples"][0]
+            .as_str()
+            .is_some_and(|s| s.starts_with(&format!("q:inflight:{expired}: 1 job (heartbeat "))),
+        "{f}"
+    );
+
+    // A live consumer will recover it: a warning.
+    plant_holder(
+        &server,
+        "1b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff",
+        "l1",
+        0.0,
+        None,
+    );
+    let (doc, _) = doctor_json(&mut qctl(&server), &["q"]);
+    assert_eq!(held(&doc)["severity"], "WARNING", "{doc}");
+
+    // A consumer of this host whose process is gone, its heartbeat still fresh, counts too.
+    let mut child = std::process::Command::new("true")
+        .spawn()
+        .expect("run true");
+    let pid = child.id();
+    child.wait().expect("wait for true");
+    let gone = "2b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff";
+    plant_holder(&server, gone, "g1", 1.0, Some(pid));
+    let (doc, _) = doctor_json(&mut qctl(&server), &["q"]);
+    let f = held(&doc);
+    assert_eq!(f["severity"], "WARNING", "{doc}");
+    assert_eq!(f["count"], 2, "{f}");
+    assert!(
+        f["samples"].as_array().unwrap().iter().any(|s| s
+            .as_str()
+            .is_some_and(|s| s.starts_with(&format!("q:inflight:{gone}"))
+                && s.ends_with(&format!(":{pid}, its process is gone)")))),
+        "{f}"
+    );
+}

@@ -203,7 +203,8 @@ fn inflight_and_consumers_show_what_runs_where_for_qctl_and_go_consumers() {
         4
     );
 
-    // Its description lives as long as its lease, and goes when it leaves.
+    // Its list of running jobs lives as long as its lease, its description a day longer;
+    // both go when it leaves.
     let uuid = ours["consumer"]
         .as_str()
         .unwrap()
@@ -213,13 +214,16 @@ fn inflight_and_consumers_show_what_runs_where_for_qctl_and_go_consumers() {
         .to_string();
     let info = format!("q:consumer:{uuid}");
     let running = format!("{info}:running");
-    for key in [&info, &running] {
-        let ttl: i64 = server.cmd(&[b"PTTL", key.as_bytes()]);
-        assert!(
-            (1..=3000).contains(&ttl),
-            "{key} expires with the 3 s lease: {ttl}"
-        );
-    }
+    let ttl: i64 = server.cmd(&[b"PTTL", running.as_bytes()]);
+    assert!(
+        (1..=3000).contains(&ttl),
+        "{running} expires with the 3 s lease: {ttl}"
+    );
+    let ttl: i64 = server.cmd(&[b"PTTL", info.as_bytes()]);
+    assert!(
+        (86_000_000..=86_403_000).contains(&ttl),
+        "{info} expires a day after the 3 s lease: {ttl}"
+    );
     consumer.signal(Signal::SIGTERM);
     assert!(consumer.wait_timeout(LIMIT).is_some(), "it stopped");
     let left: Vec<String> = server.cmd(&[b"KEYS", b"q:consumer:*"]);
@@ -247,18 +251,97 @@ fn killed_while_running(server: &RedisServer, settings: &[&str]) {
 }
 
 #[test]
-fn a_killed_consumers_description_expires_with_its_lease() {
+fn a_killed_consumer_on_this_host_is_gone_at_once_and_still_named_after_its_lease() {
     let server = RedisServer::start();
     killed_while_running(&server, FAST);
-    let before: Vec<String> = server.cmd(&[b"KEYS", b"q:consumer:*"]);
-    assert_eq!(before.len(), 2, "{before:?}");
-    // --orphan-after 3s: gone within the lease, while the consumer entry stays for recovery.
-    assert!(wait_until(Duration::from_secs(6), || {
-        let keys: Vec<String> = server.cmd(&[b"KEYS", b"q:consumer:*"]);
-        keys.is_empty()
+    // Its heartbeat is fresh by the default cut-off (2m), but its pid names no process here.
+    let rows = json(&server, &["consumers", "q"]);
+    assert_eq!(rows[0]["alive"], false, "{rows}");
+    assert_eq!(rows[0]["process"], "gone", "{rows}");
+    let pid = rows[0]["pid"].as_u64().expect("a pid");
+    let out = qctl(&server).args(["consumers", "q"]).assert().success();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.get_output().stdout).into_owned(),
+        String::from_utf8_lossy(&out.get_output().stderr).into_owned(),
+    );
+    assert!(
+        stdout.contains(&format!("gone (pid {pid} not running)")),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "its process is gone (pid {pid} not running on this host); its 1 job returns"
+        )) && stderr.contains("qctl orphans q --orphan-after "),
+        "{stderr}"
+    );
+    // --orphan-after 3s: past its lease, its description is still there to name it.
+    assert!(wait_until(LIMIT, || {
+        json(&server, &["consumers", "q"])[0]["heartbeat_age_secs"]
+            .as_f64()
+            .is_some_and(|age| age > 4.0)
     }));
     let rows = json(&server, &["consumers", "q", "--orphan-after", "3s"]);
-    assert_eq!(rows[0]["run_by"], "CurlyQ", "{rows}");
+    assert_eq!(rows[0]["run_by"], "qctl", "{rows}");
+    assert_eq!(rows[0]["alive"], false, "{rows}");
+    assert_eq!(rows[0]["host"], host(), "{rows}");
+    assert_eq!(rows[0]["pid"], pid, "{rows}");
+    qctl(&server)
+        .args(["consumers", "q", "--orphan-after", "3s"])
+        .assert()
+        .success()
+        .stdout(predicates::str::contains(format!(
+            "expired (pid {pid} not running)"
+        )));
+    let jobs = json(&server, &["inflight", "q"]);
+    assert_eq!(jobs[0]["run_by"], "qctl", "{jobs}");
+    assert_eq!(
+        (&jobs[0]["host"], &jobs[0]["pid"]),
+        (&host().into(), &pid.into())
+    );
+    // Kept a day past the lease; the list of running jobs went with the lease.
+    let described: Vec<String> = server.cmd(&[b"KEYS", b"q:consumer:*"]);
+    assert_eq!(described.len(), 1, "{described:?}");
+    let ttl: i64 = server.cmd(&[b"PTTL", described[0].as_bytes()]);
+    assert!(ttl > 86_000_000, "{ttl}");
+}
+
+#[test]
+fn a_consumer_of_another_pid_namespace_is_not_judged_by_its_pid() {
+    // The same host name, but another PID namespace (a container sharing the host's name):
+    // a pid there says nothing here.
+    let server = RedisServer::start();
+    let mut child = std::process::Command::new("true")
+        .spawn()
+        .expect("run true");
+    let pid = child.id().to_string();
+    child.wait().expect("wait for true");
+    plant_go_consumer(&server, &["j1"]);
+    let info = GO.replace(":inflight:", ":consumer:");
+    let _: () = server.cmd(&[
+        b"HSET",
+        info.as_bytes(),
+        b"host",
+        host().as_bytes(),
+        b"pid",
+        pid.as_bytes(),
+        b"version",
+        b"0.1.0",
+        b"pid_ns",
+        b"pid:[1]",
+    ]);
+    let rows = json(&server, &["consumers", "q"]);
+    assert_eq!(rows[0]["process"], Value::Null, "{rows}");
+    assert_eq!(rows[0]["alive"], true, "{rows}");
+    // In this host's namespace the same pid is gone.
+    let ns = std::fs::read_link("/proc/self/ns/pid").expect("the PID namespace");
+    let _: () = server.cmd(&[
+        b"HSET",
+        info.as_bytes(),
+        b"pid_ns",
+        ns.to_string_lossy().as_bytes(),
+    ]);
+    let rows = json(&server, &["consumers", "q"]);
+    assert_eq!(rows[0]["process"], "gone", "{rows}");
     assert_eq!(rows[0]["alive"], false, "{rows}");
 }
 
@@ -337,4 +420,37 @@ fn a_page_of_jobs_in_flight_says_so_in_json_too_and_limit_0_lists_every_one() {
         31,
         "a header and 30 jobs"
     );
+}
+
+#[test]
+fn consumers_and_inflight_show_nothing_of_queues_named_after_the_queue() {
+    // Beside `p`, queues named `p:inflight:abc`, `p:inflight`, ... whose keys match
+    // `p:inflight:*`, each with a consumer described as a qctl consumer holding a job.
+    let server = RedisServer::start();
+    let member = "p:inflight:0b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff";
+    let record = Job::new("p-held", Some(b"x".to_vec())).encode();
+    let _: () = server.cmd(&[b"HSET", b"p:data", b"p-held", &record]);
+    let _: () = server.cmd(&[b"SADD", member.as_bytes(), b"p-held"]);
+    let now = qctl::engine::now().to_string();
+    let _: () = server.cmd(&[b"ZADD", b"p:consumers", now.as_bytes(), member.as_bytes()]);
+    let planted = support::neighbours::plant(&server, "p");
+    let before = support::neighbours::dump(&server, &planted);
+
+    let consumers = json(&server, &["consumers", "p"]);
+    assert_eq!(consumers.as_array().map(Vec::len), Some(1), "{consumers}");
+    assert_eq!(consumers[0]["in_flight"], 1, "{consumers}");
+    let jobs = json(&server, &["inflight", "p"]);
+    assert_eq!(jobs.as_array().map(Vec::len), Some(1), "{jobs}");
+    assert_eq!(jobs[0]["id"], "p-held", "{jobs}");
+    for args in [["consumers", "p"], ["inflight", "p"]] {
+        let out = qctl(&server).args(args).assert().success();
+        let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned()
+            + &String::from_utf8_lossy(&out.get_output().stderr);
+        assert_eq!(
+            support::neighbours::mentioned(&planted, &text),
+            None,
+            "{text}"
+        );
+    }
+    assert_eq!(support::neighbours::dump(&server, &planted), before);
 }

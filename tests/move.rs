@@ -1959,3 +1959,46 @@ fn a_move_whose_stdout_closes_early_does_not_panic_nor_strand_jobs() {
         "M7 move --json with stdout closed: | head -c 1 exit {code:?}, a closed pipe exit {code2:?}; no panic, no journal, every job moved once in order"
     ));
 }
+
+#[test]
+fn a_move_leaves_queues_named_after_the_source_alone() {
+    // `p:inflight:abc:active` matches `p:inflight:*`: `move p p2` failed with WRONGTYPE,
+    // naming no key, before it moved anything.
+    let server = RedisServer::start();
+    let mut con = server.conn();
+    put_ready(
+        &mut con,
+        "p",
+        b"p-ready",
+        Some(&record(b"p-ready", b"r", 0)),
+    );
+    put_in_set(
+        &mut con,
+        "p",
+        "scheduled",
+        b"p-later",
+        Some(&record(b"p-later", b"s", 0)),
+        "4000000000",
+    );
+    put_in_set(
+        &mut con,
+        "p",
+        "dead",
+        b"p-dead",
+        Some(&record(b"p-dead", b"d", 2)),
+        "1000000000",
+    );
+    let source = snapshot(&mut con, "p");
+    let planted = support::neighbours::plant(&server, "p");
+    let before = support::neighbours::dump(&server, &planted);
+    let out = qctl_move(&server.url(), &["--json"], &["p", "p2", "--yes"]);
+    assert_code(&out, 0, "move p p2");
+    assert_summary(&summary(&out), &[("moved", Value::from(3))]);
+    assert_same_queue(&snapshot(&mut con, "p2"), &source, "p2 after the move");
+    assert_eq!(job_keys(&mut con, "p"), Vec::<String>::new());
+    for text in [stdout(&out), stderr(&out)] {
+        assert_eq!(support::neighbours::mentioned(&planted, &text), None);
+    }
+    assert_eq!(support::neighbours::dump(&server, &planted), before);
+    assert_no_journal(&[&server], "after the move");
+}

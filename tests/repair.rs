@@ -514,6 +514,7 @@ fn consumers_and_orphans_judge_heartbeats_and_skip_invalid_members() {
             "mode",
             "pid",
             "problem",
+            "process",
             "ran",
             "run_by",
             "started",
@@ -827,4 +828,176 @@ fn stats_watch_json_gives_every_object_its_time_and_rates() {
     let out = qctl(&server).args(["stats", "--json"]).assert().success();
     let once: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     assert!(once[0].get("time").is_none() && once[0].get("completed_per_sec").is_none());
+}
+
+#[test]
+fn orphans_and_purge_leave_queues_named_after_the_queue_alone() {
+    // Beside `p`, queues named `p:inflight:abc`, `p:inflight`, `p:data`, ... whose keys match
+    // `p:inflight:*` and `p:*`, each with a consumer expired long ago holding a job.
+    let server = RedisServer::start();
+    let expired = "p:inflight:1b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff";
+    let record = Job::new("p-held", Some(b"x".to_vec())).encode();
+    let _: () = server.cmd(&[b"HSET", b"p:data", b"p-held", &record]);
+    let _: () = server.cmd(&[b"SADD", expired.as_bytes(), b"p-held"]);
+    let _: () = server.cmd(&[b"ZADD", b"p:consumers", b"1000", expired.as_bytes()]);
+    let planted = support::neighbours::plant(&server, "p");
+    let before = support::neighbours::dump(&server, &planted);
+
+    let out = qctl(&server)
+        .args(["--json", "orphans", "p", "--yes"])
+        .assert()
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned()
+        + &String::from_utf8_lossy(&out.get_output().stderr);
+    assert_eq!(server.lrange("p:active"), ["p-held"], "{text}");
+    assert_eq!(support::neighbours::mentioned(&planted, &text), None);
+    assert_eq!(support::neighbours::dump(&server, &planted), before);
+
+    let out = qctl(&server)
+        .args(["--json", "purge", "p", "--dry-run"])
+        .assert()
+        .success();
+    let preview: serde_json::Value =
+        serde_json::from_slice(&out.get_output().stdout).expect("JSON");
+    assert_eq!(
+        preview["keys"],
+        serde_json::json!(["p:active", "p:data", "p:signal"]),
+        "{preview}"
+    );
+    qctl(&server)
+        .args(["purge", "p", "--yes"])
+        .assert()
+        .success();
+    let mut left: Vec<String> = server.cmd(&[b"KEYS", b"*"]);
+    left.sort();
+    assert_eq!(left, planted, "only the neighbours' keys are left");
+    assert_eq!(support::neighbours::dump(&server, &planted), before);
+}
+
+/// A pid that no process has: that of a process that ended and was collected.
+fn dead_pid() -> u32 {
+    let mut child = std::process::Command::new("true")
+        .spawn()
+        .expect("run true");
+    let pid = child.id();
+    child.wait().expect("wait for true");
+    pid
+}
+
+fn this_host() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .expect("host name")
+        .trim()
+        .to_string()
+}
+
+/// A consumer of `q` holding `id`, its heartbeat `age` seconds old; described as a qctl
+/// consumer of this host with the pid `pid` when one is given (no expiry on the
+/// description, and its list of running jobs).
+fn plant_consumer(server: &RedisServer, uuid: &str, id: &str, age: f64, pid: Option<u32>) {
+    let member = format!("q:inflight:{uuid}");
+    let record = Job::new(id, Some(b"x".to_vec())).encode();
+    let _: () = server.cmd(&[b"HSET", b"q:data", id.as_bytes(), &record]);
+    let _: () = server.cmd(&[b"SADD", member.as_bytes(), id.as_bytes()]);
+    let beat = (qctl::engine::now() - age).to_string();
+    let _: () = server.cmd(&[b"ZADD", b"q:consumers", beat.as_bytes(), member.as_bytes()]);
+    if let Some(pid) = pid {
+        let info = format!("q:consumer:{uuid}");
+        let _: () = server.cmd(&[
+            b"HSET",
+            info.as_bytes(),
+            b"host",
+            this_host().as_bytes(),
+            b"pid",
+            pid.to_string().as_bytes(),
+            b"version",
+            b"0.1.0",
+        ]);
+        let running = format!("{info}:running");
+        let _: () = server.cmd(&[b"HSET", running.as_bytes(), id.as_bytes(), beat.as_bytes()]);
+    }
+}
+
+#[test]
+fn orphans_says_when_the_first_lease_ends_and_asks_a_question_that_reads() {
+    let server = RedisServer::start();
+    // A Go CurlyQ consumer beating, and a qctl consumer of this host whose process is gone.
+    let go = "0b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff";
+    let gone = "1b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff";
+    let pid = dead_pid();
+    plant_consumer(&server, go, "go-job", 2.0, None);
+    plant_consumer(&server, gone, "gone-job", 5.0, Some(pid));
+
+    // Nothing expired yet: when the first will be, and what --orphan-after does.
+    let out = qctl(&server).args(["orphans", "q"]).assert().success();
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    assert!(
+        err.contains(&format!(
+            "no expired consumers: a consumer is expired once its heartbeat is older than \
+             --orphan-after (2m); the first to expire, 1b7d3e2a ({}:{pid}) with 1 job, does in ",
+            this_host()
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains("A shorter --orphan-after recovers sooner"),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "1b7d3e2a: its process is gone (pid {pid} not running on this host); its 1 job \
+             returns to the queue once its heartbeat is older than --orphan-after (2m)"
+        )) && err.contains("to return it now: qctl orphans q --orphan-after "),
+        "{err}"
+    );
+    assert_eq!(server.smembers(&format!("q:inflight:{gone}")), ["gone-job"]);
+
+    // Asked with no terminal: the consumers and the warning on lines of their own, then a
+    // question of one clause.
+    let out = qctl(&server)
+        .args(["orphans", "q", "--orphan-after", "1s"])
+        .assert()
+        .code(2);
+    let err = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
+    let lines: Vec<&str> = err.lines().collect();
+    let named = |uuid: &str| {
+        lines
+            .iter()
+            .find(|l| l.starts_with(&format!("q:inflight:{uuid}: 1 job, heartbeat ")))
+            .copied()
+            .unwrap_or_else(|| panic!("{uuid} named on a line of its own: {err}"))
+    };
+    assert!(
+        named(gone).ends_with(&format!(
+            ", {}:{pid}; its process is gone: pid {pid} is not running on this host",
+            this_host()
+        )),
+        "{err}"
+    );
+    assert!(!named(go).contains("gone"), "{err}");
+    assert!(
+        lines.iter().any(|l| l.starts_with(&format!(
+            "warning: q:inflight:{go} may be alive: a heartbeat younger than 2m is normal"
+        ))),
+        "{err}"
+    );
+    assert!(
+        lines.contains(
+            &"qctl: return 2 jobs of 2 consumers silent for more than 1s to q:active? needs \
+              confirmation and there is no terminal to ask; to go ahead, run:"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("although"), "{err}");
+
+    // Recovered: the consumer leaves with its description and its list of running jobs.
+    qctl(&server)
+        .args(["orphans", "q", "--orphan-after", "1s", "--yes"])
+        .assert()
+        .success();
+    let mut ready = server.lrange("q:active");
+    ready.sort();
+    assert_eq!(ready, ["go-job", "gone-job"]);
+    let left: Vec<String> = server.cmd(&[b"KEYS", b"q:consumer*"]);
+    assert!(left.is_empty(), "{left:?}");
 }

@@ -1291,3 +1291,74 @@ fn a_stopped_import_of_lines_without_ids_says_where_to_go_on() {
         "in the order of the file"
     );
 }
+
+/// `p` holds a job in every state, one of them in flight at a live consumer.
+fn queue_p(server: &RedisServer) {
+    let mut con = server.conn();
+    put_ready(&mut con, "p", "p-ready", &record("p-ready", b"r", 0));
+    put_in_set(
+        &mut con,
+        "p",
+        "scheduled",
+        "p-later",
+        &record("p-later", b"s", 0),
+        4e9,
+    );
+    put_in_set(
+        &mut con,
+        "p",
+        "dead",
+        "p-dead",
+        &record("p-dead", b"d", 3),
+        1e9,
+    );
+    put_in_flight(
+        &mut con,
+        "p",
+        CONSUMER,
+        "p-held",
+        &record("p-held", b"h", 0),
+    );
+}
+
+#[test]
+fn export_of_a_queue_counts_and_writes_none_of_the_jobs_of_queues_named_after_it() {
+    // `p:inflight:abc:active` matches `p:inflight:*`, as does the in-flight set of the queue
+    // `p:inflight`: the export failed with WRONGTYPE (naming no key), or counted and wrote
+    // the neighbour's jobs as p's.
+    let server = RedisServer::start();
+    queue_p(&server);
+    let planted = support::neighbours::plant(&server, "p");
+    let before = support::neighbours::dump(&server, &planted);
+    let (out, err) = export(&server, "p", &[]);
+    let lines = json_lines(&out);
+    assert_eq!(
+        lines[0]["counts"],
+        serde_json::json!({"ready": 1, "scheduled": 1, "dead": 1, "in_flight": 1}),
+        "{err}"
+    );
+    let ids: Vec<String> = jobs_by_id(&lines).into_keys().collect();
+    assert_eq!(ids, ["p-dead", "p-held", "p-later", "p-ready"], "{err}");
+    let text = String::from_utf8_lossy(&out);
+    assert_eq!(support::neighbours::mentioned(&planted, &text), None);
+    assert_eq!(support::neighbours::mentioned(&planted, &err), None);
+    assert_eq!(support::neighbours::dump(&server, &planted), before);
+}
+
+#[test]
+fn a_key_of_the_wrong_type_found_while_counting_a_queue_is_named() {
+    // The counts are read in one pipeline: its WRONGTYPE said "refused LLEN, ZCARD, SCARD of
+    // queue" without the key.
+    let server = RedisServer::start();
+    queue_p(&server);
+    let _: () = server.cmd(&[b"DEL", b"p:scheduled"]);
+    let _: () = server.cmd(&[b"SET", b"p:scheduled", b"x"]);
+    let out = qctl(&server)
+        .args(["export", "p"])
+        .output()
+        .expect("run qctl export");
+    assert_code(&out, 4, "export of a queue with a string as p:scheduled");
+    let err = stderr(&out);
+    assert!(err.contains("ZCARD p:scheduled"), "{err}");
+    assert!(err.contains("WRONGTYPE"), "{err}");
+}

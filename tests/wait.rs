@@ -441,3 +441,22 @@ fn acks_note_the_newest_10000_ids_and_a_wrong_type_there_blocks_no_ack() {
     assert_eq!(server.hget_bytes("q:data", "b"), None);
     assert_eq!(server.key_type("q:acked"), "string");
 }
+
+#[test]
+fn jobs_in_flight_in_queues_named_after_the_queue_are_not_waited_for() {
+    // The in-flight sets of the queues `p:inflight` and `p:inflight:abc` match
+    // `p:inflight:*`: the wait counted their jobs as p's and waited for ever.
+    let server = RedisServer::start();
+    // A queue that ran its jobs: only its counters are left.
+    let _: () = server.cmd(&[b"HSET", b"p:stats", b"completed", b"1"]);
+    let planted = support::neighbours::plant(&server, "p");
+    let before = support::neighbours::dump(&server, &planted);
+    let (code, json, err) = wait_for(&server, &["p", "--timeout", "10s"]);
+    assert_eq!(code, 0, "{json} {err}");
+    assert_eq!(
+        support::neighbours::mentioned(&planted, &err),
+        None,
+        "{err}"
+    );
+    assert_eq!(support::neighbours::dump(&server, &planted), before);
+}

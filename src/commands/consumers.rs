@@ -4,9 +4,11 @@
 use anyhow::Context as _;
 use serde_json::json;
 
+use super::orphans::seconds;
 use super::Context;
-use crate::engine::consumers::{self, Description};
+use crate::engine::consumers::{self, Description, Process};
 use crate::engine::jobs::describe_time;
+use crate::engine::text::{agree, plural};
 use crate::engine::ExitCode;
 use crate::output::{printable, relative, shell_quote, Fit};
 
@@ -28,11 +30,17 @@ pub async fn run(
         })?;
     let now = redis.server_time().await?;
     let cutoff = now - orphan_after.as_secs_f64();
+    // Whether each one's process runs, for those on this host.
+    let processes: Vec<Option<Process>> = described
+        .iter()
+        .map(|d| d.as_ref().and_then(Description::process))
+        .collect();
     if ctx.out.json {
         let rows: Vec<_> = list
             .iter()
             .zip(&described)
-            .map(|(c, d)| {
+            .zip(&processes)
+            .map(|((c, d), process)| {
                 let d = d.clone().unwrap_or_default();
                 json!({
                     "consumer": c.key,
@@ -52,7 +60,8 @@ pub async fn run(
                     "heartbeat_age_secs": (now - c.heartbeat).max(0.0),
                     "clock_ahead_secs": ahead(c.heartbeat, now),
                     "in_flight": c.in_flight,
-                    "alive": c.heartbeat > cutoff,
+                    "alive": c.heartbeat > cutoff && *process != Some(Process::Gone),
+                    "process": process,
                     "problem": c.problem.clone().or_else(|| ahead(c.heartbeat, now).map(|_| ahead_problem(c.heartbeat, now))),
                 })
             })
@@ -64,12 +73,22 @@ pub async fn run(
     } else {
         let mut rows = Vec::with_capacity(list.len());
         let mut commands = Vec::new();
-        for (c, d) in list.iter().zip(&described) {
-            let state = match (&c.problem, ahead(c.heartbeat, now), c.heartbeat > cutoff) {
-                (Some(p), _, _) => format!("invalid: {p}"),
-                (None, Some(_), _) => ahead_problem(c.heartbeat, now),
-                (None, None, true) => "alive".into(),
-                (None, None, false) => "expired".into(),
+        let mut gone = Vec::new();
+        for ((c, d), process) in list.iter().zip(&described).zip(&processes) {
+            let pid = d.as_ref().and_then(|d| d.pid).unwrap_or(0);
+            let fresh = c.heartbeat > cutoff;
+            let state = match (&c.problem, ahead(c.heartbeat, now), fresh, process) {
+                (Some(p), _, _, _) => format!("invalid: {p}"),
+                (None, Some(_), _, _) => ahead_problem(c.heartbeat, now),
+                (None, None, true, Some(Process::Gone)) => format!("gone (pid {pid} not running)"),
+                (None, None, true, _) => "alive".into(),
+                (None, None, false, Some(Process::Gone)) => {
+                    format!("expired (pid {pid} not running)")
+                }
+                (None, None, false, Some(Process::Running)) => {
+                    format!("expired (pid {pid} still running)")
+                }
+                (None, None, false, None) => "expired".into(),
             };
             // A member with a problem is named in full, for whoever sets it right.
             let name = match &c.problem {
@@ -95,6 +114,9 @@ pub async fn run(
                 dash(d.failed.map(|n| n.to_string())),
                 state,
             ]);
+            if fresh && c.problem.is_none() && *process == Some(Process::Gone) {
+                gone.push(gone_note(&name, pid, c, now, orphan_after, &keys.name));
+            }
             if let Some(command) = &d.command {
                 commands.push(format!(
                     "{name}: {}{}{}{}: {}",
@@ -130,17 +152,50 @@ pub async fn run(
                 ctx.out.line(&line)?;
             }
         }
+        for line in gone {
+            ctx.out.note(line);
+        }
         if list
             .iter()
             .zip(&described)
             .any(|(c, d)| d.is_none() && keys.consumer_uuid(&c.key).is_some())
         {
-            ctx.out
-                .note("RUN BY CurlyQ: no description written (Go CurlyQ, or a qctl one's expired)");
+            ctx.out.note(
+                "RUN BY CurlyQ: no description written (a Go CurlyQ consumer, or a qctl one that \
+                 expired more than a day ago)",
+            );
         }
     }
     ctx.out.flush()?;
     Ok(ExitCode::Success)
+}
+
+/// What happens to the jobs of a consumer on this host whose process is gone while its
+/// heartbeat is still fresh: they return once the heartbeat is older than `orphan_after`,
+/// or at once with a shorter `--orphan-after` (every whole second of the heartbeat's age).
+pub fn gone_note(
+    name: &str,
+    pid: u32,
+    c: &consumers::ConsumerInfo,
+    now: f64,
+    orphan_after: std::time::Duration,
+    queue: &str,
+) -> String {
+    let age = (now - c.heartbeat).max(0.0);
+    let left = (orphan_after.as_secs_f64() - age).max(0.0);
+    let jobs = c.in_flight.unwrap_or(0);
+    format!(
+        "{name}: its process is gone (pid {pid} not running on this host); its {} {} to the \
+         queue once its heartbeat is older than --orphan-after ({}), in {}; to return {} now: \
+         qctl orphans {} --orphan-after {}s",
+        plural(jobs, "job"),
+        agree(jobs, "returns", "return"),
+        seconds(orphan_after.as_secs_f64()),
+        seconds(left.ceil()),
+        agree(jobs, "it", "them"),
+        printable(&shell_quote(queue)),
+        (age.floor() as u64).max(1),
+    )
 }
 
 /// How far (seconds) a heartbeat is in the future, when it is more than a few seconds.
@@ -156,8 +211,8 @@ fn ahead_problem(heartbeat: f64, now: f64) -> String {
 }
 
 /// Who runs a consumer: `qctl` when it described itself, else `CurlyQ` (a Go CurlyQ
-/// consumer, or a qctl consumer whose description expired), `-` for a member that is no
-/// in-flight key.
+/// consumer, or a qctl consumer whose description expired, a day after its lease), `-` for a
+/// member that is no in-flight key.
 pub fn run_by(key: &str, keys: &crate::engine::QueueKeys, described: bool) -> &'static str {
     match (described, keys.consumer_uuid(key).is_some()) {
         (true, _) => "qctl",

@@ -6,9 +6,10 @@ use std::time::Duration;
 use anyhow::Context as _;
 use serde_json::json;
 
+use super::consumers::{gone_note, host_pid, short_name};
 use super::Context;
 use crate::cli::ConfirmArgs;
-use crate::engine::consumers::{self, ConsumerInfo, Recovery, Step};
+use crate::engine::consumers::{self, ConsumerInfo, Description, Process, Recovery, Step};
 use crate::engine::ExitCode;
 use crate::output::{plural, printable, stopped_by};
 use crate::signals;
@@ -17,13 +18,50 @@ use crate::signals;
 /// heartbeat interval of Go CurlyQ consumers.
 pub const LOOKS_ALIVE: Duration = Duration::from_secs(120);
 
+/// How many consumers the lines before the question name at most.
+const NAMED: usize = 10;
+
 /// A consumer the command would touch.
 struct Planned<'a> {
     consumer: &'a ConsumerInfo,
+    /// What a qctl consumer wrote about itself.
+    description: Option<&'a Description>,
     /// Heartbeat age in seconds (negative: in the future).
     age: f64,
     /// Why it is left alone, if it is.
     skip: Option<String>,
+}
+
+impl Planned<'_> {
+    /// Whether its process runs, when it runs on this host.
+    fn process(&self) -> Option<Process> {
+        self.description.and_then(Description::process)
+    }
+
+    /// Whether it may be alive: its heartbeat is younger than a live consumer's may be, and
+    /// its process is not known to be gone.
+    fn looks_alive(&self) -> bool {
+        self.skip.is_none()
+            && self.process() != Some(Process::Gone)
+            && (self.age < LOOKS_ALIVE.as_secs_f64() || self.process() == Some(Process::Running))
+    }
+
+    /// `, vm:4242; its process is gone: pid 4242 is not running on this host`: where it
+    /// runs and what this host knows of its process.
+    fn whereabouts(&self) -> String {
+        let Some(d) = self.description else {
+            return String::new();
+        };
+        let pid = d.pid.unwrap_or(0);
+        let process = match self.process() {
+            Some(Process::Gone) => {
+                format!("; its process is gone: pid {pid} is not running on this host")
+            }
+            Some(Process::Running) => format!("; alive: pid {pid} runs on this host"),
+            None => String::new(),
+        };
+        format!(", {}{process}", host_pid(Some(d)))
+    }
 }
 
 pub async fn run(
@@ -40,10 +78,16 @@ pub async fn run(
     let list = consumers::list(&mut redis, &keys)
         .await
         .with_context(|| format!("cannot list the consumers of queue {queue:?}"))?;
+    let described = consumers::describe(&mut redis, &keys, &list)
+        .await
+        .with_context(|| {
+            format!("cannot read the descriptions of the consumers of queue {queue:?}")
+        })?;
     // Expired ones, and ones with a heartbeat in the future (skipped), with why.
     let plan: Vec<Planned> = list
         .iter()
-        .filter_map(|c| {
+        .zip(&described)
+        .filter_map(|(c, d)| {
             let ahead = c.heartbeat > now + consumers::AHEAD_TOLERANCE;
             let skip = c.problem.clone().or_else(|| {
                 ahead.then(|| {
@@ -55,6 +99,7 @@ pub async fn run(
             });
             (c.heartbeat <= cutoff || ahead).then_some(Planned {
                 consumer: c,
+                description: d.as_ref(),
                 age: now - c.heartbeat,
                 skip,
             })
@@ -65,10 +110,13 @@ pub async fn run(
         .iter()
         .filter_map(|p| p.consumer.in_flight)
         .sum();
-    let alive: Vec<&&Planned> = recoverable
-        .iter()
-        .filter(|p| p.age < LOOKS_ALIVE.as_secs_f64())
-        .collect();
+    let alive: Vec<&&Planned> = recoverable.iter().filter(|p| p.looks_alive()).collect();
+    // With nothing expired: when the first will be, and what a shorter cut-off does.
+    let waiting = if plan.is_empty() {
+        none_expired(&list, &described, now, orphan_after, &keys)
+    } else {
+        Vec::new()
+    };
 
     if confirm.dry_run {
         if ctx.out.json {
@@ -79,7 +127,8 @@ pub async fn run(
                         "consumer": p.consumer.key,
                         "in_flight": p.consumer.in_flight,
                         "heartbeat_age_secs": p.age,
-                        "looks_alive": p.skip.is_none() && p.age < LOOKS_ALIVE.as_secs_f64(),
+                        "looks_alive": p.looks_alive(),
+                        "process": p.process(),
                         "skip": p.skip,
                     })
                 })
@@ -93,11 +142,12 @@ pub async fn run(
                         .out
                         .line(format!("would skip {}: {why}", printable(&p.consumer.key)))?,
                     None => ctx.out.line(format!(
-                        "would recover {} of {} (heartbeat {} ago{})",
+                        "would recover {} of {} (heartbeat {} ago{}{})",
                         plural(p.consumer.in_flight.unwrap_or(0), "job"),
                         printable(&p.consumer.key),
                         seconds(p.age),
-                        if p.age < LOOKS_ALIVE.as_secs_f64() {
+                        p.whereabouts(),
+                        if p.looks_alive() && p.process().is_none() {
                             "; it looks alive"
                         } else {
                             ""
@@ -105,8 +155,8 @@ pub async fn run(
                     ))?,
                 }
             }
-            if plan.is_empty() {
-                ctx.out.note("no expired consumers");
+            for line in &waiting {
+                ctx.out.note(line);
             }
         }
         ctx.out.flush()?;
@@ -119,32 +169,58 @@ pub async fn run(
     // command says what was moved.
     let stop = signals::install()?;
     if !recoverable.is_empty() {
-        let mut question = format!(
-            "return {} of {} silent for more than {} to {}",
+        // Each consumer on a line of its own and a warning for those that may be alive,
+        // then a short question: asked on a terminal, or refused without one.
+        if !confirm.yes {
+            // Those that may be alive first; at most [`NAMED`] lines.
+            let mut named: Vec<&&Planned> = alive.clone();
+            named.extend(recoverable.iter().filter(|p| !p.looks_alive()));
+            for p in named.iter().take(NAMED) {
+                ctx.out.note(format_args!(
+                    "{}: {}, heartbeat {} ago{}{}",
+                    printable(&p.consumer.key),
+                    plural(p.consumer.in_flight.unwrap_or(0), "job"),
+                    seconds(p.age),
+                    p.whereabouts(),
+                    if p.looks_alive() && p.process().is_none() {
+                        "; it may be alive"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+            if named.len() > NAMED {
+                ctx.out.note(format_args!(
+                    "and {} more",
+                    plural((named.len() - NAMED) as u64, "consumer")
+                ));
+            }
+            if !alive.is_empty() {
+                let running_here = alive.iter().any(|p| p.process() == Some(Process::Running));
+                ctx.out.warn(format_args!(
+                    "{} may be alive: a heartbeat younger than {} is normal for a running \
+                     consumer (Go CurlyQ consumers beat every 60s){}; a live consumer whose \
+                     jobs are returned loses them, and they may run twice",
+                    match alive.as_slice() {
+                        [one] => printable(&one.consumer.key),
+                        more => format!("{} of these consumers", more.len()),
+                    },
+                    seconds(LOOKS_ALIVE.as_secs_f64()),
+                    if running_here {
+                        ", and a pid that runs on this host is a live process"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+        }
+        let question = format!(
+            "return {} of {} silent for more than {} to {}?",
             plural(jobs, "job"),
             plural(recoverable.len() as u64, "consumer"),
             seconds(orphan_after.as_secs_f64()),
             keys.active
         );
-        if !alive.is_empty() {
-            let names: Vec<String> = alive
-                .iter()
-                .map(|p| {
-                    format!(
-                        "{} (heartbeat {} ago)",
-                        printable(&p.consumer.key),
-                        seconds(p.age)
-                    )
-                })
-                .collect();
-            question.push_str(&format!(
-                ", although {} look{} alive: a heartbeat younger than {} is normal for a running consumer (Go CurlyQ consumers beat every 60s), which would then lose its jobs",
-                names.join(", "),
-                if alive.len() == 1 { "s" } else { "" },
-                seconds(LOOKS_ALIVE.as_secs_f64())
-            ));
-        }
-        question.push('?');
         if let Some(end) = super::ask(&mut ctx, &question, confirm.yes, &stop).await? {
             return Ok(end);
         }
@@ -255,7 +331,14 @@ pub async fn run(
         plan.iter()
             .filter_map(|p| Some((p.consumer.key.clone(), p.skip.clone()?))),
     );
-    let written = write_report(&mut ctx, &report, &keys.active, plan.is_empty(), &stopped);
+    let written = write_report(
+        &mut ctx,
+        &report,
+        &keys.active,
+        &waiting,
+        plan.is_empty(),
+        &stopped,
+    );
     if let Some((cause, text)) = stopped {
         // The output may be the very thing that was closed: what was moved goes to
         // whichever stream is still open.
@@ -277,6 +360,7 @@ fn write_report(
     ctx: &mut Context,
     report: &Recovery,
     active: &str,
+    waiting: &[String],
     none_expired: bool,
     stopped: &Option<(signals::Cause, String)>,
 ) -> std::io::Result<()> {
@@ -303,7 +387,11 @@ fn write_report(
         }
         match (stopped, none_expired) {
             (Some(_), _) => {}
-            (None, true) => ctx.out.note("no expired consumers"),
+            (None, true) => {
+                for line in waiting {
+                    ctx.out.note(line);
+                }
+            }
             (None, false) => ctx.out.note(format_args!(
                 "moved {} back to {active}; {} skipped",
                 plural(report.moved(), "job"),
@@ -314,8 +402,66 @@ fn write_report(
     ctx.out.flush()
 }
 
+/// What to say when no consumer is expired: none is registered, or when the first lease
+/// ends and what --orphan-after does, and the consumers on this host whose process is gone.
+fn none_expired(
+    list: &[ConsumerInfo],
+    described: &[Option<Description>],
+    now: f64,
+    orphan_after: Duration,
+    keys: &crate::engine::QueueKeys,
+) -> Vec<String> {
+    // Those whose heartbeat will run out: well-formed, not in the future.
+    let waiting: Vec<(&ConsumerInfo, Option<&Description>)> = list
+        .iter()
+        .zip(described)
+        .filter(|(c, _)| c.problem.is_none() && c.heartbeat <= now + consumers::AHEAD_TOLERANCE)
+        .map(|(c, d)| (c, d.as_ref()))
+        .collect();
+    let Some((first, d)) = waiting
+        .iter()
+        .min_by(|a, b| a.0.heartbeat.total_cmp(&b.0.heartbeat))
+    else {
+        return vec![if list.is_empty() {
+            format!(
+                "no expired consumers: no consumer is registered in {}",
+                keys.consumers
+            )
+        } else {
+            format!(
+                "no expired consumers: {} holds no consumer whose heartbeat can expire",
+                keys.consumers
+            )
+        }];
+    };
+    let cutoff = orphan_after.as_secs_f64();
+    let left = (first.heartbeat + cutoff - now).max(0.0);
+    let mut lines = vec![format!(
+        "no expired consumers: a consumer is expired once its heartbeat is older than \
+         --orphan-after ({}); the first to expire, {}{} with {}, does in {} unless it beats \
+         again. A shorter --orphan-after recovers sooner, naming the consumers that may be \
+         alive and asking first",
+        seconds(cutoff),
+        short_name(&first.key, keys),
+        match d {
+            Some(d) => format!(" ({})", host_pid(Some(d))),
+            None => String::new(),
+        },
+        plural(first.in_flight.unwrap_or(0), "job"),
+        seconds(left.ceil()),
+    )];
+    for (c, d) in &waiting {
+        if d.and_then(Description::process) == Some(Process::Gone) {
+            let pid = d.and_then(|d| d.pid).unwrap_or(0);
+            let name = short_name(&c.key, keys);
+            lines.push(gone_note(&name, pid, c, now, orphan_after, &keys.name));
+        }
+    }
+    lines
+}
+
 /// `14s`, `3m20s`: an age or a span for messages.
-fn seconds(secs: f64) -> String {
+pub fn seconds(secs: f64) -> String {
     let secs = secs.abs().round() as u64;
     humantime::format_duration(Duration::from_secs(secs))
         .to_string()

@@ -24,14 +24,7 @@ pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow:
     }
     // In-flight sets whose consumer entry is gone, the descriptions of qctl consumers and
     // the minutes of the queue's history: one SCAN pass.
-    targets.extend(
-        keys.scan(&mut redis, "*", 10_000)
-            .await?
-            .into_iter()
-            .filter(|k| {
-                keys.is_inflight_key(k) || keys.is_consumer_key(k) || keys.is_history_key(k)
-            }),
-    );
+    targets.extend(keys.scan_variable(&mut redis, 10_000).await?);
     targets.sort();
     targets.dedup();
     let mut pipe = redis::pipe();

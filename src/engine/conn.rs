@@ -732,6 +732,43 @@ fn secret_parts(url: &str) -> Vec<&str> {
     parts
 }
 
+/// The command of `pipe` that the server refused with `err`, as `SCARD key` (its name and
+/// first argument, control characters escaped): a refusal inside a pipeline (WRONGTYPE)
+/// does not say which command it answers, and the pipeline's description names no key.
+fn failed_command(pipe: &redis::Pipeline, err: &redis::RedisError) -> Option<String> {
+    // Only an error of the pipeline's own replies carries the index of the command.
+    if !err.to_string().starts_with("Pipeline failure") {
+        return None;
+    }
+    let index = err.clone().into_server_errors()?.first()?.0;
+    let cmd = pipe.cmd_iter().nth(index)?;
+    let words: Vec<String> = cmd
+        .args_iter()
+        .take(2)
+        .filter_map(|arg| match arg {
+            redis::Arg::Simple(bytes) => Some(String::from_utf8_lossy(bytes).into_owned()),
+            _ => None,
+        })
+        .map(|word| word.chars().flat_map(escaped).collect::<String>())
+        .collect();
+    let (name, rest) = words.split_first()?;
+    Some(
+        std::iter::once(name.to_uppercase())
+            .chain(rest.iter().cloned())
+            .collect::<Vec<_>>()
+            .join(" "),
+    )
+}
+
+/// `c`, or its escape when it is a control character.
+fn escaped(c: char) -> Vec<char> {
+    if c.is_control() {
+        c.escape_default().collect()
+    } else {
+        vec![c]
+    }
+}
+
 /// The URL with its user, password and query replaced by `***`, for messages about a URL
 /// that may not even parse.
 pub fn hide_secrets(url: &str) -> String {
@@ -1046,7 +1083,10 @@ impl Redis {
     ) -> Result<T, Error> {
         match pipe.query_async(&mut self.conn).await {
             Ok(v) => Ok(v),
-            Err(e) => Err(self.error(op, e)),
+            Err(e) => match failed_command(pipe, &e) {
+                Some(command) => Err(self.error(format!("{command} (in {op})"), e)),
+                None => Err(self.error(op, e)),
+            },
         }
     }
 

@@ -54,7 +54,14 @@ pub fn rights(keys: &QueueKeys, uuid: &str) -> Rights {
         )
         .script(
             &scripts::RECOVER,
-            &[&keys.consumers, &keys.active, &keys.signal, inflight],
+            &[
+                &keys.consumers,
+                &keys.active,
+                &keys.signal,
+                inflight,
+                &info,
+                &running,
+            ],
         )
         .script(
             &scripts::DEREGISTER,
@@ -102,8 +109,9 @@ pub async fn heartbeat(
     Ok(())
 }
 
-/// Renews the heartbeat of a registered consumer without registering it again, and the
-/// lease of its description (`lease`); false when its entry is gone.
+/// Renews the heartbeat of a registered consumer without registering it again, the time to
+/// live of its description ([`description_ttl`] of `lease`) and the lease of its list of
+/// running jobs; false when its entry is gone.
 pub async fn renew(
     redis: &mut Redis,
     keys: &QueueKeys,
@@ -113,6 +121,7 @@ pub async fn renew(
 ) -> Result<bool, Error> {
     let inflight = keys.inflight(uuid);
     let lease_ms = lease.as_millis().max(1) as u64;
+    let kept_ms = description_ttl(lease).as_millis() as u64;
     let mut pipe = redis::pipe();
     pipe.cmd("ZADD")
         .arg(&keys.consumers)
@@ -122,7 +131,7 @@ pub async fn renew(
         .ignore()
         .cmd("PEXPIRE")
         .arg(keys.consumer_info(uuid))
-        .arg(lease_ms)
+        .arg(kept_ms)
         .ignore()
         .cmd("PEXPIRE")
         .arg(keys.consumer_running(uuid))
@@ -184,6 +193,10 @@ pub async fn expired(
         )
         .await
 }
+
+/// The default cut-off (`--orphan-after`) after which a consumer whose heartbeat stopped is
+/// expired: at least Go CurlyQ's heartbeat interval plus its consumer timeout.
+pub const ORPHAN_AFTER: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// How far in the future (seconds) a heartbeat may be before it is flagged: the writer's
 /// clock is ahead of the Redis server's.
@@ -301,15 +314,29 @@ pub enum Step {
 }
 
 /// Moves up to 1000 of the reservations of one consumer (a well-formed in-flight key of
-/// this queue) back to `NAME:active` if its heartbeat is still at or before `cutoff`.
+/// this queue) back to `NAME:active` if its heartbeat is still at or before `cutoff`; the
+/// consumer leaves `NAME:consumers` with its description once its set is empty.
 pub async fn recover_step(
     redis: &mut Redis,
     keys: &QueueKeys,
     member: &str,
     cutoff: f64,
 ) -> Result<Step, Error> {
+    let Some(uuid) = keys.consumer_uuid(member) else {
+        return Err(Error::Usage(format!(
+            "{member:?} is not an in-flight key of queue {:?}",
+            keys.name
+        )));
+    };
     let (n, left): (i64, i64) = scripts::RECOVER
-        .call(&[&keys.consumers, &keys.active, &keys.signal, member])
+        .call(&[
+            &keys.consumers,
+            &keys.active,
+            &keys.signal,
+            member,
+            &keys.consumer_info(uuid),
+            &keys.consumer_running(uuid),
+        ])
         .arg(cutoff)
         .arg(1000)
         .invoke(redis)
@@ -408,6 +435,10 @@ pub async fn list(redis: &mut Redis, keys: &QueueKeys) -> Result<Vec<ConsumerInf
 pub struct Description {
     pub host: Option<String>,
     pub pid: Option<u32>,
+    /// The PID namespace of its process (`pid:[4026531836]`, from `/proc/self/ns/pid`), so
+    /// that a pid is looked up only where it means the same process.
+    #[serde(skip)]
+    pub pid_ns: Option<String>,
     pub version: Option<String>,
     /// The handler's program and arguments.
     pub command: Option<Vec<String>>,
@@ -426,7 +457,7 @@ pub struct Description {
 }
 
 /// The fields of [`Description`], in its order.
-const DESCRIPTION: [&str; 11] = [
+const DESCRIPTION: [&str; 12] = [
     "host",
     "pid",
     "version",
@@ -438,7 +469,81 @@ const DESCRIPTION: [&str; 11] = [
     "failed",
     "depth",
     "depth_auto",
+    "pid_ns",
 ];
+
+/// Whether a consumer's process runs, as this host can tell it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Process {
+    /// Its pid names a process (or one this user may not signal): it may be alive. A pid
+    /// that was reused by another process looks so too, which errs on the safe side.
+    Running,
+    /// No process has its pid (or only a zombie): it died.
+    Gone,
+}
+
+impl Description {
+    /// Whether its process runs, for a consumer on this host (the same host name, and the
+    /// same PID namespace when it recorded one); None for one elsewhere or without a pid.
+    pub fn process(&self) -> Option<Process> {
+        let pid = i32::try_from(self.pid?).ok().filter(|p| *p > 0)?;
+        if self.host.as_deref() != Some(host().as_str()) {
+            return None;
+        }
+        if let (Some(theirs), Some(ours)) = (&self.pid_ns, pid_namespace()) {
+            if *theirs != ours {
+                return None;
+            }
+        }
+        match nix::sys::signal::kill(nix::unistd::Pid::from_raw(pid), None) {
+            Err(nix::errno::Errno::ESRCH) => Some(Process::Gone),
+            _ if is_zombie(pid) => Some(Process::Gone),
+            _ => Some(Process::Running),
+        }
+    }
+}
+
+/// Whether `pid` is a process that has ended and waits for its parent to collect it.
+fn is_zombie(pid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            stat.rsplit_once(')')
+                .and_then(|(_, rest)| rest.split_whitespace().next().map(|s| s == "Z"))
+        })
+        .unwrap_or(false)
+}
+
+/// This machine's host name, or `-`: what a qctl consumer writes as its `host`.
+pub fn host() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: gethostname writes at most buf.len() bytes into buf.
+    let ok = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } == 0;
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
+    if ok && end > 0 {
+        String::from_utf8_lossy(&buf[..end]).into_owned()
+    } else {
+        "-".into()
+    }
+}
+
+/// The PID namespace of this process (`pid:[4026531836]`), where the system tells it.
+pub fn pid_namespace() -> Option<String> {
+    std::fs::read_link("/proc/self/ns/pid")
+        .ok()
+        .map(|p| p.to_string_lossy().into_owned())
+}
+
+/// How long a qctl consumer's description (`NAME:consumer:<uuid>`) is kept past its lease:
+/// a consumer that dies without leaving is still named (host, pid, command) while its entry
+/// waits for recovery, which removes the description with the entry.
+pub const DESCRIPTION_KEPT: std::time::Duration = std::time::Duration::from_secs(24 * 3600);
+
+/// The time to live of a consumer's description whose lease is `lease`.
+pub fn description_ttl(lease: std::time::Duration) -> std::time::Duration {
+    lease + DESCRIPTION_KEPT
+}
 
 /// The description of each consumer that has one (None: a Go CurlyQ consumer, a member that
 /// is no in-flight key, or a qctl consumer whose description expired); one round trip.
@@ -494,6 +599,7 @@ pub async fn describe(
             failed: get(8).and_then(|v| v.parse().ok()),
             depth: get(9).and_then(|v| serde_json::from_str(&v).ok()),
             depth_auto: get(10).and_then(|v| v.parse().ok()),
+            pid_ns: get(11),
         };
         out.push((d != Description::default()).then_some(d));
     }

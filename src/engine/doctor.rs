@@ -757,7 +757,14 @@ fn rights_for(group: &str, keys: &QueueKeys, uuid: &str, skip: &[String]) -> Rig
             )
             .script(
                 &scripts::RECOVER,
-                &[&keys.consumers, &keys.active, &keys.signal, &inflight],
+                &[
+                    &keys.consumers,
+                    &keys.active,
+                    &keys.signal,
+                    &inflight,
+                    &keys.consumer_info(uuid),
+                    &keys.consumer_running(uuid),
+                ],
             );
         }
         "pause" => {

@@ -181,12 +181,12 @@ pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Re
         members.sort_by(|a, b| a.0.cmp(&b.0));
         members.dedup_by(|a, b| a.0 == b.0);
     }
-    let scanned = keys.scan(redis, "inflight:*", PAGE as u64).await?;
+    let scanned = keys.inflight_sets(redis, PAGE as u64).await?;
     let mut inflight: Vec<String> = members
         .iter()
         .map(|(k, _)| k.clone())
         .filter(|k| keys.is_inflight_key(k))
-        .chain(scanned.iter().filter(|k| keys.is_inflight_key(k)).cloned())
+        .chain(scanned)
         .collect();
     inflight.sort();
     inflight.dedup();
@@ -269,6 +269,12 @@ pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Re
         "Synchronise the clock of the host the consumer runs on (NTP); once it is stopped, \
          ZADD the member with the current time so that `qctl orphans` can recover its jobs.",
     );
+    if consumers_ok {
+        let base = finding("held-by-expired-consumers", Severity::Ok, String::new());
+        report
+            .findings
+            .push(held_by_expired(redis, keys, now, base).await?);
+    }
     let malformed: Vec<String> = members
         .iter()
         .map(|(k, _)| k.clone())
@@ -1165,6 +1171,103 @@ async fn confirm_damaged(
         }
     }
     Ok(out)
+}
+
+/// Jobs held by consumers that will not run them: expired ones (a heartbeat older than
+/// [`super::consumers::ORPHAN_AFTER`]) and ones on this host whose process is gone. A
+/// WARNING while a live consumer remains, whose orphan recovery returns them once their
+/// heartbeat expires; CRITICAL with none, as nothing returns them then.
+async fn held_by_expired(
+    redis: &mut Redis,
+    keys: &QueueKeys,
+    now: f64,
+    base: Finding,
+) -> Result<Finding, Error> {
+    use super::consumers::{self, Process};
+    let list = consumers::list(redis, keys).await?;
+    let described = consumers::describe(redis, keys, &list).await?;
+    let cutoff = now - consumers::ORPHAN_AFTER.as_secs_f64();
+    let mut held: Vec<(String, u64)> = Vec::new();
+    let mut live = 0usize;
+    for (c, d) in list.iter().zip(&described) {
+        if c.problem.is_some() {
+            continue;
+        }
+        let process = d.as_ref().and_then(|d| d.process());
+        let expired = c.heartbeat <= cutoff;
+        if !expired && process != Some(Process::Gone) {
+            live += 1;
+            continue;
+        }
+        let n = c.in_flight.unwrap_or(0);
+        if n == 0 {
+            continue;
+        }
+        let age = super::text::span(now - c.heartbeat);
+        let mut why = format!("heartbeat {age} ago");
+        if let Some(d) = d {
+            why.push_str(&format!(
+                ", {}:{}",
+                d.host.as_deref().unwrap_or("-"),
+                d.pid.map_or("-".into(), |p| p.to_string())
+            ));
+        }
+        if process == Some(Process::Gone) {
+            why.push_str(", its process is gone");
+        }
+        held.push((format!("{}: {} ({why})", c.key, plural(n, "job")), n));
+    }
+    if held.is_empty() {
+        let mut f = base;
+        f.summary = "no jobs held by expired consumers".into();
+        return Ok(f);
+    }
+    let jobs: u64 = held.iter().map(|(_, n)| n).sum();
+    let (severity, fix) = if live > 0 {
+        (
+            Severity::Warning,
+            format!(
+                "Nothing to do when the consumers that died are known: the live consumers \
+                 return the jobs once the heartbeats are older than their --orphan-after; \
+                 `qctl orphans {}` returns them now (with --orphan-after for a consumer whose \
+                 process is gone).",
+                keys.name
+            ),
+        )
+    } else {
+        (
+            Severity::Critical,
+            format!(
+                "Start a consumer (it returns the jobs once the heartbeats are older than its \
+                 --orphan-after), or run `qctl orphans {}` (with --orphan-after for a consumer \
+                 whose process is gone).",
+                keys.name
+            ),
+        )
+    };
+    let mut f = base
+        .key(&keys.consumers)
+        .explain(
+            "A consumer that died keeps its jobs in flight until another consumer's orphan \
+             recovery (or qctl orphans) returns them to NAME:active: until then no one runs \
+             them.",
+        )
+        .fix(fix);
+    f.severity = severity;
+    f.summary = format!(
+        "{} held by {} that {} expired or gone{}",
+        plural(jobs, "job"),
+        plural(held.len() as u64, "consumer"),
+        agree(held.len() as u64, "is", "are"),
+        if live > 0 {
+            String::new()
+        } else {
+            ", and no live consumer to return them".into()
+        }
+    );
+    f.count = Some(held.len() as u64);
+    f.samples = held.into_iter().take(SAMPLES).map(|(s, _)| s).collect();
+    Ok(f)
 }
 
 /// Of the consumers seen with a heartbeat in the future, those still so.

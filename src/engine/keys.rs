@@ -139,20 +139,52 @@ impl QueueKeys {
         format!("{}:history:{minute}", self.name)
     }
 
-    /// The keys of this queue named `NAME:` then what the MATCH pattern `rest` matches, on
-    /// the node owning the queue, found by SCAN (`count` keys a call), sorted.
-    pub async fn scan(
+    /// The in-flight sets of this queue found by SCAN on the node owning it (`count` keys a
+    /// call), sorted: the keys `NAME:inflight:<uuid>`. The pattern `NAME:inflight:*` also
+    /// matches keys of other queues (those of a queue named `NAME:inflight:abc`), which are
+    /// left out.
+    pub async fn inflight_sets(
+        &self,
+        redis: &mut super::conn::Redis,
+        count: u64,
+    ) -> Result<Vec<String>, super::Error> {
+        self.scan(redis, "inflight:*", count, |k| self.is_inflight_key(k))
+            .await
+    }
+
+    /// This queue's keys that are not fixed, found by SCAN on the node owning it, sorted:
+    /// in-flight sets (also of consumers no longer registered), the descriptions of qctl
+    /// consumers and the minutes of the queue's history. Keys of other queues whose names
+    /// start with `NAME:` (a queue named `NAME:x`) are left out.
+    pub async fn scan_variable(
+        &self,
+        redis: &mut super::conn::Redis,
+        count: u64,
+    ) -> Result<Vec<String>, super::Error> {
+        self.scan(redis, "*", count, |k| {
+            self.is_inflight_key(k) || self.is_consumer_key(k) || self.is_history_key(k)
+        })
+        .await
+    }
+
+    /// The keys named `NAME:` then what the MATCH pattern `rest` matches that `keep` says
+    /// are this queue's, on the node owning the queue, found by SCAN (`count` keys a call),
+    /// sorted. A pattern matches keys of other queues too (`NAME:inflight:*` those of the
+    /// queue `NAME:inflight:abc`): `keep` must check the whole shape of the key.
+    async fn scan(
         &self,
         redis: &mut super::conn::Redis,
         rest: &str,
         count: u64,
+        keep: impl Fn(&str) -> bool,
     ) -> Result<Vec<String>, super::Error> {
         let pattern = format!("{}:{rest}", glob_escape(&self.name));
         let owner = super::conn::Node::Owning(self.active.clone());
         let mut found = Vec::new();
         let mut cursor = 0u64;
         loop {
-            let (next, page): (u64, Vec<String>) = redis
+            // Read as bytes: a key of another queue may have a name that is not UTF-8.
+            let (next, page): (u64, Vec<Vec<u8>>) = redis
                 .query_at(
                     &owner,
                     redis::cmd("SCAN")
@@ -164,7 +196,11 @@ impl QueueKeys {
                     format!("SCAN MATCH {pattern}"),
                 )
                 .await?;
-            found.extend(page);
+            found.extend(
+                page.into_iter()
+                    .filter_map(|k| String::from_utf8(k).ok())
+                    .filter(|k| keep(k)),
+            );
             cursor = next;
             if cursor == 0 {
                 break;

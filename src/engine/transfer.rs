@@ -200,7 +200,7 @@ pub struct Exporter {
 
 /// What a queue holds, and its in-flight sets (found by SCAN).
 pub async fn count(redis: &mut Redis, keys: &QueueKeys) -> Result<(Counts, Vec<String>), Error> {
-    let sets = keys.scan(redis, "inflight:*", 1000).await?;
+    let sets = keys.inflight_sets(redis, 1000).await?;
     let counts = count_in(redis, keys, &sets).await?;
     Ok((counts, sets))
 }

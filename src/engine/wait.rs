@@ -135,7 +135,7 @@ impl Watch {
     pub async fn start(redis: &mut Redis, keys: &QueueKeys) -> Result<Watch, Error> {
         let since = redis.server_time().await?;
         let clock = Instant::now();
-        let sets = keys.scan(redis, "inflight:*", 1000).await?;
+        let sets = keys.inflight_sets(redis, 1000).await?;
         Ok(Watch {
             keys: keys.clone(),
             since,

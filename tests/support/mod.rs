@@ -5,6 +5,7 @@
 pub mod cluster;
 pub mod handlers;
 pub mod ledger;
+pub mod neighbours;
 pub mod proxy;
 pub mod tls;
 pub mod tmux;

@@ -1,8 +1,9 @@
 //! What a qctl consumer says about itself, for `qctl consumers` and `qctl inflight`:
 //! `NAME:consumer:<uuid>` (where it runs, what it runs, its counters) and
-//! `NAME:consumer:<uuid>:running` (each running job's start). Both expire with the lease
-//! (the heartbeat renews them) and go when the consumer leaves. Go CurlyQ consumers write
-//! neither.
+//! `NAME:consumer:<uuid>:running` (each running job's start). The list expires with the
+//! lease, the description a day after it, so that a consumer that died is still named while
+//! its jobs wait for recovery (the heartbeat renews both); both go when the consumer leaves
+//! or its jobs are recovered. Go CurlyQ consumers write neither.
 
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
@@ -10,6 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::Shared;
+use crate::engine::consumers;
 use crate::engine::error::Error;
 
 /// How often the list of running jobs and the counters are brought up to date (only when
@@ -35,21 +37,13 @@ pub(crate) struct Written {
     depth: Vec<usize>,
 }
 
-/// The machine's host name, or `-`.
-fn host() -> String {
-    let mut buf = [0u8; 256];
-    // SAFETY: gethostname writes at most buf.len() bytes into buf.
-    let ok = unsafe { libc::gethostname(buf.as_mut_ptr().cast(), buf.len()) } == 0;
-    let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-    if ok && end > 0 {
-        String::from_utf8_lossy(&buf[..end]).into_owned()
-    } else {
-        "-".into()
-    }
-}
-
 fn lease_ms(shared: &Shared) -> u64 {
     shared.cfg.orphan_after.as_millis().max(1) as u64
+}
+
+/// The time to live of the description: past the lease (see [`consumers::description_ttl`]).
+fn kept_ms(shared: &Shared) -> u64 {
+    consumers::description_ttl(shared.cfg.orphan_after).as_millis() as u64
 }
 
 /// Writes the description when the consumer registers (and registers again).
@@ -63,7 +57,7 @@ pub async fn describe(shared: &Shared) -> Result<(), Error> {
     pipe.cmd("HSET")
         .arg(&info)
         .arg("host")
-        .arg(host())
+        .arg(consumers::host())
         .arg("pid")
         .arg(std::process::id())
         .arg("version")
@@ -77,6 +71,9 @@ pub async fn describe(shared: &Shared) -> Result<(), Error> {
         .arg("started")
         .arg(started)
         .ignore();
+    if let Some(ns) = consumers::pid_namespace() {
+        pipe.cmd("HSET").arg(&info).arg("pid_ns").arg(ns).ignore();
+    }
     let depth = shares(shared);
     if let Some(limit) = &shared.cfg.run_limit {
         pipe.cmd("HSET")
@@ -111,7 +108,8 @@ fn depth_written(pipe: &mut redis::Pipeline, info: &str, depth: &[usize]) {
     pipe.cmd("HSET").arg(info).arg("depth").arg(text).ignore();
 }
 
-/// Adds to `pipe` the counters of the description `info` and the renewal of its lease.
+/// Adds to `pipe` the counters of the description `info` and the renewal of its time to
+/// live.
 fn counted(pipe: &mut redis::Pipeline, shared: &Shared, info: &str, ran: u64, failed: u64) {
     pipe.cmd("HSET")
         .arg(info)
@@ -122,7 +120,7 @@ fn counted(pipe: &mut redis::Pipeline, shared: &Shared, info: &str, ran: u64, fa
         .ignore()
         .cmd("PEXPIRE")
         .arg(info)
-        .arg(lease_ms(shared))
+        .arg(kept_ms(shared))
         .ignore();
 }
 
