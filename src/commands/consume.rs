@@ -18,7 +18,7 @@ use crate::engine::consumer::{
 };
 use crate::engine::jobs::describe_time;
 use crate::engine::{Error, ExitCode};
-use crate::handler::{resolve_program, HandlerSpec, LineSink, ProcessHandler};
+use crate::handler::{check_runnable, resolve_program, HandlerSpec, LineSink, ProcessHandler};
 use crate::output::{agree, plural};
 use crate::pipe::{PipeHandler, PipeSpec, AUTO_DEPTH_MAX};
 use crate::signals;
@@ -331,6 +331,8 @@ fn config(args: &ConsumeArgs) -> anyhow::Result<(Config, HandlerSpec, PathBuf)> 
         .split_first()
         .ok_or_else(|| Error::Usage("no command given after --".into()))?;
     let resolved = resolve_program(program).map_err(|e| Error::Usage(e.to_string()))?;
+    check_runnable(&resolved, &resolved.display().to_string())
+        .map_err(|e| Error::Usage(e.to_string()))?;
     let concurrency = args
         .concurrency
         .map(|c| c as usize)
