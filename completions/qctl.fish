@@ -49,7 +49,7 @@ complete -c qctl -n "__fish_qctl_needs_command" -f -a "top" -d 'A live full-scre
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "dead" -d 'Look at and repair dead jobs (jobs that ran out of retries)'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "scheduled" -d 'Look at and change scheduled jobs (delayed jobs and retries)'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "active" -d 'Look at and delete jobs that are ready to run'
-complete -c qctl -n "__fish_qctl_needs_command" -f -a "tail" -d 'Follow what happens to queues until stopped (Ctrl-C): jobs killed and retried with their reasons, consumers joining, leaving, expiring and recovered, pause and resume, and a line per interval with the counts'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "tail" -d 'Follow what happens to queues until stopped (Ctrl-C): jobs dead and retried with their reasons, consumers joining, leaving, expiring and recovered, pause and resume, and a line per interval with the counts'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "inflight" -d 'List the jobs in flight: reserved by a consumer, running or about to'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "consumers" -d 'List the consumers of a queue: who runs them, where, their heartbeat and jobs in flight'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "orphans" -d 'Return the in-flight jobs of expired consumers to the queue'
@@ -109,7 +109,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand wait" -s V -l version -d 'Prin
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l watch -d 'Redraw every DUR (default 2s) with rates, until Ctrl-C' -r
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l orphan-after -d 'A consumer whose heartbeat is older than this counts as expired' -r
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l max-keys -d 'Stop discovering queues after scanning this many keys' -r
-complete -c qctl -n "__fish_qctl_using_subcommand stats" -l history -d 'Show what qctl consumers did over the last DUR, step by step: jobs done, failed, retried and killed, and run-time percentiles (kept for 7 days)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand stats" -l history -d 'Show what qctl consumers did over the last DUR, step by step: jobs done, failed, retried and dead, and run-time percentiles (kept for 7 days)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l step -d 'The length of one step of --history, in whole minutes [default: the step that shows DUR in at most 24 rows]' -r
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
@@ -560,7 +560,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand tail" -l tls-cert -d 'Client c
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
-complete -c qctl -n "__fish_qctl_using_subcommand tail" -l failures -d 'Only failures: jobs killed and retries scheduled'
+complete -c qctl -n "__fish_qctl_using_subcommand tail" -l failures -d 'Only failures: jobs dead and retries scheduled'
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l no-follow -d 'Print what happened (since --since) and exit instead of following'
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'

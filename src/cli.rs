@@ -299,7 +299,7 @@ pub enum Command {
     #[command(subcommand)]
     Active(ActiveCommand),
 
-    /// Follow what happens to queues until stopped (Ctrl-C): jobs killed and retried with
+    /// Follow what happens to queues until stopped (Ctrl-C): jobs dead and retried with
     /// their reasons, consumers joining, leaving, expiring and recovered, pause and resume,
     /// and a line per interval with the counts.
     ///
@@ -824,7 +824,7 @@ pub struct StatsArgs {
     #[arg(long, conflicts_with = "watch")]
     pub prometheus: bool,
     /// Show what qctl consumers did over the last DUR, step by step: jobs done, failed,
-    /// retried and killed, and run-time percentiles (kept for 7 days).
+    /// retried and dead, and run-time percentiles (kept for 7 days).
     #[arg(long, value_name = "DUR", value_parser = parse_positive_duration, conflicts_with_all = ["watch", "prometheus"])]
     pub history: Option<Duration>,
     /// The length of one step of --history, in whole minutes [default: the step that shows
@@ -989,7 +989,7 @@ pub struct TailArgs {
     /// age such as 10m) to dead jobs and retries is shown first.
     #[arg(long, value_name = "TIME", value_parser = parse_time_or_age)]
     pub since: Option<f64>,
-    /// Only failures: jobs killed and retries scheduled.
+    /// Only failures: jobs dead and retries scheduled.
     #[arg(long)]
     pub failures: bool,
     /// Print what happened (since --since) and exit instead of following.

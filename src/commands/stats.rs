@@ -93,7 +93,7 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
                 let mut v = serde_json::to_value(s)?;
                 if let Some((secs, before)) = rates {
                     if let Some(b) = before.get(&s.queue) {
-                        v["completed_per_sec"] = rate(s.completed, b.completed, secs).into();
+                        v["done_per_sec"] = rate(s.completed, b.completed, secs).into();
                         v["failed_per_sec"] = rate(s.failed, b.failed, secs).into();
                     }
                 }
