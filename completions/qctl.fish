@@ -835,8 +835,8 @@ complete -c qctl -n "__fish_qctl_using_subcommand consume" -s c -l concurrency -
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l buffer -d 'How many reserved jobs may wait locally for a free handler [default: about 20 ms of work, measured as jobs run: --concurrency at least, 1000 at most]' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l timeout -d 'Stop a handler that runs longer than this (SIGTERM to its process group, then SIGKILL after --kill-after); the run counts as failed with reason "timeout"' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l kill-after -d 'Time between SIGTERM and SIGKILL when a handler is stopped' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-retries -d 'Retries after the first failure; a job runs at most this + 1 times, then goes dead' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-backoff -d 'The longest wait before a retry (the wait doubles with each failure)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-retries -d 'Retries after the first failure; a job runs at most this + 1 times, then goes dead [default: 20; with --drain: 2]' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-backoff -d 'The longest wait before a retry (the wait doubles with each failure) [default: 7d; with --drain: 10s]' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l heartbeat -d 'How often this consumer renews its heartbeat' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l orphan-after -d 'Another consumer whose heartbeat is older than this is dead and its jobs are recovered. Keep it at 2m or more beside Go CurlyQ consumers (they beat every 60s)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l poll-interval -d 'The longest an idle consumer waits for a wake-up before it looks again' -r
@@ -854,7 +854,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand consume" -l tls-cert -d 'Clien
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l drain -d 'Run every job that can run, then exit: when nothing is ready, nothing runs here or at other consumers, and no retry of a job that failed here is pending (it waits for them). Exit 0 when every job ended done, 7 when some ended dead, 8 when the queue is paused with jobs ready (qctl help exit-codes)'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l drain -d 'Run every job that can run, then exit: when nothing is ready, nothing runs here or at other consumers, and no retry of a job that failed here is pending (it waits for them). Exit 0 when every job ended done, 7 when some ended dead, 8 when the queue is paused with jobs ready (qctl help exit-codes). Unless given, --max-retries is 2 and --max-backoff 10s, so that a job that keeps failing ends dead within seconds (3 runs, at most 3s of waits between them) rather than days'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l wait-scheduled -d 'With --drain: also wait for the jobs producers scheduled for later, and run them'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l prefix -d 'Put "[<job id>] " before every line a handler prints'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l pipe -d 'Keep --concurrency long-lived copies of CMD and feed them jobs as JSON lines on stdin; each answers one JSON line per job on stdout (qctl help pipe)'

@@ -729,13 +729,15 @@ pub struct ConsumeArgs {
     #[arg(long, value_name = "DUR", default_value = "5s", value_parser = parse_duration)]
     pub kill_after: Duration,
 
-    /// Retries after the first failure; a job runs at most this + 1 times, then goes dead.
-    #[arg(long, value_name = "N", default_value_t = 20)]
-    pub max_retries: i64,
+    /// Retries after the first failure; a job runs at most this + 1 times, then goes dead
+    /// [default: 20; with --drain: 2].
+    #[arg(long, value_name = "N")]
+    pub max_retries: Option<i64>,
 
-    /// The longest wait before a retry (the wait doubles with each failure).
-    #[arg(long, value_name = "DUR", default_value = "7d", value_parser = parse_duration)]
-    pub max_backoff: Duration,
+    /// The longest wait before a retry (the wait doubles with each failure) [default: 7d;
+    /// with --drain: 10s].
+    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+    pub max_backoff: Option<Duration>,
 
     /// How often this consumer renews its heartbeat.
     #[arg(long, value_name = "DUR", default_value = "15s", value_parser = parse_positive_duration)]
@@ -758,7 +760,9 @@ pub struct ConsumeArgs {
     /// Run every job that can run, then exit: when nothing is ready, nothing runs here or at
     /// other consumers, and no retry of a job that failed here is pending (it waits for
     /// them). Exit 0 when every job ended done, 7 when some ended dead, 8 when the queue is
-    /// paused with jobs ready (qctl help exit-codes).
+    /// paused with jobs ready (qctl help exit-codes). Unless given, --max-retries is 2 and
+    /// --max-backoff 10s, so that a job that keeps failing ends dead within seconds (3 runs,
+    /// at most 3s of waits between them) rather than days.
     #[arg(long)]
     pub drain: bool,
 
