@@ -560,7 +560,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand tail" -l tls-cert -d 'Client c
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
-complete -c qctl -n "__fish_qctl_using_subcommand tail" -l failures -d 'Only failures: jobs killed and retries scheduled'
+complete -c qctl -n "__fish_qctl_using_subcommand tail" -l failures -d 'Only failures: jobs dead and retries scheduled'
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l no-follow -d 'Print what happened and exit; do not follow'
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
@@ -835,8 +835,8 @@ complete -c qctl -n "__fish_qctl_using_subcommand consume" -s c -l concurrency -
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l buffer -d 'How many reserved jobs may wait locally for a free handler [default: about 20 ms of work, measured as jobs run: --concurrency at least, 1000 at most]' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l timeout -d 'Stop a handler that runs longer than this' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l kill-after -d 'Time between SIGTERM and SIGKILL when a handler is stopped' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-retries -d 'Retries before a job goes dead' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-backoff -d 'The longest wait before a retry' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-retries -d 'Retries before a job goes dead [default: 20; with --drain: 2]' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l max-backoff -d 'The longest wait before a retry [default: 7d; with --drain: 10s]' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l heartbeat -d 'How often this consumer renews its heartbeat' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l orphan-after -d 'Another consumer whose heartbeat is older than this is dead and its jobs are recovered. Keep it at 2m or more beside Go CurlyQ consumers (they beat every 60s)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l poll-interval -d 'The longest an idle consumer waits for a wake-up before it looks again' -r

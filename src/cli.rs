@@ -344,7 +344,7 @@ pub enum Command {
 
     /// Follow what happens to queues: deaths, retries, consumers, pauses.
     ///
-    /// Until stopped (Ctrl-C): jobs killed and retried with their reasons, consumers joining,
+    /// Until stopped (Ctrl-C): jobs dead and retried with their reasons, consumers joining,
     /// leaving, expiring and recovered, pause and resume, and a line per interval with the
     /// counts. It reads Redis state, so it works whatever runs the jobs; retries and reasons are
     /// known for jobs qctl consumers ran.
@@ -831,17 +831,17 @@ pub struct ConsumeArgs {
     #[arg(long, hide_short_help = true, value_name = "DUR", default_value = "5s", value_parser = parse_duration)]
     pub kill_after: Duration,
 
-    /// Retries before a job goes dead.
+    /// Retries before a job goes dead [default: 20; with --drain: 2].
     ///
     /// Retries after the first failure (0: none); a job runs at most this + 1 times, then goes dead.
-    #[arg(long, value_name = "N", default_value_t = 20, value_parser = parse_count)]
-    pub max_retries: i64,
+    #[arg(long, value_name = "N", value_parser = parse_count)]
+    pub max_retries: Option<i64>,
 
-    /// The longest wait before a retry.
+    /// The longest wait before a retry [default: 7d; with --drain: 10s].
     ///
     /// The wait doubles with each failure, up to this.
-    #[arg(long, value_name = "DUR", default_value = "7d", value_parser = parse_duration)]
-    pub max_backoff: Duration,
+    #[arg(long, value_name = "DUR", value_parser = parse_duration)]
+    pub max_backoff: Option<Duration>,
 
     /// How often this consumer renews its heartbeat.
     #[arg(long, hide_short_help = true, value_name = "DUR", default_value = "15s", value_parser = parse_positive_duration)]
@@ -865,7 +865,9 @@ pub struct ConsumeArgs {
     ///
     /// It exits when nothing is ready, nothing runs here or at other consumers, and no retry of a job that failed here is pending (it waits for
     /// them). Exit 0 when every job ended done, 7 when some ended dead, 8 when the queue is
-    /// paused with jobs ready (qctl help exit-codes).
+    /// paused with jobs ready (qctl help exit-codes). Unless given, --max-retries is 2 and
+    /// --max-backoff 10s, so that a job that keeps failing ends dead within seconds (3 runs,
+    /// at most 3s of waits between them) rather than days.
     #[arg(long)]
     pub drain: bool,
 
@@ -951,7 +953,7 @@ pub struct StatsArgs {
     pub prometheus: bool,
     /// Show what consumers did over the last DUR.
     ///
-    /// What qctl consumers did, step by step: jobs done, failed, retried and killed, and
+    /// What qctl consumers did, step by step: jobs done, failed, retried and dead, and
     /// run-time percentiles (kept for 7 days).
     #[arg(long, value_name = "DUR", value_parser = parse_positive_duration, conflicts_with_all = ["watch", "prometheus"])]
     pub history: Option<Duration>,
@@ -1161,7 +1163,7 @@ pub struct TailArgs {
     /// age such as 10m) to dead jobs and retries is shown first.
     #[arg(long, value_name = "TIME", value_parser = parse_time_or_age)]
     pub since: Option<f64>,
-    /// Only failures: jobs killed and retries scheduled.
+    /// Only failures: jobs dead and retries scheduled.
     #[arg(long)]
     pub failures: bool,
     /// Print what happened and exit; do not follow.

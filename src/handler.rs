@@ -62,15 +62,106 @@ pub enum HandlerError {
     NoSuchFile(String),
     #[error("not an executable file: {0}")]
     NotExecutable(String),
+    #[error("{0}: its interpreter {1} (from its #! line) does not exist")]
+    NoInterpreter(String, String),
+    #[error("{0}: its interpreter {1} (from its #! line) is not an executable file")]
+    InterpreterNotExecutable(String, String),
+    #[error("{0}: its #! line runs {1} through env, and {1} is not found in PATH")]
+    EnvCommandNotFound(String, String),
+    #[error("{0}: not an executable the system can run: its #! line names no interpreter")]
+    EmptyShebang(String),
+    #[error("{0}: not an executable the system can run: a script needs a #! line")]
+    NoShebang(String),
+}
+
+/// How many bytes of a file the kernel reads to tell how to run it (Linux's
+/// BINPRM_BUF_SIZE): a `#!` line is read from these.
+const HEAD: usize = 256;
+
+/// Whether `p` is a file with an execute bit.
+fn executable(p: &Path) -> bool {
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// Checks that the kernel can run the executable file `path` (`shown` names it): a script's
+/// `#!` interpreter exists and is executable (and, for `#!/usr/bin/env NAME`, NAME is in
+/// PATH); a file without `#!` is a binary (ELF), not text. A file that cannot be read is
+/// left to the kernel.
+pub fn check_runnable(path: &Path, shown: &str) -> Result<(), HandlerError> {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(HEAD);
+    let Ok(file) = std::fs::File::open(path) else {
+        return Ok(());
+    };
+    if file.take(HEAD as u64).read_to_end(&mut head).is_err() {
+        return Ok(());
+    }
+    let Some(line) = head.strip_prefix(b"#!") else {
+        let text = !head.starts_with(b"\x7fELF") && !head.contains(&0);
+        return if text {
+            Err(HandlerError::NoShebang(shown.to_string()))
+        } else {
+            Ok(())
+        };
+    };
+    // As the kernel reads it: the interpreter up to a blank, then one optional argument.
+    let line = line.split(|&b| b == b'\n').next().unwrap_or_default();
+    let line = line.trim_ascii();
+    let end = line
+        .iter()
+        .position(|&b| b == b' ' || b == b'\t')
+        .unwrap_or(line.len());
+    let (interpreter, argument) = (&line[..end], line[end..].trim_ascii());
+    if interpreter.is_empty() {
+        return Err(HandlerError::EmptyShebang(shown.to_string()));
+    }
+    let interpreter = Path::new(OsStr::from_bytes(interpreter));
+    let named = interpreter.display().to_string();
+    if !interpreter.exists() {
+        return Err(HandlerError::NoInterpreter(shown.to_string(), named));
+    }
+    if !executable(interpreter) {
+        return Err(HandlerError::InterpreterNotExecutable(
+            shown.to_string(),
+            named,
+        ));
+    }
+    // `#!/usr/bin/env NAME` runs NAME from PATH; with options (`-S`) or more words, env
+    // reads them its own way.
+    let plain_name = !argument.is_empty()
+        && !argument.starts_with(b"-")
+        && !argument.iter().any(u8::is_ascii_whitespace);
+    if interpreter.file_name() == Some(OsStr::new("env")) && plain_name {
+        let name = OsStr::from_bytes(argument);
+        if let Err(HandlerError::NotFound(_) | HandlerError::NoSuchFile(_)) = resolve_program(name)
+        {
+            return Err(HandlerError::EnvCommandNotFound(
+                shown.to_string(),
+                name.to_string_lossy().into_owned(),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Why `program` could not be started, in words: a missing interpreter or a script without
+/// a `#!` line named as such (the system says "No such file or directory" of a file that
+/// exists, and "Exec format error"), else the system's error.
+pub(crate) fn spawn_error(program: &Path, e: &std::io::Error) -> String {
+    let shown = program.display().to_string();
+    match check_runnable(program, &shown) {
+        Err(why) => why.to_string(),
+        Ok(()) if e.raw_os_error() == Some(nix::errno::Errno::ENOEXEC as i32) => {
+            format!("{shown}: not an executable the system can run ({e})")
+        }
+        Ok(()) => format!("{shown}: {e}"),
+    }
 }
 
 /// Finds CMD as the shell would (a name with a '/' is a path, else PATH is searched) and
-/// checks that it is an executable file.
+/// checks that it is an executable file (see [`check_runnable`] for whether it runs).
 pub fn resolve_program(program: &OsStr) -> Result<PathBuf, HandlerError> {
     let shown = program.to_string_lossy().into_owned();
-    let executable = |p: &Path| {
-        std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    };
     if program.as_bytes().contains(&b'/') {
         let path = PathBuf::from(program);
         if !path.exists() {
@@ -439,7 +530,7 @@ fn spawn_failed(started: Instant, program: &Path, e: std::io::Error) -> RunRepor
         timed_out: false,
     };
     RunReport {
-        reason: Some(format!("spawn: {}: {e}", program.display())),
+        reason: Some(format!("spawn: {}", spawn_error(program, &e))),
         ..RunReport::new(failed, started.elapsed())
     }
 }

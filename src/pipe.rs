@@ -26,7 +26,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::engine::consumer::{Event, Handler, JobInput, Outcome, RunFuture, RunLimit, RunReport};
 use crate::engine::listing::CALL_BYTES;
-use crate::handler::{handler_command, Group, LineSink, DRAIN_LIMIT, MAX_LINE};
+use crate::handler::{handler_command, spawn_error, Group, LineSink, DRAIN_LIMIT, MAX_LINE};
 
 /// The first wait before a handler is started again; it doubles with each failure in a row.
 const RESTART_BASE: Duration = Duration::from_millis(100);
@@ -509,7 +509,7 @@ impl Worker {
                 }
                 Err(e) => {
                     // Fail the next job with why, so the failure is recorded somewhere.
-                    let why = format!("spawn: {}: {e}", self.spec.path.display());
+                    let why = format!("spawn: {}", spawn_error(&self.spec.path, &e));
                     let how = format!(" could not be started ({why})");
                     tokio::select! {
                         request = self.next() => if let Some(r) = request {

@@ -351,7 +351,7 @@ fn workload(server: &RedisServer, user: &str) {
     assert!(!idle.stderr().contains("NOPERM"), "{}", idle.stderr());
     assert_eq!(server.hget_bytes("mail:data", "wake"), None);
     let s = stats_of(server, user, "mail");
-    assert_eq!(s["completed"], 8, "{s}");
+    assert_eq!(s["done"], 8, "{s}");
     assert_eq!(s["dead"], 2, "{s}");
     // Wait: nothing is left to run; `wake` was acked by a qctl consumer, `fail` died.
     let (out, _) = expect(run().args(["wait", "mail", "--json"]), 0);

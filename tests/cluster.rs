@@ -194,7 +194,7 @@ fn the_workload_runs_through_a_node_that_does_not_own_the_queue() {
     assert_eq!(stats[0]["queue"], q);
     assert_eq!(stats[0]["active"], 2);
     assert_eq!(stats[0]["paused"], true);
-    assert_eq!(stats[0]["completed"], 51);
+    assert_eq!(stats[0]["done"], 51);
     // The history, in the queue's slot, read through a node that does not own it; and
     // the check that reads it.
     let out = qctl_at(&url)
@@ -206,7 +206,7 @@ fn the_workload_runs_through_a_node_that_does_not_own_the_queue() {
         .as_array()
         .unwrap()
         .iter()
-        .map(|s| s["completed"].as_u64().unwrap())
+        .map(|s| s["done"].as_u64().unwrap())
         .sum();
     assert_eq!(done, 51, "{}", stdout(&out));
     qctl_at(&url)
@@ -548,7 +548,7 @@ fn the_acl_recipe_with_cluster_slots_runs_the_workload_on_a_cluster() {
     assert!(out.status.success(), "{}", stderr(&out));
     let rows: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(rows[0]["queue"], q, "{rows}");
-    assert_eq!(rows[0]["completed"], 2, "{rows}");
+    assert_eq!(rows[0]["done"], 2, "{rows}");
     assert_eq!(rows[0]["dead"], 1, "{rows}");
     as_worker()
         .args(["dead", "requeue", q, "--all", "--yes"])

@@ -33,7 +33,7 @@ fn workload(url: &str, server: &RedisServer, db: i64) {
     assert!(out.status.success());
     let rows: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(rows[0]["queue"], "q", "{url}");
-    assert_eq!(rows[0]["completed"], 3, "{url}");
+    assert_eq!(rows[0]["done"], 3, "{url}");
     let left: i64 = redis::cmd("HLEN").arg("q:data").query(&mut conn).unwrap();
     assert_eq!(left, 0, "{url}");
     let _: () = redis::cmd("FLUSHDB").query(&mut conn).unwrap();

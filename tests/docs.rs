@@ -782,3 +782,104 @@ fn the_demo_shows_its_commands_as_they_would_be_typed() {
         "qctl enqueue mail --id welcome-42 '{\"to\":\"b@example.com\"}' 'it'\\''s' 'a b'\n"
     );
 }
+
+/// The commands quoted in the prose of a page (`` `qctl ...` ``), outside code blocks.
+fn inline_commands(page: &Page) -> Vec<String> {
+    let mut found = Vec::new();
+    for line in &page.prose {
+        for (i, span) in line.split('`').enumerate() {
+            if i % 2 == 1 && span.starts_with("qctl ") {
+                found.push(span.to_string());
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn every_qctl_command_quoted_in_the_prose_parses() {
+    let mut parsed = 0;
+    let mut wrong = Vec::new();
+    for (name, text) in pages() {
+        for line in inline_commands(&parse(&text)) {
+            let Some(words) = shlex::split(&line) else {
+                wrong.push(format!("{name}: `{line}` is not shell words"));
+                continue;
+            };
+            let argv: Vec<&str> = words
+                .iter()
+                .map(String::as_str)
+                .take_while(|w| !["|", "&&", ";", ">", "2>", "2>&1"].contains(w))
+                .collect();
+            // A command named without its arguments (`qctl pause`) is a name, not an
+            // example; `...` stands for what is left out, and a synopsis has placeholders
+            // (`qctl completions SHELL`) or choices (`[--dir DIR]`, `bash|zsh`).
+            let placeholder = |w: &&str| w.len() > 1 && w.chars().all(|c| c.is_ascii_uppercase());
+            if line.contains("...") || line.contains(['[', '|']) || argv.iter().any(placeholder) {
+                continue;
+            }
+            parsed += 1;
+            if let Err(e) = qctl::cli::command().try_get_matches_from(&argv) {
+                use clap::error::ErrorKind;
+                if !matches!(
+                    e.kind(),
+                    ErrorKind::DisplayHelp | ErrorKind::MissingRequiredArgument
+                ) {
+                    wrong.push(format!("{name}: `{line}`\n{e}"));
+                }
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n\n"));
+    assert!(parsed > 40, "commands were found: {parsed}");
+}
+
+/// The drain of docs/consume.md, `qctl consume build --drain -- ./task.sh && echo all passed`,
+/// run as written with a task that always fails: with a drain's own retry defaults it ends
+/// with exit 7 after three runs, not after days of backoff.
+#[test]
+fn the_drain_example_with_a_failing_task_ends_soon_with_exit_7() {
+    let server = RedisServer::start();
+    let shell = Shell::new(&server);
+    let lines = section_lines("docs/consume.md", "`qctl consume QUEUE -- CMD [ARGS...]`");
+    let (line, _) = lines
+        .iter()
+        .find(|(l, _)| l.contains("--drain") && l.contains("./task.sh"))
+        .expect("the drain example");
+    shell.script(
+        "task.sh",
+        "#!/bin/sh\necho run >> runs.txt\necho 'task failed' >&2\nexit 1\n",
+    );
+    qctl(&server)
+        .args(["enqueue", "build", "case-1"])
+        .assert()
+        .success();
+    let mut cmd = shell.command(line);
+    cmd.process_group(0);
+    let mut drain = Background::spawn(cmd);
+    // Generous: the three runs and their backoff take about 3 s.
+    let status = drain.wait_timeout(Duration::from_secs(90));
+    if status.is_none() {
+        let _ = killpg(Pid::from_raw(drain.pid()), Signal::SIGKILL);
+    }
+    let code = status.and_then(|s| s.code());
+    assert_eq!(
+        code,
+        Some(7),
+        "`{line}` (None: still running after 90 s)\nstdout: {}\nstderr: {}",
+        drain.stdout(),
+        drain.stderr()
+    );
+    assert!(!drain.stdout().contains("all passed"), "{}", drain.stdout());
+    let runs = std::fs::read_to_string(shell.dir.path().join("runs.txt")).unwrap();
+    assert_eq!(runs.lines().count(), 3, "the task ran 3 times");
+    assert!(
+        drain
+            .stderr()
+            .contains("moved to the dead set after 3 failures"),
+        "{}",
+        drain.stderr()
+    );
+    let dead: Vec<String> = server.cmd(&[b"ZRANGE", b"build:dead", b"0", b"-1"]);
+    assert_eq!(dead.len(), 1);
+}

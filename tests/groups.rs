@@ -922,3 +922,85 @@ fn a_page_of_groups_says_so_in_json_too_and_limit_0_shows_every_group() {
         assert!(!err.contains("not shown"), "{args:?}: {err:?}");
     }
 }
+
+#[test]
+fn ids_that_mix_letters_and_digits_fold_into_one_group_and_other_causes_stay_apart() {
+    let server = RedisServer::start();
+    let messages = [
+        "req=g22357 user=bob192 order A7871-X",
+        "req=g10 user=alice7 order B12-QQ",
+        "req=h9f1 user=carol2024 order Z1-Y",
+        "req=k77 user=dave_3 order C4410-A",
+        "req=m5 user=e2 order D9-B",
+    ];
+    for (i, m) in messages.iter().enumerate() {
+        let f = failure("exit 2", &format!("payment declined: {m}\n"), 4);
+        plant(
+            &server,
+            "dead",
+            &format!("pay{i}"),
+            5,
+            1_700_000_100.0 + i as f64,
+            Some(&f),
+        );
+    }
+    // Different causes with the same shape stay apart: another exit code, another word,
+    // another digest named with a digit.
+    let others = [
+        ("exit 3", "payment declined: req=g1 user=bob1 order A1-X"),
+        ("exit 2", "payment refused: req=g1 user=bob1 order A1-X"),
+        ("exit 2", "sha256 mismatch for order A1-X"),
+        ("exit 2", "md5 mismatch for order A1-X"),
+    ];
+    for (i, (reason, stderr)) in others.iter().enumerate() {
+        let f = failure(reason, stderr, 4);
+        plant(
+            &server,
+            "dead",
+            &format!("other{i}"),
+            5,
+            1_700_000_200.0 + i as f64,
+            Some(&f),
+        );
+    }
+    let doc = groups_json(&server, &["dead", "groups", "q"]);
+    assert_eq!(doc["jobs"], 9, "{doc}");
+    let groups = doc["groups"].as_array().unwrap();
+    assert_eq!(groups.len(), 5, "{doc}");
+    assert_eq!(groups[0]["count"], 5, "{doc}");
+    assert_eq!(
+        groups[0]["pattern"],
+        "exit 2: payment declined: req=<id> user=<id> order <id>"
+    );
+    assert_eq!(
+        groups[0]["fingerprint"],
+        fingerprint(Some(&failure(
+            "exit 2",
+            &format!("payment declined: {}", messages[0]),
+            4
+        )))
+    );
+    let patterns: BTreeSet<&str> = groups[1..]
+        .iter()
+        .map(|g| g["pattern"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        patterns,
+        BTreeSet::from([
+            "exit 3: payment declined: req=<id> user=<id> order <id>",
+            "exit 2: payment refused: req=<id> user=<id> order <id>",
+            "exit 2: sha256 mismatch for order <id>",
+            "exit 2: md5 mismatch for order <id>",
+        ])
+    );
+    // The group's fingerprint selects its five jobs.
+    let fp = groups[0]["fingerprint"].as_str().unwrap();
+    let out = stdout_of(
+        qctl(&server).args(["--json", "dead", "list", "q", "--group", fp]),
+        0,
+    );
+    assert_eq!(
+        ids_of_list(&out),
+        set(&["pay0", "pay1", "pay2", "pay3", "pay4"])
+    );
+}

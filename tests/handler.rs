@@ -367,7 +367,7 @@ fn a_cmd_path_that_is_missing_or_not_executable_is_refused_naming_what_is_wrong(
 /// Commands that cannot run are refused before any job is reserved; handlers that ignore
 /// 8 MiB of input or close their output early still complete; 50 MB of lines from two jobs
 /// at once arrive whole and in order through a consumer of bounded memory; a missing
-/// interpreter fails the job with its reason.
+/// interpreter is refused.
 #[test]
 fn broken_and_unruly_handlers_are_refused_or_survived() {
     let server = RedisServer::start();
@@ -478,7 +478,7 @@ fn broken_and_unruly_handlers_are_refused_or_survived() {
         "qctl peaked at {peaks:?} kB while passing 50 MB"
     );
 
-    // An executable whose interpreter is missing fails each job with the reason recorded.
+    // An executable whose interpreter is missing is refused before any job is reserved.
     let orphan = dir.path().join("no-interpreter");
     std::fs::write(&orphan, "#!/no/such/interpreter\necho hi\n").unwrap();
     std::fs::set_permissions(&orphan, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -490,18 +490,158 @@ fn broken_and_unruly_handlers_are_refused_or_survived() {
             .arg("--")
             .arg(&orphan),
     );
-    assert_eq!(ran.code, Some(7), "{ran:?}");
-    let f = server
-        .hget_bytes("q:failures", "s")
-        .and_then(|b| Failure::from_json(&b))
-        .expect("the failure is recorded");
-    assert!(f.reason.contains("spawn"), "{}", f.reason);
-    assert_eq!(server.zrange_withscores("q:dead").len(), 1);
+    assert_eq!(ran.code, Some(2), "{ran:?}");
+    assert!(ran.err.contains("/no/such/interpreter"), "{ran:?}");
+    assert_eq!(server.zrange_withscores("q:dead").len(), 0);
 
     support::figure(&format!(
-        "B6 handlers: {} missing/non-executable/directory commands exit 2 before any job is reserved; {} handlers that ignore 8 MiB of stdin or close stdout early complete; 2 x {n} lines (50 MB) arrive whole and in order with qctl's peak RSS at {:?} kB; a missing interpreter fails the job with its reason",
+        "B6 handlers: {} missing/non-executable/directory commands exit 2 before any job is reserved; {} handlers that ignore 8 MiB of stdin or close stdout early complete; 2 x {n} lines (50 MB) arrive whole and in order with qctl's peak RSS at {:?} kB; a missing interpreter is refused with exit 2",
         refusals.len(),
         unruly.len(),
         peaks
     ));
+}
+
+/// A file in `dir` with `text` and mode 755.
+fn script(dir: &Path, name: &str, text: &str) -> String {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    format!("./{name}")
+}
+
+#[test]
+fn a_script_the_system_cannot_run_is_refused_at_start_saying_why() {
+    let server = RedisServer::start();
+    enqueue(&server, "q", "j", b"x");
+    let before = server.dump_all();
+    let dir = tempfile::tempdir().unwrap();
+    let not_executable = dir.path().join("plain");
+    std::fs::write(&not_executable, "").unwrap();
+    let cases = [
+        (
+            script(dir.path(), "badshebang.sh", "#!/usr/bin/nosuch\necho hi\n"),
+            "./badshebang.sh: its interpreter /usr/bin/nosuch (from its #! line) does not exist",
+        ),
+        (
+            script(dir.path(), "spaced.sh", "#!  ./nosuch -x\n"),
+            "./spaced.sh: its interpreter ./nosuch (from its #! line) does not exist",
+        ),
+        (
+            script(
+                dir.path(),
+                "plainshebang.sh",
+                &format!("#!{}\n", not_executable.display()),
+            ),
+            "(from its #! line) is not an executable file",
+        ),
+        (
+            script(dir.path(), "env.sh", "#!/usr/bin/env no-such-interpreter-xyz\n"),
+            "./env.sh: its #! line runs no-such-interpreter-xyz through env, and no-such-interpreter-xyz is not found in PATH",
+        ),
+        (
+            script(dir.path(), "noshebang.sh", "echo hi\n"),
+            "./noshebang.sh: not an executable the system can run: a script needs a #! line",
+        ),
+        (
+            script(dir.path(), "empty.sh", ""),
+            "./empty.sh: not an executable the system can run: a script needs a #! line",
+        ),
+        (
+            script(dir.path(), "bare.sh", "#!\necho hi\n"),
+            "./bare.sh: not an executable the system can run: its #! line names no interpreter",
+        ),
+    ];
+    for (cmd, message) in &cases {
+        for pipe in [false, true] {
+            let ran = support::run(
+                qctl(&server)
+                    .current_dir(dir.path())
+                    .args(["consume", "q", "--drain"])
+                    .args(pipe.then_some("--pipe"))
+                    .args(support::FAST_LONG_LEASE)
+                    .args(["--", cmd]),
+            );
+            assert_eq!(ran.code, Some(2), "{cmd} (pipe {pipe}): {ran:?}");
+            assert!(ran.err.contains(message), "{cmd} (pipe {pipe}): {ran:?}");
+            assert_eq!(server.dump_all(), before, "{cmd}: a job was touched");
+        }
+    }
+    // Scripts whose interpreter is there, through env too, and binaries run.
+    for (cmd, data) in [
+        (
+            script(dir.path(), "good.sh", "#!/bin/sh\ncat >/dev/null\n"),
+            "a",
+        ),
+        (
+            script(
+                dir.path(),
+                "viaenv.sh",
+                "#!/usr/bin/env sh\ncat >/dev/null\n",
+            ),
+            "b",
+        ),
+        ("true".to_string(), "c"),
+    ] {
+        enqueue(&server, "r", data, data.as_bytes());
+        let ran = support::run(
+            qctl(&server)
+                .current_dir(dir.path())
+                .args(["consume", "r", "--drain", "--max-retries", "0"])
+                .args(support::FAST_LONG_LEASE)
+                .args(["--", &cmd]),
+        );
+        assert_eq!(ran.code, Some(0), "{cmd}: {ran:?}");
+    }
+}
+
+#[test]
+fn a_script_that_can_no_longer_run_fails_its_job_saying_why() {
+    let server = RedisServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    // The handler runs once, then replaces itself with what the system cannot run; the
+    // retry finds it so.
+    for (broken, why) in [
+        (
+            "#!/usr/bin/nosuch\necho hi\n",
+            "spawn: ./h.sh: its interpreter /usr/bin/nosuch (from its #! line) does not exist",
+        ),
+        (
+            "echo hi\n",
+            "spawn: ./h.sh: not an executable the system can run: a script needs a #! line",
+        ),
+    ] {
+        for pipe in [false, true] {
+            let _: () = server.cmd(&[b"FLUSHALL"]);
+            std::fs::write(dir.path().join("broken"), broken).unwrap();
+            std::fs::set_permissions(
+                dir.path().join("broken"),
+                std::fs::Permissions::from_mode(0o755),
+            )
+            .unwrap();
+            script(
+                dir.path(),
+                "h.sh",
+                "#!/bin/sh\ncp -p broken h.new && mv h.new h.sh\nexit 1\n",
+            );
+            enqueue(&server, "q", "j", b"x");
+            let ran = support::run(
+                qctl(&server)
+                    .current_dir(dir.path())
+                    .args(["consume", "q", "--drain", "-c", "1"])
+                    .args(["--max-retries", "1", "--max-backoff", "100ms"])
+                    .args(pipe.then_some("--pipe"))
+                    .args(support::FAST_LONG_LEASE)
+                    .args(["--", "./h.sh"]),
+            );
+            assert_eq!(ran.code, Some(7), "pipe {pipe}: {ran:?}");
+            assert!(ran.err.contains(why), "pipe {pipe}: {ran:?}");
+            assert!(!ran.err.contains("os error"), "pipe {pipe}: {ran:?}");
+            let f = server
+                .hget_bytes("q:failures", "j")
+                .and_then(|b| Failure::from_json(&b))
+                .expect("the failure is recorded");
+            assert_eq!(f.reason, why, "pipe {pipe}");
+        }
+    }
 }

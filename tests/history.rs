@@ -28,10 +28,10 @@ fn history(server: &RedisServer, queue: &str) -> (Tally, Vec<Value>) {
     let mut total = Tally::default();
     for s in &steps {
         let n = |f: &str| s[f].as_u64().unwrap();
-        total.completed += n("completed");
+        total.completed += n("done");
         total.failed += n("failed");
         total.retried += n("retried");
-        total.killed += n("killed");
+        total.killed += n("dead");
         total.run_ms += n("run_ms");
     }
     (total, steps)
@@ -119,7 +119,7 @@ fn percentiles_of_known_run_times_are_within_one_bucket_of_the_truth() {
         below = *c;
     }
     let mut checked = vec![("totals", totals)];
-    if let Some(all) = steps.iter().find(|s| s["completed"].as_u64() == Some(100)) {
+    if let Some(all) = steps.iter().find(|s| s["done"].as_u64() == Some(100)) {
         let step = |name: &str| all[name].as_f64().unwrap();
         for (q, name) in [(0.5, "p50_ms"), (0.95, "p95_ms")] {
             let truth = quantile(&runs, q);

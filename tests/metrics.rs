@@ -247,7 +247,7 @@ fn stats_table_and_json_show_done_and_failed_totals() {
         .assert()
         .success();
     let rows: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
-    assert_eq!(rows[0]["completed"], 3);
+    assert_eq!(rows[0]["done"], 3);
     assert_eq!(rows[0]["failed"], 2);
     let overdue = rows[0]["overdue_secs"].as_f64().unwrap();
     assert!((100.0..160.0).contains(&overdue), "overdue {overdue}");
@@ -507,7 +507,7 @@ fn a_drained_queue_stays_listed_with_its_counters_until_purged() {
         .map(|r| r["queue"].as_str().unwrap())
         .collect();
     assert_eq!(names, ["mail"], "{rows}");
-    assert_eq!(rows[0]["completed"], 2);
+    assert_eq!(rows[0]["done"], 2);
     assert_eq!(rows[0]["failed"], 1);
     assert_eq!(rows[0]["active"], 0);
     let out = qctl(&server)

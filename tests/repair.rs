@@ -814,7 +814,7 @@ fn stats_watch_json_gives_every_object_its_time_and_rates() {
         assert!((time - qctl::engine::now()).abs() < 3600.0, "{q}");
         times.push(time);
         // Each object has the rates: null while no reading before tells them, then a rate.
-        for field in ["completed_per_sec", "failed_per_sec"] {
+        for field in ["done_per_sec", "failed_per_sec"] {
             let v = q.get(field).unwrap_or_else(|| panic!("no {field}: {q}"));
             if i == 0 {
                 assert!(v.is_null(), "{q}");
@@ -827,7 +827,7 @@ fn stats_watch_json_gives_every_object_its_time_and_rates() {
     // Once, without --watch, the object is as it was.
     let out = qctl(&server).args(["stats", "--json"]).assert().success();
     let once: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
-    assert!(once[0].get("time").is_none() && once[0].get("completed_per_sec").is_none());
+    assert!(once[0].get("time").is_none() && once[0].get("done_per_sec").is_none());
 }
 
 #[test]

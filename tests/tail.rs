@@ -79,7 +79,7 @@ fn tail_follows_a_qctl_consumer_with_reasons_retries_and_counts() {
             "d=$(cat); case $d in fail) echo '502 from gateway 17' >&2; exit 3;; esac",
         ],
     );
-    let all = wait_events(&follow, "the kill", |all| !event(all, "killed").is_empty());
+    let all = wait_events(&follow, "the kill", |all| !event(all, "dead").is_empty());
     let joined = event(&all, "joined");
     assert_eq!(joined.len(), 1, "{all:?}");
     assert_eq!(joined[0]["described"]["pid"], consumer.pid());
@@ -89,7 +89,7 @@ fn tail_follows_a_qctl_consumer_with_reasons_retries_and_counts() {
     assert_eq!(retry[0]["id"], failing.as_str());
     assert_eq!(retry[0]["failure"]["reason"], "exit 3");
     assert!(retry[0]["due"].is_number());
-    let killed = event(&all, "killed");
+    let killed = event(&all, "dead");
     assert_eq!(killed[0]["id"], failing.as_str());
     assert_eq!(killed[0]["failure"]["attempt"], 1);
     assert!(killed[0]["failure"]["stderr"]
@@ -102,7 +102,7 @@ fn tail_follows_a_qctl_consumer_with_reasons_retries_and_counts() {
     let all = wait_events(&follow, "the counts", |all| {
         let (done, failed) = event(all, "interval").iter().fold((0, 0), |(d, f), e| {
             (
-                d + e["completed"].as_u64().unwrap_or(0),
+                d + e["done"].as_u64().unwrap_or(0),
                 f + e["failed"].as_u64().unwrap_or(0),
             )
         });
@@ -148,11 +148,11 @@ fn tail_shows_what_go_consumers_leave_and_says_what_is_not_known() {
     let _: () = server.cmd(&[b"HSET", b"q:data", b"g2", &record]);
     let _: () = server.cmd(&[b"ZADD", b"q:dead", now.to_string().as_bytes(), b"g2"]);
     let all = wait_events(&follow, "the Go consumer and its kill", |all| {
-        !event(all, "joined").is_empty() && !event(all, "killed").is_empty()
+        !event(all, "joined").is_empty() && !event(all, "dead").is_empty()
     });
     assert!(event(&all, "joined")[0]["described"].is_null(), "{all:?}");
-    assert_eq!(event(&all, "killed")[0]["id"], "g2");
-    assert!(event(&all, "killed")[0]["failure"].is_null());
+    assert_eq!(event(&all, "dead")[0]["id"], "g2");
+    assert!(event(&all, "dead")[0]["failure"].is_null());
     // Its heartbeat stops: it expires, then orphan recovery takes its entry away.
     let all = wait_events(&follow, "expiry", |all| !event(all, "expired").is_empty());
     assert_eq!(event(&all, "expired")[0]["in_flight"], 1);
@@ -164,7 +164,7 @@ fn tail_shows_what_go_consumers_leave_and_says_what_is_not_known() {
     let all = wait_events(&follow, "an interval line", |all| {
         !event(all, "interval").is_empty()
     });
-    assert!(event(&all, "interval")[0]["completed"].is_null(), "{all:?}");
+    assert!(event(&all, "interval")[0]["done"].is_null(), "{all:?}");
     follow.signal(Signal::SIGTERM);
     assert_eq!(follow.wait_timeout(LIMIT).and_then(|s| s.code()), Some(0));
 
@@ -197,9 +197,9 @@ fn since_starts_in_the_past_and_failures_shows_only_failures() {
     }
     let mut follow = tail(&server, &["q", "--since", "10m", "--failures"]);
     let all = wait_events(&follow, "the recent kill", |all| {
-        !event(all, "killed").is_empty()
+        !event(all, "dead").is_empty()
     });
-    let killed: Vec<&str> = event(&all, "killed")
+    let killed: Vec<&str> = event(&all, "dead")
         .iter()
         .map(|e| e["id"].as_str().unwrap())
         .collect();

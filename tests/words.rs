@@ -234,7 +234,7 @@ fn one_job_has_the_same_numbers_in_the_log_the_tables_json_and_show() {
             .collect()
     };
     assert_eq!(attempts("failed"), [0, 1]);
-    assert_eq!(attempts("killed"), [2]);
+    assert_eq!(attempts("dead"), [2]);
 
     qctl(&server)
         .args(["enqueue", "q", "--id", "k", "x"])
@@ -614,4 +614,200 @@ fn a_change_that_got_no_reply_says_it_may_or_may_not_have_been_made() {
     }
     // Whatever Redis ran of them once it let writes go, the queue is whole.
     assert_eq!(support::invariants(&server, "mail"), Vec::<String>::new());
+}
+
+/// The `word N` or `N word` pairs of a list (`ran 3, dead 1`, `2 ready, 1 dead`).
+fn counted_words(text: &str) -> Vec<(String, u64)> {
+    text.split([',', ';'])
+        .filter_map(|part| {
+            let words: Vec<&str> = part.split_whitespace().collect();
+            match words[..] {
+                [a, b] => match (a.parse::<u64>(), b.parse::<u64>()) {
+                    (Ok(n), Err(_)) => Some((b.to_string(), n)),
+                    (Err(_), Ok(n)) => Some((a.to_string(), n)),
+                    _ => None,
+                },
+                _ => None,
+            }
+        })
+        .collect()
+}
+
+/// A table's header names (lower case, `_` for a space) with the cells of row `row`.
+fn table_row(table: &str, row: usize) -> Vec<(String, String)> {
+    let lines: Vec<&str> = table.lines().collect();
+    let header = lines[0];
+    // Columns are two spaces apart at least; a header may be two words (IN FLIGHT).
+    let names: Vec<&str> = header
+        .split("  ")
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .collect();
+    let line = lines[row + 1];
+    let cells: Vec<&str> = line
+        .split("  ")
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    assert_eq!(cells.len(), names.len(), "{table}");
+    names
+        .into_iter()
+        .zip(cells)
+        .map(|(n, c)| (n.to_lowercase().replace(' ', "_"), c.to_string()))
+        .collect()
+}
+
+#[test]
+fn json_says_what_the_text_says_in_the_same_words() {
+    let server = RedisServer::start();
+    for (id, data) in [("ok", "ok"), ("bad", "bad"), ("flaky", "flaky")] {
+        qctl(&server)
+            .args(["enqueue", "q", "--id", id, data])
+            .assert()
+            .success();
+    }
+    // ok succeeds, bad fails twice and goes dead, flaky fails once and is retried once more.
+    let handler =
+        r#"read x; case "$x" in ok) exit 0 ;; bad) exit 3 ;; esac; [ "$QCTL_JOB_ATTEMPT" = 1 ]"#;
+    let consume = |json: bool| {
+        let mut cmd = qctl(&server);
+        cmd.args(["consume", "q", "--drain", "--max-retries", "1"])
+            .args(["--max-backoff", "0s"]);
+        if json {
+            cmd.arg("--json");
+        }
+        cmd.args(["--", "sh", "-c", handler]).output().unwrap()
+    };
+    let text = consume(false);
+    assert_eq!(text.status.code(), Some(7), "{text:?}");
+    let stderr = String::from_utf8_lossy(&text.stderr).into_owned();
+    let summary = stderr
+        .lines()
+        .find(|l| l.starts_with("ran "))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    let said = counted_words(summary);
+    assert_eq!(said.len(), 6, "{summary}");
+    assert!(stderr.contains("job bad moved to the dead set"), "{stderr}");
+
+    // The same again, with --json: the summary event has the text's words, and the event of
+    // a job moved to the dead set is `dead`.
+    for (id, data) in [("ok", "ok"), ("bad", "bad"), ("flaky", "flaky")] {
+        qctl(&server)
+            .args(["dead", "delete", "q", id, "--yes"])
+            .output()
+            .unwrap();
+        qctl(&server)
+            .args(["enqueue", "q", "--id", id, data])
+            .assert()
+            .success();
+    }
+    let json = consume(true);
+    assert_eq!(json.status.code(), Some(7), "{json:?}");
+    let events: Vec<serde_json::Value> = String::from_utf8_lossy(&json.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let summary_event = events.iter().find(|e| e["event"] == "summary").unwrap();
+    for (word, n) in &said {
+        assert_eq!(summary_event[word], *n, "{word} in {summary_event}");
+    }
+    let dead: Vec<&serde_json::Value> = events.iter().filter(|e| e["event"] == "dead").collect();
+    assert_eq!(dead.len(), 1, "{events:?}");
+    assert_eq!(dead[0]["id"], "bad");
+
+    // stats: each column that is a count has a JSON field of its name with its value.
+    let table = qctl(&server).args(["stats", "q"]).output().unwrap();
+    let table = String::from_utf8_lossy(&table.stdout).into_owned();
+    let doc: serde_json::Value = serde_json::from_slice(
+        &qctl(&server)
+            .args(["stats", "q", "--json"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let row = table_row(&table, 0);
+    let mut compared = Vec::new();
+    for (name, cell) in &row {
+        if let Ok(n) = cell.parse::<u64>() {
+            if ["due", "later", "consumers"].contains(&name.as_str()) {
+                continue; // scheduled_due, scheduled_later, consumers_alive
+            }
+            assert_eq!(doc[0][name], n, "{name} in {table}\n{doc}");
+            compared.push(name.as_str());
+        }
+    }
+    assert_eq!(
+        compared,
+        ["active", "in_flight", "dead", "done", "failed"],
+        "{table}"
+    );
+
+    // stats --history: its columns are the fields of its JSON.
+    let table = qctl(&server)
+        .args(["stats", "q", "--history", "10m"])
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&table.stdout).into_owned();
+    // Its first line names the span; then the header, the steps and the total.
+    let header = table.lines().nth(1).unwrap();
+    let total = table
+        .lines()
+        .find(|l| l.trim_start().starts_with("total"))
+        .unwrap();
+    let totals = table_row(&format!("{header}\n{total}"), 0);
+    let steps: serde_json::Value = serde_json::from_slice(
+        &qctl(&server)
+            .args(["stats", "q", "--history", "10m", "--json"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let mut compared = Vec::new();
+    for (name, cell) in &totals {
+        if let Ok(n) = cell.parse::<u64>() {
+            let sum: u64 = steps
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|s| s[name].as_u64().unwrap_or_else(|| panic!("{name} in {s}")))
+                .sum();
+            assert_eq!(sum, n, "{name}");
+            compared.push(name.as_str());
+        }
+    }
+    assert_eq!(compared, ["done", "failed", "retried", "dead"], "{table}");
+
+    // tail: a job moved to the dead set is `dead` in both; the counts have the text's words.
+    let tail = |json: bool| {
+        let mut cmd = qctl(&server);
+        cmd.args(["tail", "q", "--since", "1h", "--no-follow"]);
+        if json {
+            cmd.arg("--json");
+        }
+        String::from_utf8_lossy(&cmd.output().unwrap().stdout).into_owned()
+    };
+    let text = tail(false);
+    let json: Vec<serde_json::Value> = tail(true)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let first = text.lines().next().unwrap();
+    let (_, counts) = first.rsplit_once("): ").unwrap();
+    let counts = counted_words(counts);
+    assert!(counts.len() >= 3, "{first}");
+    for (word, n) in counts {
+        assert_eq!(
+            json[0]["counts"][&word], n,
+            "{word} in {first}\n{}",
+            json[0]
+        );
+    }
+    let dead_lines: Vec<&str> = text.lines().filter(|l| l.contains(" dead bad")).collect();
+    assert_eq!(dead_lines.len(), 1, "{text}");
+    let dead_events: Vec<&serde_json::Value> =
+        json.iter().filter(|e| e["event"] == "dead").collect();
+    assert_eq!(dead_events.len(), 1, "{json:?}");
+    assert_eq!(dead_events[0]["id"], "bad");
 }

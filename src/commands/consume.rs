@@ -18,7 +18,7 @@ use crate::engine::consumer::{
 };
 use crate::engine::jobs::describe_time;
 use crate::engine::{Error, ExitCode};
-use crate::handler::{resolve_program, HandlerSpec, LineSink, ProcessHandler};
+use crate::handler::{check_runnable, resolve_program, HandlerSpec, LineSink, ProcessHandler};
 use crate::output::{agree, plural, printable};
 use crate::pipe::{PipeHandler, PipeSpec, AUTO_DEPTH_MAX};
 use crate::signals;
@@ -324,6 +324,22 @@ fn exit_code(
     }
     ExitCode::Success
 }
+/// --max-retries and --max-backoff when not given: a consumer retries a job 20 times with
+/// waits of up to 7 days, as CurlyQ does; a drain, which a person or a CI job waits for,
+/// 2 times with waits of up to 10 s.
+pub const RETRIES: (i64, Duration) = (20, Duration::from_secs(7 * 24 * 3600));
+pub const DRAIN_RETRIES: (i64, Duration) = (2, Duration::from_secs(10));
+
+/// The retries and the cap of their backoff: as given, else [`RETRIES`] or, with --drain,
+/// [`DRAIN_RETRIES`].
+fn retries(args: &ConsumeArgs) -> (i64, Duration) {
+    let (retries, backoff) = if args.drain { DRAIN_RETRIES } else { RETRIES };
+    (
+        args.max_retries.unwrap_or(retries),
+        args.max_backoff.unwrap_or(backoff),
+    )
+}
+
 /// The consumer's configuration, the command to run and where it was found.
 fn config(args: &ConsumeArgs) -> anyhow::Result<(Config, HandlerSpec, PathBuf)> {
     let (program, rest) = args
@@ -331,11 +347,14 @@ fn config(args: &ConsumeArgs) -> anyhow::Result<(Config, HandlerSpec, PathBuf)> 
         .split_first()
         .ok_or_else(|| Error::Usage("no command given after --".into()))?;
     let resolved = resolve_program(program).map_err(|e| Error::Usage(e.to_string()))?;
+    check_runnable(&resolved, &resolved.display().to_string())
+        .map_err(|e| Error::Usage(e.to_string()))?;
     let concurrency = args
         .concurrency
         .map(|c| c as usize)
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-    if args.max_retries < 0 {
+    let (max_retries, max_backoff) = retries(args);
+    if max_retries < 0 {
         return Err(Error::Usage("--max-retries must be 0 or more".into()).into());
     }
     if args.orphan_after <= args.heartbeat * 2 {
@@ -366,8 +385,8 @@ fn config(args: &ConsumeArgs) -> anyhow::Result<(Config, HandlerSpec, PathBuf)> 
         buffer: args.buffer.map(|b| b as usize),
         heartbeat: args.heartbeat,
         orphan_after: args.orphan_after,
-        max_retries: args.max_retries,
-        max_backoff: args.max_backoff,
+        max_retries,
+        max_backoff,
         poll_interval: args.poll_interval,
         scheduler_interval: Duration::from_secs(5)
             .min(args.poll_interval.max(Duration::from_secs(1))),

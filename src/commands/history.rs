@@ -59,10 +59,10 @@ pub fn step_json(queue: &str, step: &Step, step_s: i64) -> serde_json::Value {
         "start": crate::engine::jobs::describe_time(step.start as f64),
         "start_unix": step.start,
         "seconds": step_s,
-        "completed": t.completed,
+        "done": t.completed,
         "failed": t.failed,
         "retried": t.retried,
-        "killed": t.killed,
+        "dead": t.killed,
         "timed_runs": t.timed_runs(),
         "run_ms": t.run_ms,
     });

@@ -100,7 +100,7 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
                     let before =
                         rates.and_then(|(secs, before)| Some((secs, before.get(&s.queue)?)));
                     v["time"] = reading.time.into();
-                    v["completed_per_sec"] = before
+                    v["done_per_sec"] = before
                         .and_then(|(secs, b)| rate(s.completed, b.completed, secs))
                         .into();
                     v["failed_per_sec"] = before

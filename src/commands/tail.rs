@@ -85,10 +85,7 @@ pub async fn run(mut ctx: Context, args: TailArgs) -> anyhow::Result<ExitCode> {
             }
             for (time, happening) in &tick.happened {
                 if args.failures
-                    && !matches!(
-                        happening,
-                        Happening::Killed { .. } | Happening::Retry { .. }
-                    )
+                    && !matches!(happening, Happening::Dead { .. } | Happening::Retry { .. })
                 {
                     continue;
                 }
@@ -229,7 +226,7 @@ fn summary(
             "queue": queue,
             "event": "interval",
             "secs": secs,
-            "completed": done,
+            "done": done,
             "failed": failed,
             "counts": c,
         }));
@@ -261,7 +258,7 @@ fn show(
         return ctx.out.json_line(&v);
     }
     let text = match happening {
-        Happening::Killed { id, failure } => format!(
+        Happening::Dead { id, failure } => format!(
             "dead {}{}",
             printable(id),
             match failure {

@@ -87,16 +87,19 @@ fn hex(h: u64) -> String {
 ///   IPv4 addresses `<ip>`;
 /// - text in `"double"`, `'single'` or `` `back` `` quotes `<str>`;
 /// - absolute and relative paths (`/tmp/x/y.txt`, `./a`, `../a`, `~/a`) `<path>`;
-/// - numbers `<n>`, as whole tokens only (`job-17`, `17.5`, `35ms` with a unit kept, but not
-///   `sha256` or `v2`), except a number right after `exit`, `exited`, `signal`, `status` or
-///   `code` (`exit 3`, `status=502`), which is kept so that different exit codes, signals
-///   and status codes stay different groups;
+/// - numbers `<n>`, as whole tokens (`job-17`, `17.5`, `35ms` with a unit kept);
+/// - ids `<id>`: a token with a word that mixes letters and digits (`g22357`, `bob192`,
+///   `A7871-X`, `user_42`), save names such as `sha256`, `utf8`, `x86_64` and `v2`;
+/// - except that a number or id right after `exit`, `exited`, `signal`, `status` or `code`
+///   (`exit 3`, `status=502`) is kept, so that different exit codes, signals and status
+///   codes stay different groups;
 /// - runs of whitespace and control characters one space.
 pub fn normalise(text: &str) -> String {
     let b = text.as_bytes();
     let mut out = String::with_capacity(text.len().min(PATTERN_CHARS * 4));
     let mut i = 0;
     let mut space = false;
+    let mut plain_until = 0;
     while i < b.len() {
         let c = b[i];
         if c.is_ascii_whitespace() || c.is_ascii_control() {
@@ -130,6 +133,21 @@ pub fn normalise(text: &str) -> String {
                 }
                 i += digits + unit;
                 continue;
+            }
+            if i >= plain_until {
+                match id_token(b, i) {
+                    (n, true) => {
+                        if keeps_number(&text[..i]) {
+                            out.push_str(&text[i..i + n]);
+                        } else {
+                            out.push_str("<id>");
+                        }
+                        i += n;
+                        continue;
+                    }
+                    // Its words are looked at one by one (`job-17`), not as an id again.
+                    (n, false) => plain_until = i + n,
+                }
             }
         }
         // One whole character (all tokens above end on ASCII bytes).
@@ -264,6 +282,54 @@ fn number(b: &[u8], i: usize) -> Option<(usize, usize)> {
             .iter()
             .any(|u| unit.eq_ignore_ascii_case(u.as_bytes())))
     .then_some((n, letters))
+}
+
+/// The length of the words joined by `-` starting at `i` (`A7871-X`, `req-g22357`,
+/// `job-17`), and whether they are an id: whether one of them mixes letters and digits
+/// (`g22357`, `bob192`, `user_42`, `3rd`) and is not one of the [`NAMES_WITH_DIGITS`] nor `v`
+/// and a number (`v2`).
+fn id_token(b: &[u8], i: usize) -> (usize, bool) {
+    let mut at = i;
+    let mut id = false;
+    loop {
+        let n = b[at..].iter().take_while(|&&c| is_word(c)).count();
+        if n == 0 {
+            break;
+        }
+        let word = &b[at..at + n];
+        id |= word.iter().any(u8::is_ascii_digit)
+            && word.iter().any(|&c| !c.is_ascii_digit())
+            && !well_known(word);
+        at += n;
+        if b.get(at) == Some(&b'-') && b.get(at + 1).is_some_and(|&c| is_word(c)) {
+            at += 1;
+        } else {
+            break;
+        }
+    }
+    (at - i, id)
+}
+
+/// Names that hold a digit but name one thing, not a varying id: digests, encodings,
+/// protocols, architectures, types.
+const NAMES_WITH_DIGITS: [&str; 62] = [
+    "md5", "sha1", "sha224", "sha256", "sha384", "sha512", "sha3", "crc32", "base32", "base64",
+    "utf8", "utf16", "utf32", "latin1", "ipv4", "ipv6", "http2", "http3", "h2", "h3", "x509",
+    "pkcs1", "pkcs7", "pkcs8", "pkcs12", "oauth2", "s3", "ec2", "k8s", "i18n", "l10n", "x86",
+    "x64", "x86_64", "amd64", "arm64", "aarch64", "i386", "i686", "int8", "int16", "int32",
+    "int64", "uint8", "uint16", "uint32", "uint64", "float32", "float64", "f32", "f64", "i8",
+    "i16", "i32", "i64", "i128", "u8", "u16", "u32", "u64", "u128", "2fa",
+];
+
+/// Whether a word with a digit is one of [`NAMES_WITH_DIGITS`] or `v` and a number.
+fn well_known(word: &[u8]) -> bool {
+    let version = word.len() > 1
+        && matches!(word[0], b'v' | b'V')
+        && word[1..].iter().all(u8::is_ascii_digit);
+    version
+        || NAMES_WITH_DIGITS
+            .iter()
+            .any(|n| word.eq_ignore_ascii_case(n.as_bytes()))
 }
 
 /// Whether a number after `before` is kept: `before` ends with one of [`KEEP_AFTER`] and
@@ -536,12 +602,39 @@ mod tests {
     }
 
     #[test]
-    fn numbers_inside_words_stay() {
+    fn names_with_digits_stay() {
         assert_eq!(
-            normalise("sha256 of v2 user_42 x86 3rd"),
-            "sha256 of v2 user_42 x86 3rd"
+            normalise("sha256 of v2 x86_64 UTF8 base64 in s3"),
+            "sha256 of v2 x86_64 UTF8 base64 in s3"
         );
         assert_eq!(normalise("HTTP/1.1"), "HTTP/<n>");
+    }
+
+    #[test]
+    fn words_that_mix_letters_and_digits_are_ids() {
+        assert_eq!(
+            normalise("req=g22357 user=bob192 order A7871-X"),
+            "req=<id> user=<id> order <id>"
+        );
+        assert_eq!(
+            normalise("req=g9 user=al7 order B12-QQ"),
+            "req=<id> user=<id> order <id>"
+        );
+        assert_eq!(
+            normalise("user_42 failed on the 3rd try"),
+            "<id> failed on the <id> try"
+        );
+        assert_eq!(normalise("job-17 of batch-x"), "job-<n> of batch-x");
+        assert_eq!(normalise("exit code E42"), "exit code E42");
+        assert_ne!(
+            normalise("sha256 mismatch for f1"),
+            normalise("md5 mismatch for f1")
+        );
+        let long = "a-".repeat(5000);
+        assert_eq!(
+            normalise(&long),
+            long.trim_end_matches('-').to_string() + "-"
+        );
     }
 
     #[test]
@@ -663,6 +756,17 @@ mod tests {
         assert_eq!(damaged.attempts, None);
     }
 
+    /// `i` in letters only, which no placeholder replaces.
+    fn letters(i: usize) -> String {
+        let mut s = String::from("z");
+        let mut i = i;
+        while i > 0 {
+            s.push(char::from(b'a' + (i % 26) as u8));
+            i /= 26;
+        }
+        s
+    }
+
     #[test]
     fn groups_beyond_the_cap_are_counted_apart() {
         let mut g = Grouper::new(NONE_PATTERN);
@@ -672,11 +776,11 @@ mod tests {
                 1.0,
                 Some(&failed(
                     &format!("reason {}", "x".repeat(i % 50)),
-                    &format!("{i:x}z"),
+                    &letters(i),
                 )),
             );
         }
-        g.add("again", 2.0, Some(&failed("reason ", "0z")));
+        g.add("again", 2.0, Some(&failed("reason ", &letters(0))));
         let groups = g.finish();
         assert_eq!(groups.groups.len(), MAX_GROUPS);
         assert_eq!(groups.ungrouped, 5);

@@ -200,7 +200,9 @@ pub struct QueueStats {
     pub consumers_alive: Count,
     pub consumers_expired: Count,
     pub paused: bool,
-    /// Jobs acked by qctl consumers, ever (from `NAME:stats`).
+    /// Jobs acked by qctl consumers, ever (`completed` in `NAME:stats`; `done` in JSON, as in
+    /// the text).
+    #[serde(rename = "done")]
     pub completed: Count,
     /// Failed runs in qctl consumers, ever (from `NAME:stats`).
     pub failed: Count,

@@ -21,7 +21,7 @@ pub const PER_TICK: usize = 1000;
 pub enum Happening {
     /// A job moved to `NAME:dead`; `failure` is None when nothing recorded why (a Go CurlyQ
     /// consumer, or another tool).
-    Killed {
+    Dead {
         id: String,
         failure: Option<Failure>,
     },
@@ -57,7 +57,9 @@ pub enum Happening {
 /// What a queue holds at a tick.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Counts {
-    /// qctl consumers' counters (None when no qctl consumer ever ran the queue).
+    /// qctl consumers' counters (None when no qctl consumer ever ran the queue): jobs done
+    /// (`completed` in `NAME:stats`, `done` in JSON, as in the text) and failed runs.
+    #[serde(rename = "done")]
     pub completed: Option<u64>,
     pub failed: Option<u64>,
     pub ready: u64,
@@ -194,7 +196,7 @@ impl Follower {
                 .await?;
             for ((id, score), failure) in dead.into_iter().zip(failures) {
                 let failure = failure.as_deref().and_then(Failure::from_json);
-                happened.push((score, Happening::Killed { id, failure }));
+                happened.push((score, Happening::Dead { id, failure }));
             }
         }
 

@@ -123,6 +123,8 @@ pub enum Event {
         attempt: i64,
         retry_at: f64,
     },
+    /// Moved to the dead set ("dead" in JSON, as in the text).
+    #[serde(rename = "dead")]
     Killed {
         id: String,
         attempt: i64,
@@ -192,6 +194,8 @@ pub struct Summary {
     pub ran: u64,
     pub succeeded: u64,
     pub retried: u64,
+    /// Jobs moved to the dead set ("dead" in JSON, as in the text).
+    #[serde(rename = "dead")]
     pub killed: u64,
     pub damaged: u64,
     pub returned: u64,
