@@ -45,7 +45,11 @@ pub async fn run(mut ctx: Context, args: DoctorArgs) -> anyhow::Result<ExitCode>
                 format!("Redis could not be read: {e}"),
             )
             .node(spec.server())
-            .fix("Check the URL, that the server runs and answers, and the user and password.");
+            .fix(if e.is_auth() {
+                "Give the user with --user and its password with $QCTL_REDIS_PASSWORD or --password-file FILE."
+            } else {
+                "Check the URL, that the server runs and answers, and the user and password."
+            });
             f.summary = crate::engine::error::redact(&f.summary);
             findings.push(f);
         }
@@ -106,14 +110,14 @@ async fn gather(
         } else {
             redis.server().to_string()
         };
-        let permissions = doctor::rights(&mut redis, keys).await;
+        let permissions = doctor::rights(&mut redis, keys).await?;
         findings.extend(doctor::rights_findings(keys, &node, &permissions));
         match integrity::check(&mut redis, keys, &node).await {
             Ok(report) => {
                 findings.extend(report.findings.iter().cloned());
                 reports.push((keys.clone(), report));
             }
-            Err(e) if matches!(e, Error::Redis { .. }) => {
+            Err(e) if e.is_refusal() => {
                 let mut f = Finding::new(
                     Area::Queue,
                     "integrity",

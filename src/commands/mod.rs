@@ -63,6 +63,7 @@ impl Context {
             tls_key: g.tls_key.clone(),
             tls_insecure: g.tls_insecure,
             cluster: g.cluster,
+            password_from: Some("$QCTL_REDIS_PASSWORD or --password-file FILE"),
         };
         self.open(&url, &access, "--tls-insecure")
     }
