@@ -1847,3 +1847,106 @@ fn a_refused_login_is_one_line_saying_whether_a_password_was_given_for_every_com
         ordinary.len() + monitoring.len()
     ));
 }
+
+// ---------------------------------------------------------------------------------------
+// B4 queue names: a name with no key
+
+#[test]
+fn an_unknown_queue_name_is_told_with_the_known_ones_by_every_command() {
+    let server = RedisServer::start();
+    put_active(&server, "mail", "j1", b"x");
+    put_active(&server, "mail-retry", "j2", b"x");
+    let words = "no queue \"mial\" (known: mail, mail-retry)";
+    // Commands that have nothing to do on a queue with no key: exit 5 and the line.
+    let refused: Vec<Vec<&str>> = vec![
+        vec!["stats", "mial"],
+        vec!["stats", "--history", "1h", "mial"],
+        vec!["consumers", "mial"],
+        vec!["inflight", "mial"],
+        vec!["export", "mial"],
+        vec!["limit", "mial"],
+        vec!["dead", "list", "mial"],
+        vec!["dead", "show", "mial", "j1"],
+        vec!["dead", "requeue", "mial", "--all", "--yes"],
+        vec!["dead", "delete", "mial", "--all", "--yes"],
+        vec!["dead", "export", "mial"],
+        vec!["dead", "groups", "mial"],
+        vec!["scheduled", "list", "mial"],
+        vec!["scheduled", "run-now", "mial", "--all", "--yes"],
+        vec!["scheduled", "groups", "mial"],
+        vec!["active", "list", "mial"],
+        vec!["active", "delete", "mial", "j1", "--yes"],
+        vec!["orphans", "mial", "--yes"],
+        vec!["resume", "mial"],
+        vec!["purge", "mial", "--yes"],
+        vec!["move", "mial", "other", "--yes"],
+        vec!["wait", "mial", "--timeout", "5s"],
+        vec!["metrics", "mial", "--listen", "127.0.0.1:0"],
+    ];
+    // Monitoring: UNKNOWN (3), with the line.
+    let unknown: Vec<Vec<&str>> = vec![
+        vec!["check", "mial", "--dead-max", "1"],
+        vec!["doctor", "mial"],
+        vec!["doctor", "mial", "mail"],
+    ];
+    let mut cmds = Vec::new();
+    for args in refused.iter().chain(&unknown) {
+        let mut cmd = qctl(&server);
+        cmd.args(QUICK).args(args);
+        cmds.push(cmd);
+    }
+    let runs = run_all(cmds);
+    for (args, ran) in refused.iter().chain(&unknown).zip(&runs) {
+        let case = format!("{}: {ran:?}", args.join(" "));
+        let text = ran.text().split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(text.contains(words), "{case}");
+        if args[0] == "check" || args[0] == "doctor" {
+            assert_eq!(ran.code, Some(3), "{case}");
+        } else {
+            assert_eq!(ran.code, Some(5), "{case}");
+            assert_eq!(ran.err.trim_end().lines().count(), 1, "one line: {case}");
+        }
+    }
+    let doctor = &runs[refused.len() + 2];
+    let text = doctor.stdout();
+    assert!(
+        text.contains("UNKNOWN   no queue \"mial\"") && text.contains("queue mail ("),
+        "the other queue is checked: {text}"
+    );
+    // Commands that go on (they wait for the queue, or make it): the same words as a
+    // warning, one at a time, the ones that create a key last.
+    let go_on: Vec<(Vec<&str>, &str)> = vec![
+        (
+            [&["consume", "mial", "--drain"], FAST, &["--", "true"]].concat(),
+            "; nothing to run",
+        ),
+        (
+            vec!["wait", "mial", "a", "--timeout", "5s"],
+            "; the jobs named can only have ended",
+        ),
+        (
+            vec!["limit", "mial", "--rate", "5/s"],
+            "; setting its limits anyway",
+        ),
+    ];
+    for (args, then) in &go_on {
+        let ran = run(qctl(&server).args(QUICK).args(args));
+        let case = format!("{}: {ran:?}", args.join(" "));
+        assert!(
+            ran.err.contains(&format!("warning: {words}{then}")),
+            "{case}"
+        );
+        let _: () = server.cmd(&[b"DEL", b"mial:limits", b"mial:paused"]);
+    }
+    let ran = run(qctl(&server).args(["pause", "mial"]));
+    assert!(
+        ran.err
+            .contains(&format!("warning: {words}; pausing it anyway")),
+        "{ran:?}"
+    );
+    figure(&format!(
+        "B4 unknown queue names: {} commands exit 5 and check/doctor UNKNOWN with `{words}`; {} go on with it as a warning",
+        refused.len(),
+        go_on.len() + 1
+    ));
+}
