@@ -1619,7 +1619,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__metrics)
-            opts="-u -q -v -V -h --listen --min-interval --orphan-after --max-keys --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-u -q -v -V -h --listen --min-interval --orphan-after --max-keys --allow-missing --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -163,6 +163,7 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand --tls-key 'The client certificate''s private key (PEM); needs --tls-cert'
             cand --connect-timeout 'How long to wait for a connection to Redis'
             cand --response-timeout 'How long to wait for Redis to answer a command'
+            cand --allow-missing 'Serve a queue named that has no key on the server (yet), with counts of 0 until it appears. Without it, such a name (mistyped?) is refused at start with exit 5'
             cand --tls-insecure 'Do not verify the server''s TLS certificate (a warning says so)'
             cand --cluster 'The URL names a node of a Redis Cluster: commands go to the node owning each queue''s slot. Queue names need a hash tag, as in {mail}'
             cand --json 'Print results as JSON'

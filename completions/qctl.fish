@@ -140,6 +140,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand metrics" -l tls-cert -d 'Clien
 complete -c qctl -n "__fish_qctl_using_subcommand metrics" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand metrics" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand metrics" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand metrics" -l allow-missing -d 'Serve a queue named that has no key on the server (yet), with counts of 0 until it appears. Without it, such a name (mistyped?) is refused at start with exit 5'
 complete -c qctl -n "__fish_qctl_using_subcommand metrics" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand metrics" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand metrics" -l json -d 'Print results as JSON'

@@ -1076,6 +1076,10 @@ pub struct MetricsArgs {
     /// Stop discovering queues after scanning this many keys.
     #[arg(long, value_name = "N", default_value_t = 10_000_000)]
     pub max_keys: u64,
+    /// Serve a queue named that has no key on the server (yet), with counts of 0 until it
+    /// appears. Without it, such a name (mistyped?) is refused at start with exit 5.
+    #[arg(long)]
+    pub allow_missing: bool,
 }
 
 #[derive(Debug, Args)]

@@ -1846,3 +1846,355 @@ fn bytes_from_jobs_are_escaped_wherever_qctl_shows_them() {
         "B8 control characters from jobs (ESC, BEL, CR, backspace, NUL, a newline) in ids, data, failures, consumers and queue names: {checked} runs of enqueue, consume, dead, wait, tail, stats, check, doctor, export, active, move, consumers, inflight, orphans; none written raw"
     ));
 }
+
+// ---------------------------------------------------------------------------------------
+// B5 connections: what is wrong with a URL
+
+#[test]
+fn every_bad_url_says_what_is_wrong_with_it_without_its_password() {
+    const PW: &str = "Url-Pw-4kZ";
+    let cases: Vec<(String, &str)> = vec![
+        (
+            format!("http://u:{PW}@127.0.0.1:6379"),
+            "http:// is not a scheme of Redis",
+        ),
+        ("https://127.0.0.1:6380".into(), "rediss://host:port"),
+        (format!("ftp://:{PW}@h"), "ftp:// is not a scheme of Redis"),
+        (
+            format!("redis://:{PW}@127.0.0.1:99999"),
+            "the port 99999 is out of range: ports go from 1 to 65535",
+        ),
+        (
+            "redis://127.0.0.1:0".into(),
+            "port 0 cannot be connected to",
+        ),
+        (
+            "redis://127.0.0.1:port".into(),
+            "the port \"port\" is not a number",
+        ),
+        ("redis://:6379".into(), "the host is missing"),
+        (format!("redis://u:{PW}@:6379/0"), "the host is missing"),
+        ("redis://".into(), "the host is missing"),
+        (
+            format!("redis://u:{PW}%zz@127.0.0.1:6379"),
+            "the password holds a % that is not followed by two hex digits",
+        ),
+        (
+            format!("redis://u:{PW}%4@127.0.0.1:6379"),
+            "the password holds a %",
+        ),
+        (
+            format!("redis://u:{PW}%ff@127.0.0.1:6379"),
+            "the password is not UTF-8",
+        ),
+        (
+            format!("redis://u%g1:{PW}@127.0.0.1:6379"),
+            "the user name holds a %",
+        ),
+        (
+            "redis://127.0.0.1:6379/mail".into(),
+            "the path \"mail\" is no database number",
+        ),
+        (
+            "redis://127.0.0.1:6379/-1".into(),
+            "the database -1 is negative",
+        ),
+        (
+            "redis://127.0.0.1:6379?db=3".into(),
+            "gives its database as the path",
+        ),
+        (
+            format!("redis://127.0.0.1:6379?password={PW}"),
+            "before the host",
+        ),
+        ("redis://[::1:6379".into(), "no closing ]"),
+        (
+            "redis://local host:6379".into(),
+            "holds a character a host name cannot hold",
+        ),
+        (
+            "unix://redis.sock".into(),
+            "absolute path, after three slashes",
+        ),
+        (
+            format!("unix:///tmp/none.sock?pass={PW}&db=x"),
+            "the database \"x\" (?db=) is not a number",
+        ),
+        ("/run/redis/redis.sock".into(), "unix:///path/to/redis.sock"),
+        ("127.0.0.1:6390".into(), "write redis://127.0.0.1:6390"),
+        (
+            format!("u:{PW}@127.0.0.1:6390"),
+            "expected a URL such as redis://",
+        ),
+        (format!("redis://:{PW}/x@127.0.0.1:7000"), "holds a / or ?"),
+    ];
+    let mut cmds = Vec::new();
+    for (url, _) in &cases {
+        let mut cmd = qctl_at(url);
+        cmd.args(QUICK).arg("stats");
+        cmds.push(cmd);
+        // The destination of `move` is read the same way.
+        let mut cmd = qctl_bare();
+        cmd.args(QUICK)
+            .args(["-u", "redis://127.0.0.1:1", "move", "a", "b", "--to"])
+            .arg(url);
+        cmds.push(cmd);
+    }
+    let runs = run_all(cmds);
+    for ((url, words), ran) in cases.iter().flat_map(|c| [c, c]).zip(&runs) {
+        let case = format!("{url}: {ran:?}");
+        assert_eq!(ran.code, Some(2), "{case}");
+        assert!(ran.err.contains("invalid Redis URL"), "{case}");
+        assert!(ran.err.contains(words), "{words:?} missing: {case}");
+        assert!(!ran.err.contains("did not parse"), "{case}");
+        assert_eq!(ran.err.trim_end().lines().count(), 1, "one line: {case}");
+        assert!(!ran.text().contains(PW), "password printed: {case}");
+    }
+    figure(&format!(
+        "B5 bad URLs: {} forms, each as -u and as move --to, exit 2 with one line naming what is wrong, the password in none",
+        cases.len()
+    ));
+}
+
+// ---------------------------------------------------------------------------------------
+// B5 connections: a refused login
+
+#[test]
+fn a_refused_login_is_one_line_saying_whether_a_password_was_given_for_every_command() {
+    const PW: &str = "Login-Pw-8Qm";
+    let server = RedisServer::start_with(&["--requirepass", PW]);
+    let admin = format!("redis://:{PW}@127.0.0.1:{}", server.port());
+    let _ = authed(&admin, &[b"HSET", b"q:data", b"j", &record("j", b"x", 0)]);
+    let _ = authed(&admin, &[b"RPUSH", b"q:active", b"j"]);
+    let before = snapshot(&admin);
+    let none = server.url();
+    let wrong = format!("redis://:not-{PW}@127.0.0.1:{}", server.port());
+    let consume: Vec<&str> = [&["consume", "q", "--drain"], FAST, &["--", "true"]].concat();
+    // Every kind of command: reads, writes, bulk, streams, the consumer; `enqueue --lines`
+    // sends more than 10 arguments in its first call, which Redis answers before a login
+    // with a protocol error and a closed connection.
+    let lines: String = (0..50).map(|i| format!("job {i}\n")).collect();
+    let ordinary: Vec<(Vec<&str>, Option<&str>)> = vec![
+        (vec!["stats"], None),
+        (vec!["stats", "q"], None),
+        (vec!["enqueue", "q", "x"], None),
+        (vec!["enqueue", "q", "--lines"], Some(lines.as_str())),
+        (vec!["import", "q"], Some("{\"data\":\"x\"}\n")),
+        (consume.clone(), None),
+        (vec!["dead", "list", "q"], None),
+        (vec!["dead", "requeue", "q", "--all", "--yes"], None),
+        (vec!["active", "list", "q"], None),
+        (vec!["tail", "q"], None),
+        (vec!["wait", "q", "--timeout", "5s"], None),
+        (vec!["consumers", "q"], None),
+        (vec!["inflight", "q"], None),
+        (vec!["export", "q"], None),
+        (vec!["limit", "q"], None),
+        (vec!["pause", "q"], None),
+        (vec!["orphans", "q", "--yes"], None),
+        (vec!["purge", "q", "--yes"], None),
+        (vec!["move", "q", "r", "--yes"], None),
+    ];
+    let monitoring: Vec<Vec<&str>> = vec![
+        vec!["check", "q", "--dead-max", "1"],
+        vec!["check", "--dead-max", "1"],
+        vec!["doctor"],
+        vec!["doctor", "q"],
+    ];
+    struct Case {
+        url: String,
+        args: Vec<String>,
+        code: i32,
+        words: &'static str,
+    }
+    let mut cases = Vec::new();
+    let mut cmds = Vec::new();
+    for (url, words) in [
+        (&none, "it requires a password, and none was given (NOAUTH): give it with $QCTL_REDIS_PASSWORD or --password-file FILE"),
+        (&wrong, "the password given was refused"),
+    ] {
+        for (args, stdin) in &ordinary {
+            let mut cmd = qctl_at(url);
+            cmd.args(QUICK).args(args);
+            if let Some(input) = stdin {
+                cmd.write_stdin(*input);
+            }
+            cmds.push(cmd);
+            cases.push(Case {
+                url: url.clone(),
+                args: args.iter().map(|s| s.to_string()).collect(),
+                code: 4,
+                words,
+            });
+        }
+        for args in &monitoring {
+            let mut cmd = qctl_at(url);
+            cmd.args(QUICK).args(args);
+            cmds.push(cmd);
+            cases.push(Case {
+                url: url.clone(),
+                args: args.iter().map(|s| s.to_string()).collect(),
+                code: 3,
+                words,
+            });
+        }
+    }
+    // A user named without a password.
+    let mut cmd = qctl_at(&none);
+    cmd.args(QUICK).args(["--user", "app", "stats"]);
+    cmds.push(cmd);
+    cases.push(Case {
+        url: none.clone(),
+        args: vec!["--user app stats".into()],
+        code: 4,
+        words: "none was given for the user \"app\" (NOAUTH)",
+    });
+    let runs = run_all(cmds);
+    for (c, ran) in cases.iter().zip(&runs) {
+        let case = format!("-u {} {}: {ran:?}", c.url, c.args.join(" "));
+        assert_eq!(ran.code, Some(c.code), "{case}");
+        // Doctor wraps its findings.
+        let text = ran.text().split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(text.contains(c.words), "{:?} missing: {case}", c.words);
+        assert_eq!(text.matches(c.words).count(), 1, "said once: {case}");
+        for word in [
+            "broken pipe",
+            "Protocol error",
+            "could not be told",
+            "Grant +time",
+            "retrying",
+            "panicked",
+        ] {
+            assert!(!text.contains(word), "{word:?}: {case}");
+        }
+        assert!(!text.contains(PW), "password printed: {case}");
+        if c.args[0] == "doctor" {
+            // The server's section, with the one finding: UNKNOWN, and how to log in.
+            assert_eq!(text.matches("server 127.0.0.1").count(), 1, "{case}");
+            assert!(
+                text.contains("UNKNOWN: 0 critical, 0 warning, 1 unknown, 0 OK"),
+                "{case}"
+            );
+            assert!(text.contains("--password-file"), "{case}");
+        } else if c.args[0] == "check" {
+            assert!(ran.stdout().starts_with("QCTL UNKNOWN - "), "{case}");
+            assert_eq!(ran.stdout().lines().count(), 1, "{case}");
+        } else {
+            assert!(ran.stdout().is_empty(), "{case}");
+            let errors: Vec<&str> = ran
+                .err
+                .lines()
+                .filter(|l| !l.starts_with("warning: --orphan-after"))
+                .collect();
+            assert_eq!(errors.len(), 1, "one line: {case}");
+        }
+    }
+    assert_eq!(snapshot(&admin), before, "a refused login changed Redis");
+    figure(&format!(
+        "B5 refused logins: {} commands with no password and with a wrong one: one line saying which, exit 4 (check and doctor UNKNOWN 3), nothing changed",
+        ordinary.len() + monitoring.len()
+    ));
+}
+
+// ---------------------------------------------------------------------------------------
+// B4 queue names: a name with no key
+
+#[test]
+fn an_unknown_queue_name_is_told_with_the_known_ones_by_every_command() {
+    let server = RedisServer::start();
+    put_active(&server, "mail", "j1", b"x");
+    put_active(&server, "mail-retry", "j2", b"x");
+    let words = "no queue \"mial\" (known: mail, mail-retry)";
+    // Commands that have nothing to do on a queue with no key: exit 5 and the line.
+    let refused: Vec<Vec<&str>> = vec![
+        vec!["stats", "mial"],
+        vec!["stats", "--history", "1h", "mial"],
+        vec!["consumers", "mial"],
+        vec!["inflight", "mial"],
+        vec!["export", "mial"],
+        vec!["limit", "mial"],
+        vec!["dead", "list", "mial"],
+        vec!["dead", "show", "mial", "j1"],
+        vec!["dead", "requeue", "mial", "--all", "--yes"],
+        vec!["dead", "delete", "mial", "--all", "--yes"],
+        vec!["dead", "export", "mial"],
+        vec!["dead", "groups", "mial"],
+        vec!["scheduled", "list", "mial"],
+        vec!["scheduled", "run-now", "mial", "--all", "--yes"],
+        vec!["scheduled", "groups", "mial"],
+        vec!["active", "list", "mial"],
+        vec!["active", "delete", "mial", "j1", "--yes"],
+        vec!["orphans", "mial", "--yes"],
+        vec!["resume", "mial"],
+        vec!["purge", "mial", "--yes"],
+        vec!["move", "mial", "other", "--yes"],
+        vec!["wait", "mial", "--timeout", "5s"],
+        vec!["metrics", "mial", "--listen", "127.0.0.1:0"],
+    ];
+    // Monitoring: UNKNOWN (3), with the line.
+    let unknown: Vec<Vec<&str>> = vec![
+        vec!["check", "mial", "--dead-max", "1"],
+        vec!["doctor", "mial"],
+        vec!["doctor", "mial", "mail"],
+    ];
+    let mut cmds = Vec::new();
+    for args in refused.iter().chain(&unknown) {
+        let mut cmd = qctl(&server);
+        cmd.args(QUICK).args(args);
+        cmds.push(cmd);
+    }
+    let runs = run_all(cmds);
+    for (args, ran) in refused.iter().chain(&unknown).zip(&runs) {
+        let case = format!("{}: {ran:?}", args.join(" "));
+        let text = ran.text().split_whitespace().collect::<Vec<_>>().join(" ");
+        assert!(text.contains(words), "{case}");
+        if args[0] == "check" || args[0] == "doctor" {
+            assert_eq!(ran.code, Some(3), "{case}");
+        } else {
+            assert_eq!(ran.code, Some(5), "{case}");
+            assert_eq!(ran.err.trim_end().lines().count(), 1, "one line: {case}");
+        }
+    }
+    let doctor = &runs[refused.len() + 2];
+    let text = doctor.stdout();
+    assert!(
+        text.contains("UNKNOWN   no queue \"mial\"") && text.contains("queue mail ("),
+        "the other queue is checked: {text}"
+    );
+    // Commands that go on (they wait for the queue, or make it): the same words as a
+    // warning, one at a time, the ones that create a key last.
+    let go_on: Vec<(Vec<&str>, &str)> = vec![
+        (
+            [&["consume", "mial", "--drain"], FAST, &["--", "true"]].concat(),
+            "; nothing to run",
+        ),
+        (
+            vec!["wait", "mial", "a", "--timeout", "5s"],
+            "; the jobs named can only have ended",
+        ),
+        (
+            vec!["limit", "mial", "--rate", "5/s"],
+            "; setting its limits anyway",
+        ),
+    ];
+    for (args, then) in &go_on {
+        let ran = run(qctl(&server).args(QUICK).args(args));
+        let case = format!("{}: {ran:?}", args.join(" "));
+        assert!(
+            ran.err.contains(&format!("warning: {words}{then}")),
+            "{case}"
+        );
+        let _: () = server.cmd(&[b"DEL", b"mial:limits", b"mial:paused"]);
+    }
+    let ran = run(qctl(&server).args(["pause", "mial"]));
+    assert!(
+        ran.err
+            .contains(&format!("warning: {words}; pausing it anyway")),
+        "{ran:?}"
+    );
+    figure(&format!(
+        "B4 unknown queue names: {} commands exit 5 and check/doctor UNKNOWN with `{words}`; {} go on with it as a warning",
+        refused.len(),
+        go_on.len() + 1
+    ));
+}

@@ -568,3 +568,212 @@ async fn a_reservation_takes_what_fits_in_its_budget() {
     assert_eq!(held, ["j0", "j1", "j2", "j3", "j4", "j5"]);
     assert!(server.lrange("q:active").is_empty());
 }
+
+/// Every key of `server`, for "nothing was written".
+fn keys(server: &RedisServer) -> Vec<String> {
+    let mut keys: Vec<String> = server.cmd(&[b"KEYS", b"*"]);
+    keys.sort();
+    keys
+}
+
+/// qctl against `url` with `stdin`; its exit code and stderr.
+fn fed(url: &str, args: &[&str], stdin: &[u8]) -> (Option<i32>, String) {
+    let out = support::qctl_url(url)
+        .args(args)
+        .write_stdin(stdin.to_vec())
+        .timeout(Duration::from_secs(120))
+        .output()
+        .expect("run qctl");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A job larger than the server takes in one argument (its proto-max-bulk-len, here 1 MiB,
+/// the least Redis allows) is refused before anything is sent, naming the limit, from a
+/// file, standard input, --lines, --jsonl and import; a job exactly at the
+/// limit goes. Redis would close the connection on it ("broken pipe"), after qctl had read
+/// and copied all of it.
+#[test]
+fn l5_a_job_larger_than_redis_takes_is_refused_before_sending_naming_the_limit() {
+    let server = RedisServer::start_with(&["--proto-max-bulk-len", "1mb"]);
+    let url = server.url();
+    let limit = "1 MiB (1,048,576 bytes, its proto-max-bulk-len)";
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big");
+    std::fs::write(&big, data("big", 3 * MIB)).unwrap();
+    let nothing = "nothing was sent: no job enqueued";
+
+    // A file: its size is known before it is read.
+    let (code, err) = fed(
+        &url,
+        &["enqueue", "q", "--file", big.to_str().unwrap()],
+        b"",
+    );
+    assert_eq!(code, Some(6), "{err}");
+    assert!(
+        err.contains("the job is too large for Redis at 127.0.0.1:"),
+        "{err}"
+    );
+    assert!(
+        err.contains("its record would be 3 MiB (3,145,797 bytes)"),
+        "{err}"
+    );
+    assert!(err.contains(limit) && err.contains(nothing), "{err}");
+    assert!(
+        !err.contains("broken pipe") && !err.contains("cannot reach"),
+        "{err}"
+    );
+    assert_eq!(keys(&server), Vec::<String>::new(), "nothing written");
+    // The same file on standard input, then through a pipe (its size unknown).
+    let (code, err) = fed(&url, &["enqueue", "q"], &data("big", 3 * MIB));
+    assert_eq!(code, Some(6), "{err}");
+    assert!(err.contains(limit) && err.contains(nothing), "{err}");
+    assert!(
+        err.contains("its data is more than")
+            && err.contains("(standard input was read no further)"),
+        "{err}"
+    );
+    // Exactly what the server takes goes: a record of 1,048,576 bytes.
+    let fits = MIB - 38;
+    let (code, err) = fed(&url, &["enqueue", "q", "--id", "fits-1"], &data("x", fits));
+    assert_eq!(code, Some(0), "{err}");
+    let stored: Vec<u8> = server.cmd(&[b"HGET", b"q:data", b"fits-1"]);
+    assert_eq!(stored.len(), MIB);
+    let (code, err) = fed(&url, &["enqueue", "q", "--id", "fits-1x"], &data("x", fits));
+    assert_eq!(code, Some(6), "one byte more of id is too much: {err}");
+
+    // --lines: the line too large is an invalid line (exit 6); the others are enqueued.
+    let mut lines = b"small 1\n".to_vec();
+    lines.extend(data("line", 3 * MIB));
+    lines.extend(b"\nsmall 2\n");
+    let (code, err) = fed(&url, &["enqueue", "big", "--lines"], &lines);
+    assert_eq!(code, Some(6), "{err}");
+    assert!(
+        err.contains("line 2: the job is too large for Redis at 127.0.0.1:")
+            && err.contains("the line is 3 MiB (3,145,729 bytes)")
+            && err.contains(limit),
+        "{err}"
+    );
+    assert!(err.contains("enqueued 2, duplicates 0, failed 1"), "{err}");
+    let queued: i64 = server.cmd(&[b"LLEN", b"big:active"]);
+    assert_eq!(queued, 2);
+    // --jsonl: data in base64 whose record is too large; an id too long for the rest.
+    let b64 = base64_of(&data("b", MIB + 1000));
+    let jsonl = format!(
+        "{{\"data\":\"a\"}}\n{{\"data_b64\":\"{b64}\"}}\n{{\"id\":\"{}\",\"data\":\"{}\"}}\n{{\"data\":\"c\"}}\n",
+        "i".repeat(100),
+        "d".repeat(MIB - 100)
+    );
+    let (code, err) = fed(&url, &["enqueue", "json", "--jsonl"], jsonl.as_bytes());
+    assert_eq!(code, Some(6), "{err}");
+    assert!(
+        err.contains("line 2: the job is too large") && err.contains("its record would be"),
+        "{err}"
+    );
+    assert!(err.contains("line 3: the job is too large"), "{err}");
+    let queued: i64 = server.cmd(&[b"LLEN", b"json:active"]);
+    assert_eq!(queued, 2);
+    // import: stops at the line, naming it; the lines before it are imported.
+    let (code, err) = fed(&url, &["import", "imp"], jsonl.as_bytes());
+    assert_eq!(code, Some(6), "{err}");
+    assert!(
+        err.contains("line 2: the job is too large for Redis at 127.0.0.1:")
+            && err.contains("the lines before it are imported"),
+        "{err}"
+    );
+    let queued: i64 = server.cmd(&[b"LLEN", b"imp:active"]);
+    assert_eq!(queued, 1);
+}
+
+/// Standard input through a pipe is read no further than the server takes: qctl stops
+/// reading at the limit (here 1 MiB) and ends, whatever more is coming, so its memory
+/// stays bounded by the limit and not by the input.
+#[test]
+fn l6_standard_input_is_read_no_further_than_redis_takes() {
+    use std::io::Write;
+    let server = RedisServer::start_with(&["--proto-max-bulk-len", "1mb"]);
+    for args in [
+        &["enqueue", "q"][..],
+        &["enqueue", "q", "--lines"],
+        &["import", "q"],
+    ] {
+        let mut child = qctl_process(&server)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        // One line of 256 MiB (a JSON string for import), written until qctl stops reading.
+        let chunk = vec![b'x'; 64 * 1024];
+        let mut written = 0usize;
+        if args[0] == "import" {
+            written += stdin.write(b"{\"data\":\"").unwrap();
+        }
+        while written < 256 * MIB {
+            match stdin.write(&chunk) {
+                Ok(n) => written += n,
+                Err(_) => break,
+            }
+        }
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(6), "{args:?}: {err}");
+        assert!(err.contains("too large for Redis"), "{args:?}: {err}");
+        if args.len() == 2 && args[0] == "enqueue" {
+            assert!(written < 16 * MIB, "{args:?}: read {written} bytes: {err}");
+        }
+    }
+    assert_eq!(keys(&server), Vec::<String>::new(), "nothing written");
+}
+
+/// A user that may not run CONFIG GET (the least-privilege recipe grants none) cannot know
+/// the server's limit: Redis's default, 512 MiB, is assumed and said, and a record that the
+/// server then closes the connection on is told as possibly too large.
+#[test]
+fn l7_without_config_get_the_default_limit_is_assumed_and_said() {
+    let server = RedisServer::start_with(&["--proto-max-bulk-len", "1mb"]);
+    let _: () = server.cmd(&[
+        b"ACL", b"SETUSER", b"app", b"on", b">app-pw", b"~*", b"+@all", b"-config",
+    ]);
+    let url = format!("redis://app:app-pw@127.0.0.1:{}", server.port());
+    let assumed = "the largest job Redis at 127.0.0.1:";
+    let (code, err) = fed(&url, &["enqueue", "q"], &data("x", MIB + MIB / 2));
+    assert_eq!(code, Some(3), "{err}");
+    assert!(
+        err.contains(assumed) && err.contains("CONFIG GET was refused: NOPERM"),
+        "{err}"
+    );
+    assert!(err.contains("assuming Redis's default, 512 MiB"), "{err}");
+    assert!(
+        err.contains("Redis closes the connection on a record larger than it takes"),
+        "{err}"
+    );
+    let (code, err) = fed(
+        &url,
+        &["enqueue", "q", "--lines"],
+        &data("x", MIB + MIB / 2),
+    );
+    assert_eq!(code, Some(3), "{err}");
+    assert!(
+        err.contains(assumed) && err.contains("assuming Redis's default"),
+        "{err}"
+    );
+    // Small jobs never ask.
+    let (code, err) = fed(&url, &["enqueue", "q", "small"], b"");
+    assert_eq!(code, Some(0), "{err}");
+    assert!(!err.contains(assumed), "{err}");
+    let _: () = server.cmd(&[b"CONFIG", b"SET", b"proto-max-bulk-len", b"8mb"]);
+    let (code, err) = fed(&url, &["enqueue", "q"], &data("x", MIB + MIB / 2));
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains(assumed), "{err}");
+}
+
+fn base64_of(bytes: &[u8]) -> String {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
+}

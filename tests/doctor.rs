@@ -153,6 +153,11 @@ fn a_cluster_node_without_cluster_is_named_and_with_it_every_master_is_checked()
         "{f:#}"
     );
 
+    // A queue with a key: a name with none is UNKNOWN, and its integrity is not checked.
+    qctl_url(&url)
+        .args(["--cluster", "enqueue", "{mail}", "x"])
+        .assert()
+        .success();
     let (doc, _) = doctor_json(qctl_url(&url).arg("--cluster"), &["{mail}"]);
     let nodes: std::collections::BTreeSet<String> = findings(&doc, "maxmemory-policy")
         .iter()

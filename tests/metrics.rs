@@ -536,3 +536,83 @@ fn a_drained_queue_stays_listed_with_its_counters_until_purged() {
     let rows: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     assert_eq!(rows, serde_json::json!([]), "purged, it is gone");
 }
+
+/// A queue named that has no key (a typo) is refused at start with exit 5 and the queues
+/// there are, as `stats` refuses it; `--allow-missing` serves it (0 until it appears). A
+/// refused login is exit 4 at start, before serving anything.
+#[test]
+fn metrics_refuses_a_queue_name_with_no_key_unless_allowed_and_a_refused_login() {
+    let server = RedisServer::start();
+    enqueue(&server, &["mail", "x"]);
+    let ran = qctl(&server)
+        .args(["metrics", "mial", "mail", "--listen", "127.0.0.1:0"])
+        .timeout(Duration::from_secs(30))
+        .assert()
+        .code(5);
+    let err = String::from_utf8_lossy(&ran.get_output().stderr).into_owned();
+    assert!(
+        err.contains("no queue \"mial\" (known: mail)") && err.contains("--allow-missing"),
+        "{err}"
+    );
+    assert!(!err.contains("serving"), "it served nothing: {err}");
+    let stats = qctl(&server).args(["stats", "mial"]).assert().code(5);
+    assert!(String::from_utf8_lossy(&stats.get_output().stderr).contains("no queue \"mial\""));
+
+    let mut exporter = Exporter::start(&server, &["mial", "mail", "--allow-missing"]);
+    let m = parse(&exporter.scrape());
+    assert_eq!(value(&m, "qctl_up", &[]), Some(1.0));
+    assert_eq!(queue(&m, "qctl_queue_active", "mial"), Some(0.0));
+    assert_eq!(queue(&m, "qctl_queue_active", "mail"), Some(1.0));
+    let said = exporter.process.stderr();
+    assert!(
+        said.contains("no queue \"mial\" (known: mail); serving it anyway (--allow-missing)"),
+        "{said}"
+    );
+    let status = exporter.process.stop(Duration::from_secs(5));
+    assert!(status.is_some_and(|s| s.success()), "{status:?}");
+
+    let locked = RedisServer::start_with(&["--requirepass", "Metrics-Pw-2"]);
+    let ran = qctl(&locked)
+        .args(["metrics", "--listen", "127.0.0.1:0"])
+        .timeout(Duration::from_secs(30))
+        .assert()
+        .code(4);
+    let err = String::from_utf8_lossy(&ran.get_output().stderr).into_owned();
+    assert!(
+        err.contains("it requires a password, and none was given (NOAUTH)"),
+        "{err}"
+    );
+    assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+}
+
+/// With Redis down at start, the names cannot be checked: it serves `qctl_up 0`, and the
+/// first reading that succeeds says which name has no key.
+#[test]
+fn metrics_started_while_redis_is_down_checks_the_names_at_its_first_reading() {
+    let mut server = RedisServer::start();
+    server.stop();
+    let mut exporter = Exporter::start(&server, &["--min-interval", "100ms", "mial"]);
+    let m = parse(&exporter.scrape());
+    assert_eq!(value(&m, "qctl_up", &[]), Some(0.0));
+    server.restart();
+    enqueue(&server, &["mail", "x"]);
+    let mut up = String::new();
+    assert!(
+        wait_until(Duration::from_secs(20), || {
+            up = exporter.scrape();
+            value(&parse(&up), "qctl_up", &[]) == Some(1.0)
+        }),
+        "{up}"
+    );
+    let mut said = String::new();
+    assert!(
+        wait_until(Duration::from_secs(10), || {
+            said = exporter.process.stderr();
+            said.contains("no queue \"mial\" (known: mail)")
+        }),
+        "{said}"
+    );
+    assert_eq!(said.matches("no queue").count(), 1, "said once: {said}");
+    let status = exporter.process.stop(Duration::from_secs(5));
+    assert!(status.is_some_and(|s| s.success()), "{status:?}");
+}

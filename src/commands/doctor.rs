@@ -47,7 +47,11 @@ pub async fn run(mut ctx: Context, args: DoctorArgs) -> anyhow::Result<ExitCode>
                 format!("Redis could not be read: {e}"),
             )
             .node(spec.server())
-            .fix("Check the URL, that the server runs and answers, and the user and password.");
+            .fix(if e.downcast_ref::<Error>().is_some_and(Error::is_auth) {
+                "Give the user with --user and its password with $QCTL_REDIS_PASSWORD or --password-file FILE."
+            } else {
+                "Check the URL, that the server runs and answers, and the user and password."
+            });
             f.summary = crate::engine::error::redact(&f.summary);
             findings.push(f);
         }
@@ -77,7 +81,7 @@ async fn gather(
     cluster: bool,
     findings: &mut Vec<Finding>,
     reports: &mut Vec<(QueueKeys, Report)>,
-) -> Result<(), Error> {
+) -> anyhow::Result<()> {
     let mut redis = spec.connect().await?;
     let nodes: Vec<(Node, String)> = if cluster {
         redis
@@ -108,14 +112,30 @@ async fn gather(
         } else {
             redis.server().to_string()
         };
-        let permissions = doctor::rights(&mut redis, keys).await;
+        // The rights hold for a queue still to come too: they are checked first.
+        let permissions = doctor::rights(&mut redis, keys).await?;
         findings.extend(doctor::rights_findings(keys, &node, &permissions));
+        if !super::queue_known(&mut redis, keys).await? {
+            // A mistyped name: UNKNOWN, as for `check`, with the queues it may have meant.
+            let mut f = Finding::new(
+                Area::Queue,
+                "exists",
+                Severity::Unknown,
+                super::no_queue(&mut redis, &keys.name).await?,
+            )
+            .node(&node)
+            .explain("No key of the queue is on this server: a mistyped name, or a queue that holds nothing and was never run by qctl. Its integrity was not checked.")
+            .fix("Check the name: qctl stats lists the queues.");
+            f.queue = Some(keys.name.clone());
+            findings.push(f);
+            continue;
+        }
         match integrity::check(&mut redis, keys, &node).await {
             Ok(report) => {
                 findings.extend(report.findings.iter().cloned());
                 reports.push((keys.clone(), report));
             }
-            Err(e) if matches!(e, Error::Redis { .. }) => {
+            Err(e) if e.is_refusal() => {
                 let mut f = Finding::new(
                     Area::Queue,
                     "integrity",
@@ -128,7 +148,7 @@ async fn gather(
                 f.queue = Some(keys.name.clone());
                 findings.push(f);
             }
-            Err(e) => return Err(e),
+            Err(e) => return Err(e.into()),
         }
     }
     Ok(())

@@ -13,11 +13,11 @@ use tokio::sync::mpsc;
 
 use super::Context;
 use crate::cli::{check_time, parse_time, EnqueueArgs};
-use crate::engine::enqueue::{Batch, NewJob, Outcome, Sender, Settled, Submission};
+use crate::engine::enqueue::{self, Accepted, Batch, NewJob, Outcome, Sender, Settled, Submission};
 use crate::engine::jobs::{describe_time, locate};
 use crate::engine::keys::QueueKeys;
 use crate::engine::listing::CALL_BYTES;
-use crate::engine::{self, Error, ExitCode};
+use crate::engine::{self, Error, ExitCode, Redis, ServerSpec};
 use crate::output::{plural, printable, stopped_by, thousands};
 use crate::signals;
 
@@ -29,6 +29,8 @@ const READ_AHEAD: usize = 4;
 /// A batch stops growing at this many bytes of ids and records (half a call's budget,
 /// [`CALL_BYTES`]; a job that would take it past the budget starts the next batch).
 const MAX_BATCH_BYTES: usize = 4 << 20;
+/// The length of a new job's id, a UUID.
+const UUID_LEN: usize = 36;
 /// Duplicates and invalid lines reported one by one before only counting them.
 const MAX_REPORTED: u64 = 20;
 
@@ -55,12 +57,21 @@ pub async fn run(ctx: Context, args: EnqueueArgs) -> anyhow::Result<ExitCode> {
 }
 
 async fn single(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow::Result<ExitCode> {
-    let data = read_data(&args)?;
+    let keys = ctx.keys(&args.queue)?;
+    let server = ctx.server()?;
+    let mut limit = Limit {
+        accepted: Accepted::always(server.server()),
+        asked: false,
+        redis: None,
+        id_len: args.id.as_deref().map_or(UUID_LEN, str::len),
+    };
+    let data = read_data(&args, &server, &keys, &mut limit).await?;
+    if let Some(note) = super::assumed(&limit.accepted) {
+        ctx.out.warn(note);
+    }
     // From here on a signal lets the call in flight answer, so that qctl can say whether the
     // job was enqueued.
     let stop = signals::install()?;
-    let keys = ctx.keys(&args.queue)?;
-    let server = ctx.server()?;
     let mut batch = Batch::new(&keys, engine::now());
     let job = batch.add(NewJob {
         id: args.id.as_deref(),
@@ -69,11 +80,14 @@ async fn single(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow
         due,
     });
     let submission = batch.finish();
-    let mut redis = tokio::select! {
-        redis = server.connect() => redis?,
-        _ = stop.requested.cancelled() => {
-            return Ok(nothing_sent(&mut ctx, &stop));
-        }
+    let mut redis = match limit.redis.take() {
+        Some(redis) => redis,
+        None => tokio::select! {
+            redis = server.connect() => redis?,
+            _ = stop.requested.cancelled() => {
+                return Ok(nothing_sent(&mut ctx, &stop));
+            }
+        },
     };
     let mut sender = Sender::new(redis.clone(), 1);
     sender.start(submission, ());
@@ -161,6 +175,13 @@ async fn single(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow
                     "whether job {:?} was enqueued into queue {:?} is not known: its reply was lost and reading it back failed",
                     job.id, keys.name
                 )
+            } else if limit.accepted.assumed.is_some() && err.exit_code() == ExitCode::Unreachable {
+                // Redis closes the connection on an argument over its proto-max-bulk-len.
+                format!(
+                    "cannot enqueue into queue {:?}: the job's record is {}, and Redis closes the connection on a record larger than it takes (its proto-max-bulk-len, which could not be read)",
+                    keys.name,
+                    super::bytes_text(crate::engine::job::record_len(job.id.len(), Some(data.len())) as u64)
+                )
             } else {
                 format!("cannot enqueue into queue {:?}", keys.name)
             };
@@ -205,30 +226,143 @@ fn nothing_sent(ctx: &mut Context, stop: &signals::Stop) -> ExitCode {
     cause.exit_code()
 }
 
-/// The single job's data from DATA, --file, or standard input.
-fn read_data(args: &EnqueueArgs) -> anyhow::Result<Vec<u8>> {
-    if let Some(path) = &args.file {
-        return std::fs::read(path)
-            .map_err(|e| Error::BadInput(format!("cannot read {}: {e}", path.display())).into());
-    }
-    match &args.data {
-        Some(arg) if arg != "-" => Ok(OsString::into_vec(arg.clone())),
-        Some(_) => read_stdin(),
-        None if std::io::stdin().is_terminal() => Err(Error::Usage(
-            "no job data: give DATA, --file PATH, or pipe it to standard input".into(),
-        )
-        .into()),
-        None => read_stdin(),
+/// What the server takes in one argument, as far as the single job needs to know.
+struct Limit {
+    accepted: Accepted,
+    /// Whether the server was asked.
+    asked: bool,
+    /// The connection made to ask it, kept for the job.
+    redis: Option<Redis>,
+    /// The length of the job's id.
+    id_len: usize,
+}
+
+impl Limit {
+    /// The most data the job may carry: what every server takes, or once `len` bytes are
+    /// more than that, what this server takes (asked once).
+    async fn max_data(
+        &mut self,
+        len: u64,
+        server: &ServerSpec,
+        keys: &QueueKeys,
+    ) -> anyhow::Result<u64> {
+        if len > self.accepted.max_data(self.id_len) && !self.asked {
+            self.asked = true;
+            let redis = match &mut self.redis {
+                Some(redis) => redis,
+                None => self.redis.insert(server.connect().await?),
+            };
+            self.accepted = enqueue::accepted(redis, &keys.data).await?;
+        }
+        Ok(self.accepted.max_data(self.id_len))
     }
 }
 
-fn read_stdin() -> anyhow::Result<Vec<u8>> {
-    let mut data = Vec::new();
-    std::io::stdin()
-        .lock()
-        .read_to_end(&mut data)
-        .map_err(|e| Error::BadInput(format!("cannot read standard input: {e}")))?;
-    Ok(data)
+/// The single job's data from DATA, --file, or standard input, read no further than the
+/// server takes: a file's size is known before it is read, and standard input is read up to
+/// what every server takes, then up to what this one does; past that, nothing is sent (exit
+/// 6), and memory stays bounded by the server's limit.
+async fn read_data(
+    args: &EnqueueArgs,
+    server: &ServerSpec,
+    keys: &QueueKeys,
+    limit: &mut Limit,
+) -> anyhow::Result<Vec<u8>> {
+    let (mut reader, size, name): (Box<dyn Read>, Option<u64>, String) =
+        match (&args.file, &args.data) {
+            (Some(path), _) => {
+                let file = std::fs::File::open(path)
+                    .map_err(|e| Error::BadInput(format!("cannot read {}: {e}", path.display())))?;
+                let size = file
+                    .metadata()
+                    .ok()
+                    .filter(|m| m.is_file())
+                    .map(|m| m.len());
+                (Box::new(file), size, path.display().to_string())
+            }
+            (None, Some(arg)) if arg != "-" => {
+                let data = OsString::into_vec(arg.clone());
+                let max = limit.max_data(data.len() as u64, server, keys).await?;
+                if data.len() as u64 > max {
+                    return Err(refused(
+                        limit,
+                        &format!(
+                            "its record would be {}",
+                            record_size(limit, data.len() as u64)
+                        ),
+                    )
+                    .into());
+                }
+                return Ok(data);
+            }
+            (None, None) if std::io::stdin().is_terminal() => {
+                return Err(Error::Usage(
+                    "no job data: give DATA, --file PATH, or pipe it to standard input".into(),
+                )
+                .into())
+            }
+            (None, _) => {
+                // A file redirected to standard input has its size known too.
+                let size = std::fs::metadata("/dev/stdin")
+                    .ok()
+                    .filter(|m| m.is_file())
+                    .map(|m| m.len());
+                (
+                    Box::new(std::io::stdin()),
+                    size,
+                    "standard input".to_string(),
+                )
+            }
+        };
+    let mut max = limit.accepted.max_data(limit.id_len);
+    if let Some(size) = size {
+        max = limit.max_data(size, server, keys).await?;
+        if size > max {
+            return Err(refused(
+                limit,
+                &format!("its record would be {}", record_size(limit, size)),
+            )
+            .into());
+        }
+    }
+    let mut data = Vec::with_capacity(size.map_or(8192, |s| s.min(max) as usize + 1));
+    loop {
+        if data.len() as u64 <= max {
+            let room = max + 1 - data.len() as u64;
+            (&mut reader)
+                .take(room)
+                .read_to_end(&mut data)
+                .map_err(|e| Error::BadInput(format!("cannot read {name}: {e}")))?;
+            if data.len() as u64 <= max {
+                return Ok(data);
+            }
+        }
+        if limit.asked {
+            return Err(refused(
+                limit,
+                &format!(
+                    "its data is more than {} ({name} was read no further)",
+                    super::bytes_text(max)
+                ),
+            )
+            .into());
+        }
+        max = limit.max_data(data.len() as u64, server, keys).await?;
+    }
+}
+
+/// `2.5 MiB (2,621,440 bytes)`: the size of the record of data of `len` bytes.
+fn record_size(limit: &Limit, len: u64) -> String {
+    let record = crate::engine::job::record_len(limit.id_len, Some(len as usize));
+    super::bytes_text(record as u64)
+}
+
+/// The error of a job too large for the server: nothing was sent.
+fn refused(limit: &Limit, what: &str) -> Error {
+    Error::BadInput(format!(
+        "{}; nothing was sent: no job enqueued",
+        super::too_large(&limit.accepted, what)
+    ))
 }
 
 /// One input line, read by the reader thread.
@@ -241,6 +375,8 @@ enum Item {
 struct Chunk {
     items: Vec<Item>,
     submission: Submission,
+    /// Warnings of the reader to show (the server's limit could not be read).
+    notes: Vec<String>,
 }
 
 #[derive(Default, serde::Serialize)]
@@ -307,8 +443,9 @@ async fn bulk(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow::
     let (tx, mut rx) = mpsc::channel::<Chunk>(READ_AHEAD);
     let (jsonl, keep_cr) = (args.jsonl, args.keep_cr);
     let reader_keys = keys.clone();
+    let limit = super::RecordLimit::new(&redis, &keys.data);
     let reader =
-        std::thread::spawn(move || read_items(input, jsonl, keep_cr, due, &reader_keys, tx));
+        std::thread::spawn(move || read_items(input, jsonl, keep_cr, due, &reader_keys, limit, tx));
 
     // The counter shows what Redis confirmed, never what is only sent.
     let counter = ctx.out.counter("jobs enqueued");
@@ -339,7 +476,12 @@ async fn bulk(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow::
                 reading = false;
             }
             chunk = rx.recv(), if reading && sender.has_room() => match chunk {
-                Some(Chunk { items, submission }) => sender.start(submission, items),
+                Some(Chunk { items, submission, notes }) => {
+                    for note in notes {
+                        counter.suspend(|| ctx.out.warn(note));
+                    }
+                    sender.start(submission, items)
+                }
                 None => {
                     reading = false;
                     input_done = true;
@@ -560,25 +702,34 @@ fn report_invalid(
 
 /// Hands the batch and its items over to be sent, leaving both empty for the next; false
 /// when the receiver has gone away.
-fn hand_over(batch: &mut Batch<'_>, items: &mut Vec<Item>, tx: &mpsc::Sender<Chunk>) -> bool {
+fn hand_over(
+    batch: &mut Batch<'_>,
+    items: &mut Vec<Item>,
+    notes: &mut Vec<String>,
+    tx: &mpsc::Sender<Chunk>,
+) -> bool {
     let next = batch.successor();
     let submission = std::mem::replace(batch, next).finish();
     let chunk = Chunk {
         items: std::mem::take(items),
         submission,
+        notes: std::mem::take(notes),
     };
     tx.blocking_send(chunk).is_ok()
 }
 
 /// Reads the input line by line, putting each job into the script calls of a batch (or
 /// noting an invalid line), and hands over a batch when it is full or before a read that may
-/// wait for more input; until the input ends or the receiver goes away.
+/// wait for more input; until the input ends or the receiver goes away. A line whose job
+/// would be larger than the server takes is an invalid line, read past without being kept
+/// whole.
 fn read_items(
     input: Box<dyn Read + Send>,
     jsonl: bool,
     keep_cr: bool,
     due: Option<f64>,
     keys: &QueueKeys,
+    mut limit: super::RecordLimit,
     tx: mpsc::Sender<Chunk>,
 ) -> anyhow::Result<()> {
     let mut reader = BufReader::with_capacity(1 << 20, input);
@@ -587,15 +738,43 @@ fn read_items(
     let now = engine::now();
     let mut batch = Batch::new(keys, now);
     let mut items = Vec::new();
+    let mut notes = Vec::new();
     loop {
-        if !super::next_line(&mut reader, &mut buf, line)? {
+        // A line of --lines keeps what a job's data may be, with its line end; a --jsonl
+        // line twice what a record may be (its data may be escaped or in base64).
+        let read = super::next_line_within(&mut reader, &mut buf, line, |wanted| {
+            Ok(if jsonl {
+                2 * limit.get(wanted / 2)?.bytes + 1
+            } else {
+                let data = wanted.saturating_sub(2) as usize;
+                let record = crate::engine::job::record_len(UUID_LEN, Some(data)) as u64;
+                limit.get(record)?.max_data(UUID_LEN) + 2
+            })
+        })?;
+        notes.extend(limit.note.take());
+        if read == super::LineRead::End {
             if !items.is_empty() {
                 let submission = batch.finish();
-                let _ = tx.blocking_send(Chunk { items, submission });
+                let _ = tx.blocking_send(Chunk {
+                    items,
+                    submission,
+                    notes,
+                });
             }
             return Ok(());
         }
         line += 1;
+        if let super::LineRead::TooLong(len) = read {
+            let what = format!("the line is {}", super::bytes_text(len));
+            items.push(Item::Invalid {
+                line,
+                reason: super::too_large(&limit.accepted, &what),
+            });
+            if reader.buffer().is_empty() && !hand_over(&mut batch, &mut items, &mut notes, &tx) {
+                return Ok(());
+            }
+            continue;
+        }
         if buf.last() == Some(&b'\n') {
             buf.pop();
             // A line of a CRLF file ends in \r\n: the \r is no part of the job.
@@ -607,13 +786,26 @@ fn read_items(
         // record larger than the budget goes alone.
         if !items.is_empty()
             && batch.bytes() + buf.len() > CALL_BYTES
-            && !hand_over(&mut batch, &mut items, &tx)
+            && !hand_over(&mut batch, &mut items, &mut notes, &tx)
         {
             return Ok(());
         }
         if jsonl {
             if !buf.iter().all(u8::is_ascii_whitespace) {
-                items.push(match parse_json_job(&buf, due) {
+                let parsed = match parse_json_job(&buf, due) {
+                    Ok(job) => {
+                        let id_len = job.id.as_deref().map_or(UUID_LEN, str::len);
+                        let len = job.data.as_deref().map(<[u8]>::len);
+                        let record = crate::engine::job::record_len(id_len, len);
+                        match limit.refuse(record)? {
+                            None => Ok(job),
+                            Some(why) => Err(why),
+                        }
+                    }
+                    Err(why) => Err(why),
+                };
+                notes.extend(limit.note.take());
+                items.push(match parsed {
                     Ok(job) => Item::Job {
                         line,
                         id: batch.add(job.as_new()).id,
@@ -622,21 +814,27 @@ fn read_items(
                 });
             }
         } else {
-            let job = NewJob {
-                id: None,
-                data: Some(&buf),
-                attempt: 0,
-                due,
-            };
-            items.push(Item::Job {
-                line,
-                id: batch.add(job).id,
-            });
+            let record = crate::engine::job::record_len(UUID_LEN, Some(buf.len()));
+            match limit.refuse(record)? {
+                None => {
+                    let job = NewJob {
+                        id: None,
+                        data: Some(&buf),
+                        attempt: 0,
+                        due,
+                    };
+                    items.push(Item::Job {
+                        line,
+                        id: batch.add(job).id,
+                    });
+                }
+                Some(reason) => items.push(Item::Invalid { line, reason }),
+            }
         }
         let full = batch.is_full() || batch.bytes() >= MAX_BATCH_BYTES;
         if (full || reader.buffer().is_empty())
             && !items.is_empty()
-            && !hand_over(&mut batch, &mut items, &tx)
+            && !hand_over(&mut batch, &mut items, &mut notes, &tx)
         {
             return Ok(());
         }

@@ -36,7 +36,8 @@ Exit codes:
        counter of NAME:stats that is no integer
   5    nothing was done: the id is taken, nothing matched, or the queue
        named has no key
-  6    bad input: unreadable file, invalid JSON line, damaged record
+  6    bad input: unreadable file, invalid JSON line, damaged record, a job
+       larger than Redis takes (proto-max-bulk-len)
   7    partly done: some of the work failed (consume --drain: some job
        ended dead; wait: a job died, or ended without a record of success)
   8    consume --drain: the queue is paused (or a limit of 0 holds it) with

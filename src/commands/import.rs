@@ -39,6 +39,8 @@ struct Chunk {
     bad: Option<(u64, String)>,
     /// The last line read into this chunk.
     last: u64,
+    /// Warnings of the reader to show (the server's limit could not be read).
+    notes: Vec<String>,
 }
 
 #[derive(Default)]
@@ -116,7 +118,8 @@ pub async fn run(mut ctx: Context, args: ImportArgs) -> anyhow::Result<ExitCode>
     let now = redis.server_time().await?;
     let delay = args.in_flight_delay;
     let (tx, mut rx) = mpsc::channel::<Chunk>(2);
-    let reader = std::thread::spawn(move || read(input, now, delay, tx));
+    let limit = super::RecordLimit::new(&redis, &keys.data);
+    let reader = std::thread::spawn(move || read(input, now, delay, limit, tx));
 
     let counter = ctx.out.counter("jobs imported");
     let mut tally = Tally::default();
@@ -135,6 +138,9 @@ pub async fn run(mut ctx: Context, args: ImportArgs) -> anyhow::Result<ExitCode>
         let Some(chunk) = chunk else { break };
         if let Some(header) = &chunk.header {
             counter.suspend(|| ctx.out.note(header));
+        }
+        for note in &chunk.notes {
+            counter.suspend(|| ctx.out.warn(note));
         }
         tally.unrecorded.extend(chunk.unrecorded);
         tally.new_ids |= chunk.new_ids;
@@ -287,12 +293,14 @@ pub async fn run(mut ctx: Context, args: ImportArgs) -> anyhow::Result<ExitCode>
 }
 
 /// Reads the input line by line into chunks of at most [`IMPORT_CALL`] jobs and
-/// [`CALL_BYTES`] (a larger record alone), until it ends, a line cannot be used, or the
+/// [`CALL_BYTES`] (a larger record alone), until it ends, a line cannot be used (a record
+/// larger than the server takes among them, read past without being kept whole), or the
 /// receiver goes away.
 fn read(
     input: Box<dyn Read + Send>,
     now: f64,
     delay: Option<Duration>,
+    mut limit: super::RecordLimit,
     tx: mpsc::Sender<Chunk>,
 ) -> anyhow::Result<()> {
     let mut reader = BufReader::with_capacity(1 << 20, input);
@@ -301,17 +309,35 @@ fn read(
     let mut chunk = Chunk::default();
     let mut bytes = 0usize;
     loop {
-        if !super::next_line(&mut reader, &mut buf, line)? {
-            if chunk.last > 0 {
+        // A line keeps twice what a record may be: the record comes in base64 or escaped.
+        let read = super::next_line_within(&mut reader, &mut buf, line, |wanted| {
+            Ok(2 * limit.get(wanted / 2)?.bytes + 1)
+        })?;
+        chunk.notes.extend(limit.note.take());
+        if read == super::LineRead::End {
+            if chunk.last > 0 || !chunk.notes.is_empty() {
                 let _ = tx.blocking_send(chunk);
             }
             return Ok(());
         }
         line += 1;
+        if let super::LineRead::TooLong(len) = read {
+            let what = format!("the line is {}", super::bytes_text(len));
+            chunk.bad = Some((line, super::too_large(&limit.accepted, &what)));
+            let _ = tx.blocking_send(chunk);
+            return Ok(());
+        }
         if buf.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let parsed = parse(&buf, now, delay);
+        let parsed = match parse(&buf, now, delay) {
+            Ok(Line::Job { was, job, new_id }) => match limit.refuse(job.record.len())? {
+                Some(why) => Err(why),
+                None => Ok(Line::Job { was, job, new_id }),
+            },
+            parsed => parsed,
+        };
+        chunk.notes.extend(limit.note.take());
         let (was, job) = match parsed {
             Ok(Line::Header(text)) => {
                 chunk.header = Some(text);

@@ -16,15 +16,34 @@ use tokio::signal::unix::{signal, SignalKind};
 
 use super::{stats, Context};
 use crate::cli::MetricsArgs;
-use crate::engine::{ExitCode, Redis, ServerSpec};
+use crate::engine::{Error, ExitCode, QueueKeys, Redis, ServerSpec};
 use crate::output::Output;
 use crate::prometheus;
 
 pub async fn run(ctx: Context, args: MetricsArgs) -> anyhow::Result<ExitCode> {
+    let mut keys = Vec::new();
     for queue in &args.queues {
-        ctx.keys(queue)?;
+        keys.push(ctx.keys(queue)?);
     }
     let spec = ctx.server()?;
+    // Redis is read once before serving, to refuse what cannot be meant: a refused login
+    // (exit 4) and a queue named that has no key (exit 5, unless --allow-missing). A server
+    // that cannot be reached now is served as qctl_up 0, and the names are checked at the
+    // first reading that succeeds.
+    let (redis, unchecked) = match spec.connect().await {
+        Ok(mut redis) => {
+            check_names(&ctx, &mut redis, &keys, &args).await?;
+            (Some(redis), Vec::new())
+        }
+        Err(e) if e.is_auth() => return Err(e.into()),
+        Err(e) => {
+            ctx.out.warn(format_args!(
+                "serving qctl_up 0 until Redis can be read: {e}"
+            ));
+            (None, keys)
+        }
+    };
+    let failing = redis.is_none();
     let mut sigint = signal(SignalKind::interrupt())?;
     let mut sigterm = signal(SignalKind::terminate())?;
     let listener = tokio::net::TcpListener::bind(args.listen)
@@ -40,11 +59,12 @@ pub async fn run(ctx: Context, args: MetricsArgs) -> anyhow::Result<ExitCode> {
         cluster: ctx.global.cluster,
         args,
         state: tokio::sync::Mutex::new(State {
-            redis: None,
+            redis,
             last: None,
             out: ctx.out,
             warnings: Vec::new(),
-            failing: false,
+            failing,
+            unchecked,
         }),
     });
     loop {
@@ -129,6 +149,9 @@ struct State {
     warnings: Vec<String>,
     /// Whether the last reading failed (its error is said once).
     failing: bool,
+    /// The queues named whose keys are still to be looked for (Redis could not be read at
+    /// start).
+    unchecked: Vec<QueueKeys>,
 }
 
 impl Scraper {
@@ -146,6 +169,14 @@ impl Scraper {
         let duration = started.elapsed();
         let text = match reading {
             Ok(reading) => {
+                if !state.unchecked.is_empty() {
+                    let keys = std::mem::take(&mut state.unchecked);
+                    let State { redis, out, .. } = &mut *state;
+                    if let Some(redis) = redis {
+                        // Already serving: a name with no key is said, not refused.
+                        let _ = check_names_while_serving(out, redis, &keys, &self.args).await;
+                    }
+                }
                 if state.failing {
                     state.failing = false;
                     state
@@ -202,4 +233,64 @@ impl Scraper {
         )
         .await
     }
+}
+
+/// Refuses (exit 5) a queue named that has no key on the server, naming the queues there
+/// are, unless --allow-missing: then it is said and served (its counts are 0 until it
+/// appears).
+async fn check_names(
+    ctx: &Context,
+    redis: &mut Redis,
+    keys: &[QueueKeys],
+    args: &MetricsArgs,
+) -> anyhow::Result<()> {
+    let missing = missing(redis, keys).await?;
+    if missing.is_empty() {
+        return Ok(());
+    }
+    if args.allow_missing {
+        for words in &missing {
+            ctx.out.warn(format_args!(
+                "{words}; serving it anyway (--allow-missing): 0 until it appears"
+            ));
+        }
+        return Ok(());
+    }
+    Err(Error::NothingDone(format!(
+        "{}; give --allow-missing to serve a queue that has no key yet",
+        missing.join("; ")
+    ))
+    .into())
+}
+
+/// As [`check_names`] once serving: a name with no key is said on stderr.
+async fn check_names_while_serving(
+    out: &Output,
+    redis: &mut Redis,
+    keys: &[QueueKeys],
+    args: &MetricsArgs,
+) -> anyhow::Result<()> {
+    for words in missing(redis, keys).await? {
+        if args.allow_missing {
+            out.warn(format_args!(
+                "{words}; serving it anyway (--allow-missing): 0 until it appears"
+            ));
+        } else {
+            out.warn(format_args!(
+                "{words}; its counts are served as 0 (a mistyped name? Redis could not be read when qctl metrics started, so it was not refused then)"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `no queue "mial" (known: ...)` for each of `keys` that has no key on the server.
+async fn missing(redis: &mut Redis, keys: &[QueueKeys]) -> anyhow::Result<Vec<String>> {
+    let mut words = Vec::new();
+    for k in keys {
+        if !super::queue_known(redis, k).await? {
+            words.push(super::no_queue(redis, &k.name).await?);
+        }
+    }
+    Ok(words)
 }

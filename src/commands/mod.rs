@@ -63,6 +63,7 @@ impl Context {
             tls_key: g.tls_key.clone(),
             tls_insecure: g.tls_insecure,
             cluster: g.cluster,
+            password_from: Some("$QCTL_REDIS_PASSWORD or --password-file FILE"),
         };
         self.open(&url, &access, "--tls-insecure")
     }
@@ -112,18 +113,154 @@ fn input(file: Option<&std::path::Path>) -> Result<Box<dyn std::io::Read + Send>
     })
 }
 
-/// Reads the next line of the input into `buf` (with its newline); false at its end. `line`
-/// is the number of lines read so far, for the error.
-fn next_line(
+/// How [`next_line_within`] read a line.
+#[derive(Debug, PartialEq, Eq)]
+enum LineRead {
+    /// The input ended before another line.
+    End,
+    /// A whole line, in the buffer.
+    Line,
+    /// A line longer than allowed, of this many bytes: read past, not kept.
+    TooLong(u64),
+}
+
+/// Reads the next line of the input into `buf` (with its newline), keeping no more of it
+/// than `room` allows; `line` is the number of lines read so far, for the error.
+/// `room(n)` is asked for the bytes a line of `n` bytes may keep, again whenever the line
+/// outgrows what it allowed; once a line outgrows what `room` allows, the rest of it is read
+/// past without being kept, so that memory stays bounded whatever the input holds.
+fn next_line_within(
     reader: &mut impl std::io::BufRead,
     buf: &mut Vec<u8>,
     line: u64,
-) -> Result<bool, Error> {
+    mut room: impl FnMut(u64) -> Result<u64, Error>,
+) -> Result<LineRead, Error> {
+    let failed =
+        |e: std::io::Error| Error::BadInput(format!("cannot read input after line {line}: {e}"));
     buf.clear();
-    let n = reader
-        .read_until(b'\n', buf)
-        .map_err(|e| Error::BadInput(format!("cannot read input after line {line}: {e}")))?;
-    Ok(n > 0)
+    let mut allowed = room(0)?;
+    let mut total = 0u64;
+    let mut over = false;
+    loop {
+        let available = match reader.fill_buf() {
+            Ok(available) => available,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(failed(e)),
+        };
+        if available.is_empty() {
+            return Ok(match (total, over) {
+                (0, _) => LineRead::End,
+                (_, true) => LineRead::TooLong(total),
+                (_, false) => LineRead::Line,
+            });
+        }
+        let (n, ends) = match memchr::memchr(b'\n', available) {
+            Some(at) => (at + 1, true),
+            None => (available.len(), false),
+        };
+        if !over {
+            let wanted = buf.len() as u64 + n as u64;
+            if wanted > allowed {
+                allowed = room(wanted)?;
+            }
+            if wanted > allowed {
+                over = true;
+                *buf = Vec::with_capacity(256);
+            } else {
+                buf.extend_from_slice(&available[..n]);
+            }
+        }
+        total += n as u64;
+        reader.consume(n);
+        if ends {
+            return Ok(if over {
+                LineRead::TooLong(total)
+            } else {
+                LineRead::Line
+            });
+        }
+    }
+}
+
+/// What Redis takes in one argument, for the threads that read jobs: what every server
+/// takes, until a record larger than that comes; then the server is asked, once
+/// ([`crate::engine::enqueue::accepted`]).
+struct RecordLimit {
+    accepted: crate::engine::enqueue::Accepted,
+    asked: bool,
+    /// A note to show once: the server's limit could not be read.
+    note: Option<String>,
+    redis: crate::engine::Redis,
+    key: String,
+    runtime: tokio::runtime::Handle,
+}
+
+impl RecordLimit {
+    /// For records into `key` (`NAME:data`) on `redis`; to be made on the runtime and used
+    /// on a thread outside it.
+    fn new(redis: &crate::engine::Redis, key: &str) -> RecordLimit {
+        RecordLimit {
+            accepted: crate::engine::enqueue::Accepted::always(redis.server()),
+            asked: false,
+            note: None,
+            redis: redis.clone(),
+            key: key.to_string(),
+            runtime: tokio::runtime::Handle::current(),
+        }
+    }
+
+    /// What the server takes, asking it when `wanted` bytes are more than what is known to
+    /// be taken.
+    fn get(&mut self, wanted: u64) -> Result<&crate::engine::enqueue::Accepted, Error> {
+        if wanted > self.accepted.bytes && !self.asked {
+            self.asked = true;
+            let asked = self
+                .runtime
+                .block_on(crate::engine::enqueue::accepted(&mut self.redis, &self.key))?;
+            self.note = assumed(&asked);
+            self.accepted = asked;
+        }
+        Ok(&self.accepted)
+    }
+
+    /// Why a job whose record is `len` bytes is not sent (None: it is taken).
+    fn refuse(&mut self, len: usize) -> Result<Option<String>, Error> {
+        let accepted = self.get(len as u64)?;
+        Ok((!accepted.takes(len)).then(|| {
+            too_large(
+                accepted,
+                &format!("its record would be {}", bytes_text(len as u64)),
+            )
+        }))
+    }
+}
+
+/// The warning that the server's limit is not known and Redis's default is assumed.
+fn assumed(accepted: &crate::engine::enqueue::Accepted) -> Option<String> {
+    let why = accepted.assumed.as_ref()?;
+    Some(format!(
+        "the largest job Redis at {} takes is not known ({why}): assuming Redis's default, {}",
+        accepted.server,
+        crate::engine::text::size(accepted.bytes)
+    ))
+}
+
+/// `2.5 MiB (2,621,440 bytes)`.
+fn bytes_text(n: u64) -> String {
+    format!(
+        "{} ({} bytes)",
+        crate::engine::text::size(n),
+        crate::engine::text::thousands(n)
+    )
+}
+
+/// Why a job is not sent: `what` it is, against what Redis takes.
+fn too_large(accepted: &crate::engine::enqueue::Accepted, what: &str) -> String {
+    format!(
+        "the job is too large for Redis at {}: {what}, and Redis takes at most {} in one piece",
+        accepted.server,
+        accepted.describe()
+    )
 }
 
 /// The password from --password-file: the file's first line.

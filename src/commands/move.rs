@@ -403,6 +403,7 @@ fn destination_server(ctx: &Context, args: &MoveArgs, url: &str) -> anyhow::Resu
         tls_key: args.to_tls_key.clone(),
         tls_insecure: args.to_tls_insecure,
         cluster: args.to_cluster,
+        password_from: Some("$QCTL_TO_REDIS_PASSWORD or --to-password-file FILE"),
     };
     ctx.open(url, &access, "--to-tls-insecure")
 }

@@ -38,6 +38,9 @@ pub struct Access {
     pub tls_insecure: bool,
     /// The URL names one node of a Redis Cluster; keys are routed to the node owning them.
     pub cluster: bool,
+    /// How a password is given, for the words of a refused login
+    /// (`$QCTL_REDIS_PASSWORD or --password-file FILE`).
+    pub password_from: Option<&'static str>,
 }
 
 /// A password: shown as `***` by `Debug`.
@@ -69,6 +72,12 @@ pub struct ServerSpec {
     tls: bool,
     /// A client certificate is offered.
     client_cert: bool,
+    /// The ACL user of the login, when one is named.
+    user: Option<Arc<str>>,
+    /// A password was given (in the URL, by --password-file or the environment).
+    password: bool,
+    /// How a password is given ([`Access::password_from`]).
+    password_from: &'static str,
     /// The node of the URL as messages name it, without "(cluster)".
     node: Arc<str>,
     /// Where the slots of a cluster were served when last read, shared by every connection
@@ -226,10 +235,8 @@ impl ServerSpec {
                 conceal(&redact(why), url).replace(" - InvalidClientConfig", "")
             ))
         };
-        if !url.contains("://") {
-            return Err(bad(
-                "expected a URL such as redis://127.0.0.1:6379/0 or rediss://host:6380",
-            ));
+        if let Some(why) = super::redis_url::problem(url) {
+            return Err(bad(&why));
         }
         let mut info = url
             .into_connection_info()
@@ -245,6 +252,8 @@ impl ServerSpec {
         if let Some(password) = password {
             settings = settings.set_password(&password.0);
         }
+        let user = settings.username().map(Arc::from);
+        let given_password = settings.password().is_some();
         info = info.set_redis_settings(settings);
         let tls = matches!(info.addr(), ConnectionAddr::TcpTls { .. });
         let wants_tls = access.tls_ca_cert.is_some()
@@ -340,6 +349,9 @@ impl ServerSpec {
             reconnect_retries: 1,
             tls,
             client_cert,
+            user,
+            password: given_password,
+            password_from: access.password_from.unwrap_or("the URL"),
             node: server.into(),
             layout: Arc::default(),
         })
@@ -396,6 +408,11 @@ impl ServerSpec {
                     if is_transport(&e) || e.kind() == redis::ErrorKind::Parse {
                         return Err(self.failed_connect(e, true));
                     }
+                    // A server that wants a password and got none: every command but AUTH
+                    // would be refused, so it is said once, here, for every command alike.
+                    if e.code() == Some("NOAUTH") {
+                        return Err(self.failed_connect(e, true));
+                    }
                 }
                 Conn::Single(manager)
             }
@@ -444,7 +461,7 @@ impl ServerSpec {
         let told = super::error::is_tls_failure(&err);
         let timed_out = err.is_timeout() && !told;
         let dropped = err.is_connection_dropped() && !err.is_connection_refusal() && !told;
-        let mut error = Error::from_redis(&self.server, "connect", err);
+        let mut error = self.login_refused(Error::from_redis(&self.server, "connect", err));
         if let (true, Error::Unreachable { reason, .. }) = (self.tls, &mut error) {
             if timed_out && shaken && self.client_cert {
                 reason.push_str(
@@ -471,6 +488,52 @@ impl ServerSpec {
             }
         }
         error
+    }
+
+    /// A refused login in words ([`Error::is_auth`]): whether a password was given, and how
+    /// to give one. Other errors pass unchanged.
+    fn login_refused(&self, error: Error) -> Error {
+        let Error::Redis {
+            server, op, code, ..
+        } = &error
+        else {
+            return error;
+        };
+        let whose = match &self.user {
+            Some(user) => format!(" for the user {user:?}"),
+            None => String::new(),
+        };
+        let reason = match code.as_deref() {
+            Some("NOAUTH") if !self.password => format!(
+                "it requires a password, and none was given{whose} (NOAUTH): give it with {}",
+                self.password_from
+            ),
+            Some("NOAUTH") => format!(
+                "it requires a password, and the connection has not logged in with the one \
+                 given{whose} (NOAUTH)"
+            ),
+            Some("WRONGPASS") if self.password => format!(
+                "authentication failed: the password given{whose} was refused (a wrong user \
+                 name or password, a disabled user, or a server that has no password)"
+            ),
+            Some("WRONGPASS") => format!(
+                "authentication failed{whose}, and no password was given: give it with {}",
+                self.password_from
+            ),
+            _ => return error,
+        };
+        // The connection, not a command, was refused.
+        let op = if op == "connect" {
+            "the connection".to_string()
+        } else {
+            op.clone()
+        };
+        Error::Redis {
+            server: server.clone(),
+            op,
+            code: code.clone(),
+            reason,
+        }
     }
 }
 
@@ -917,7 +980,9 @@ impl Redis {
     /// cluster, a failure of the link names the master of the call's slot, and a call left
     /// unanswered has the slot followed to a new master ([`Redis::follow_slot`]).
     pub fn error(&self, op: impl std::fmt::Display, err: redis::RedisError) -> Error {
-        let mut error = Error::from_redis(&self.server, op, err);
+        let mut error = self
+            .spec
+            .login_refused(Error::from_redis(&self.server, op, err));
         if let Conn::Cluster(routed) = &self.conn {
             let unanswered = matches!(error, Error::TimedOut { .. });
             if let Error::Unreachable { server, .. } | Error::TimedOut { server, .. } = &mut error {

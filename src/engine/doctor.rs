@@ -171,7 +171,7 @@ async fn info(
         .await
     {
         Ok(text) => Ok(Ok(parse_info(&text))),
-        Err(e) if matches!(e, Error::Redis { .. }) => Ok(Err(e)),
+        Err(e) if e.is_refusal() => Ok(Err(e)),
         Err(e) => Err(e),
     }
 }
@@ -218,7 +218,7 @@ pub async fn check_server(
     let mut out = Vec::new();
     let hello = match hello(redis, node).await {
         Ok(h) => h,
-        Err(e) if matches!(e, Error::Redis { .. }) => {
+        Err(e) if e.is_refusal() => {
             out.push(
                 finding(
                     "version",
@@ -536,7 +536,7 @@ async fn persistence_checks(
                 out.push(f);
             }
         }
-        Err(e) if matches!(e, Error::Redis { .. }) => out.push(
+        Err(e) if e.is_refusal() => out.push(
             finding(
                 "persistence",
                 Severity::Warning,
@@ -577,7 +577,7 @@ async fn time_checks(
                 let server = secs as f64 + micros as f64 / 1e6;
                 trips.push((rtt, server - (before + rtt / 2.0)));
             }
-            Err(e) if matches!(e, Error::Redis { .. }) => {
+            Err(e) if e.is_refusal() => {
                 out.push(
                     finding(
                         "clock",
@@ -803,8 +803,9 @@ pub struct Permission {
 /// Checks, for each of [`RIGHTS_GROUPS`], every command qctl sends for it on the queue's keys,
 /// with `lua/rights.lua` (Redis 7.0+ and Valkey: `redis.acl_check_cmd`, which runs nothing;
 /// Redis 6.2: forms that leave every key as it was). Commands rights.lua cannot check on 6.2
-/// are left out and named.
-pub async fn rights(redis: &mut Redis, keys: &QueueKeys) -> Vec<Permission> {
+/// are left out and named. Only a refusal of the check is a finding; a failure of the link
+/// or a refused login is the error.
+pub async fn rights(redis: &mut Redis, keys: &QueueKeys) -> Result<Vec<Permission>, Error> {
     let uuid = uuid::Uuid::new_v4().hyphenated().to_string();
     let mut out = Vec::new();
     for group in RIGHTS_GROUPS {
@@ -821,6 +822,7 @@ pub async fn rights(redis: &mut Redis, keys: &QueueKeys) -> Vec<Permission> {
                         error: None,
                     }
                 }
+                Err(e) if !e.is_refusal() => return Err(e),
                 Err(e) => {
                     let reason = match &e {
                         Error::Redis { reason, .. } => reason.clone(),
@@ -872,7 +874,7 @@ pub async fn rights(redis: &mut Redis, keys: &QueueKeys) -> Vec<Permission> {
         };
         out.push(permission);
     }
-    out
+    Ok(out)
 }
 
 /// `UNLINK on q:active` out of a refusal: the words after "may not run" up to the first `;`,

@@ -8,14 +8,112 @@ use std::hash::Hasher as _;
 
 use redis::Value;
 
-use super::conn::Redis;
+use super::conn::{Node, Redis};
 use super::error::Error;
-use super::job::encode_record;
+use super::job::{encode_record, record_len};
 use super::keys::QueueKeys;
 use super::scripts::{self, Call, Window};
 
 /// At most this many jobs go into one script call.
 pub const MAX_JOBS_PER_CALL: usize = 1000;
+
+/// Every Redis accepts an argument this large: `proto-max-bulk-len` cannot be set lower.
+pub const ALWAYS_ACCEPTED: u64 = 1 << 20;
+/// Redis's default `proto-max-bulk-len`, assumed when the server's cannot be read.
+pub const DEFAULT_ACCEPTED: u64 = 512 << 20;
+
+/// The largest argument of a command the server accepts, its `proto-max-bulk-len`. A job's
+/// record is one argument; Redis answers a larger one by closing the connection, which looks
+/// like a failed link ("broken pipe"), after the client has sent all of it.
+#[derive(Clone, Debug)]
+pub struct Accepted {
+    pub server: String,
+    pub bytes: u64,
+    /// Why the server's own setting is not known, when it is not (CONFIG GET refused):
+    /// Redis's default is assumed.
+    pub assumed: Option<String>,
+}
+
+impl Accepted {
+    /// What every server accepts, before asking.
+    pub fn always(server: &str) -> Accepted {
+        Accepted {
+            server: server.to_string(),
+            bytes: ALWAYS_ACCEPTED,
+            assumed: None,
+        }
+    }
+
+    /// The most data a job with an id of `id_len` bytes may carry (its record wraps it).
+    pub fn max_data(&self, id_len: usize) -> u64 {
+        // The header of data this large takes 5 bytes, not the 2 of no data.
+        self.bytes
+            .saturating_sub(record_len(id_len, Some(0)) as u64 + 3)
+    }
+
+    /// Whether a record of `len` bytes is accepted.
+    pub fn takes(&self, len: usize) -> bool {
+        len as u64 <= self.bytes
+    }
+
+    /// `1 MiB (1,048,576 bytes, its proto-max-bulk-len)`, or the default assumed and why.
+    pub fn describe(&self) -> String {
+        let size = super::text::size(self.bytes);
+        match &self.assumed {
+            None => format!(
+                "{size} ({} bytes, its proto-max-bulk-len)",
+                super::text::thousands(self.bytes)
+            ),
+            Some(why) => format!("{size}, Redis's default proto-max-bulk-len (assumed: {why})"),
+        }
+    }
+}
+
+/// What the server holding `key` accepts in one argument (`CONFIG GET proto-max-bulk-len`),
+/// asked only when a record larger than [`ALWAYS_ACCEPTED`] is to be sent. A refusal (a user
+/// without `+config|get`, which the ACL recipe does not grant since CONFIG GET also shows the
+/// server's password; a managed Redis without CONFIG) leaves Redis's default, 512 MiB,
+/// assumed and said in [`Accepted::assumed`].
+pub async fn accepted(redis: &mut Redis, key: &str) -> Result<Accepted, Error> {
+    let server = redis.server().to_string();
+    let cmd = redis::cmd("CONFIG")
+        .arg("GET")
+        .arg("proto-max-bulk-len")
+        .clone();
+    let node = Node::Owning(key.to_string());
+    let assumed = |why: String| Accepted {
+        server: server.clone(),
+        bytes: DEFAULT_ACCEPTED,
+        assumed: Some(why),
+    };
+    match redis
+        .query_at::<std::collections::HashMap<String, String>>(
+            &node,
+            &cmd,
+            "CONFIG GET proto-max-bulk-len",
+        )
+        .await
+    {
+        Ok(reply) => match reply.get("proto-max-bulk-len").map(|v| v.parse::<u64>()) {
+            Some(Ok(bytes)) => Ok(Accepted {
+                server: server.clone(),
+                bytes,
+                assumed: None,
+            }),
+            _ => Ok(assumed(
+                "CONFIG GET proto-max-bulk-len gave no number".to_string(),
+            )),
+        },
+        Err(e) if e.is_refusal() => {
+            let why = match &e {
+                Error::Redis { reason, .. } => reason.lines().next().unwrap_or("").to_string(),
+                other => other.to_string(),
+            };
+            Ok(assumed(format!("CONFIG GET was refused: {why}")))
+        }
+        Err(e) => Err(e),
+    }
+}
 
 /// A job to add, before its id is assigned.
 #[derive(Clone, Copy, Debug, Default)]

@@ -199,6 +199,15 @@ impl Error {
             _ => (err.code().map(str::to_string), err.to_string()),
         };
         let mut reason = redact(&reason);
+        // A server that wants a password answers a long command sent before one (more than
+        // 10 arguments, or one over 16 KiB) with this, and closes the connection: the same
+        // refusal as NOAUTH.
+        let code = match code {
+            Some(c) if c == "ERR" && reason.contains("Protocol error: unauthenticated") => {
+                Some("NOAUTH".to_string())
+            }
+            code => code,
+        };
         if matches!(code.as_deref(), Some("MOVED" | "ASK")) {
             reason.push_str(" (this server is a Redis Cluster node: add --cluster)");
         }
@@ -216,6 +225,19 @@ impl Error {
             Error::Redis { code, .. } => code.as_deref(),
             _ => None,
         }
+    }
+
+    /// Whether Redis refused the login: no password was given to a server that wants one
+    /// (NOAUTH), or the user name or password was refused (WRONGPASS). Nothing can be done
+    /// on that connection; a command that reports refusals one by one stops at this one.
+    pub fn is_auth(&self) -> bool {
+        matches!(self.code(), Some("NOAUTH" | "WRONGPASS"))
+    }
+
+    /// Whether Redis refused this one command (an error reply) while the connection stays
+    /// usable: not a failure of the link, and not a refused login ([`Error::is_auth`]).
+    pub fn is_refusal(&self) -> bool {
+        matches!(self, Error::Redis { .. }) && !self.is_auth()
     }
 
     /// Whether Redis refused because the ACL user may not access a key (rather than run the
@@ -666,6 +688,24 @@ mod tests {
             assert!(error.to_string().contains(&tls_reason(&failure)), "{error}");
         }
         assert!(rustls_error_in_text("Connection refused (os error 111)").is_none());
+    }
+
+    #[test]
+    fn the_protocol_error_of_a_long_command_before_a_login_is_a_refused_login() {
+        for reply in [
+            &b"-ERR Protocol error: unauthenticated multibulk length\r\n"[..],
+            b"-ERR Protocol error: unauthenticated bulk length\r\n",
+            b"-NOAUTH Authentication required.\r\n",
+        ] {
+            let redis::Value::ServerError(e) = redis::parse_redis_value(reply).unwrap() else {
+                panic!("not an error reply");
+            };
+            let error = Error::from_redis("h:1", "RPUSH q:active", e.into());
+            assert_eq!(error.code(), Some("NOAUTH"), "{error}");
+            assert!(error.is_auth() && error.is_permanent() && !error.is_transient());
+            assert!(!error.is_refusal(), "{error}");
+            assert_eq!(error.exit_code(), ExitCode::Redis);
+        }
     }
 
     #[test]

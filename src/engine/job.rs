@@ -118,6 +118,25 @@ pub fn encode_record(buf: &mut Vec<u8>, id: &str, data: Option<&[u8]>, attempt: 
     rmp::encode::write_i64(buf, attempt).expect("write to Vec");
 }
 
+/// The length of the record [`encode_record`] writes for an id of `id_len` bytes and data of
+/// `data_len` bytes (None: no data), without writing it.
+pub fn record_len(id_len: usize, data_len: Option<usize>) -> usize {
+    let str_header = |n: usize| match n {
+        0..32 => 1,
+        32..256 => 2,
+        256..65536 => 3,
+        _ => 5,
+    };
+    let data = match data_len {
+        Some(n @ 0..256) => 2 + n,
+        Some(n @ 256..65536) => 3 + n,
+        Some(n) => 5 + n,
+        None => 1,
+    };
+    // The map, "ID", "Data", "Attempt" and the attempt (always the 9-byte form).
+    1 + 3 + str_header(id_len) + id_len + 5 + data + 8 + 9
+}
+
 /// The offset of the first 0xc1 byte that stands where a value begins, in the value at the
 /// start of `bytes`. None when there is none, or the value ends early (the decoder says so).
 fn unused_marker(bytes: &[u8]) -> Option<usize> {
@@ -301,6 +320,30 @@ mod tests {
                 .decode(s)
                 .expect("golden base64")
         })
+    }
+
+    #[test]
+    fn record_len_is_the_length_of_the_record_written() {
+        for id_len in [0, 1, 31, 32, 36, 255, 256, 65535, 65536] {
+            for data_len in [
+                None,
+                Some(0),
+                Some(255),
+                Some(256),
+                Some(65535),
+                Some(65536),
+            ] {
+                let id = "i".repeat(id_len);
+                let data = data_len.map(|n| vec![7u8; n]);
+                let mut buf = Vec::new();
+                encode_record(&mut buf, &id, data.as_deref(), 3);
+                assert_eq!(
+                    record_len(id_len, data_len),
+                    buf.len(),
+                    "{id_len} {data_len:?}"
+                );
+            }
+        }
     }
 
     #[test]

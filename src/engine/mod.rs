@@ -21,6 +21,7 @@ pub mod limits;
 pub mod listing;
 pub mod r#move;
 pub mod queues;
+pub mod redis_url;
 pub mod scheduled;
 pub mod scripts;
 pub mod tail;

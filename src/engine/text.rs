@@ -56,9 +56,54 @@ pub fn span(secs: f64) -> String {
     }
 }
 
+/// `512 MiB`, `2.54 MiB`, `900.5 KiB`, `12 bytes`: a size in messages, in the binary units
+/// of Redis's own settings (`512mb` is 512 MiB); two decimals below 10, one above, so that
+/// a size just over a limit does not read as the limit.
+pub fn size(bytes: u64) -> String {
+    const KIB: f64 = 1024.0;
+    let n = bytes as f64;
+    let (value, unit) = if n >= KIB * KIB * KIB {
+        (n / (KIB * KIB * KIB), "GiB")
+    } else if n >= KIB * KIB {
+        (n / (KIB * KIB), "MiB")
+    } else if n >= KIB {
+        (n / KIB, "KiB")
+    } else {
+        return plural(bytes, "byte");
+    };
+    let text = if value < 10.0 {
+        format!("{value:.2}")
+    } else {
+        format!("{value:.1}")
+    };
+    format!(
+        "{} {unit}",
+        text.trim_end_matches('0').trim_end_matches('.')
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sizes_are_in_binary_units() {
+        for (n, text) in [
+            (1, "1 byte"),
+            (1023, "1,023 bytes"),
+            (1024, "1 KiB"),
+            (1 << 20, "1 MiB"),
+            (2_621_440, "2.5 MiB"),
+            (1_100_069, "1.05 MiB"),
+            (1_048_507, "1023.9 KiB"),
+            (10 << 20, "10 MiB"),
+            (512 << 20, "512 MiB"),
+            (600_000_000, "572.2 MiB"),
+            (3 << 30, "3 GiB"),
+        ] {
+            assert_eq!(size(n), text);
+        }
+    }
 
     #[test]
     fn spans_are_rounded_to_their_largest_unit() {
