@@ -154,6 +154,10 @@ pub(crate) fn spawn_error(program: &Path, e: &std::io::Error) -> String {
         Ok(()) if e.raw_os_error() == Some(nix::errno::Errno::ENOEXEC as i32) => {
             format!("{shown}: not an executable the system can run ({e})")
         }
+        Ok(()) if e.raw_os_error() == Some(nix::errno::Errno::E2BIG as i32) => format!(
+            "{shown}: the job's data is too long for a command-line argument (--replace puts \
+             the data in one; Linux takes 128 KiB an argument); it reaches a handler whole on stdin"
+        ),
         Ok(()) => format!("{shown}: {e}"),
     }
 }
@@ -386,9 +390,20 @@ pub async fn run(
 ) -> RunReport {
     let started = Instant::now();
     let mut cmd = handler_command(program, &spec.program, job.consumer_id);
-    cmd.args(build_args(spec, job.data))
+    let args = build_args(spec, job.data);
+    if args.iter().any(|a| a.as_bytes().contains(&0)) {
+        return RunReport {
+            reason: Some(
+                "spawn: the job's data holds a NUL byte, which no command-line argument can \
+                 carry (--replace puts the data in one); it reaches a handler whole on stdin"
+                    .to_string(),
+            ),
+            ..RunReport::new(spawn_failure(), started.elapsed())
+        };
+    }
+    cmd.args(args)
         .env("QCTL_QUEUE", job.queue)
-        .env("QCTL_JOB_ID", job.id)
+        .env("QCTL_JOB_ID", job_id_var(job.id))
         .env("QCTL_JOB_ATTEMPT", job.attempt.to_string());
     // The job data goes into the pipe before the handler starts: data that fits in the
     // pipe's buffer (64 KiB on Linux), as most does, costs no task and no wake-up. Only
@@ -524,14 +539,28 @@ pub async fn run(
 }
 
 fn spawn_failed(started: Instant, program: &Path, e: std::io::Error) -> RunReport {
-    let failed = Outcome::Failed {
+    RunReport {
+        reason: Some(format!("spawn: {}", spawn_error(program, &e))),
+        ..RunReport::new(spawn_failure(), started.elapsed())
+    }
+}
+
+/// The outcome of a handler that could not be started: a failure with no exit code.
+fn spawn_failure() -> Outcome {
+    Outcome::Failed {
         exit_code: None,
         signal: None,
         timed_out: false,
-    };
-    RunReport {
-        reason: Some(format!("spawn: {}", spawn_error(program, &e))),
-        ..RunReport::new(failed, started.elapsed())
+    }
+}
+
+/// `QCTL_JOB_ID` for a job: its id, or, for an id with a NUL byte (which no environment
+/// variable can hold), the id as qctl prints it, with the NUL written `\u{0}`.
+fn job_id_var(id: &str) -> String {
+    if id.contains('\0') {
+        crate::output::printable(id)
+    } else {
+        id.to_string()
     }
 }
 

@@ -645,3 +645,52 @@ fn a_script_that_can_no_longer_run_fails_its_job_saying_why() {
         }
     }
 }
+
+/// What no process can be given, a NUL byte in an argument or an environment variable and an
+/// argument over the system's limit, never makes a job fail with the system's words: an id
+/// with a NUL reaches the handler as qctl prints it (`QCTL_JOB_ID`), and data that `--replace`
+/// cannot put in an argument fails its job saying why.
+#[test]
+fn what_an_argument_or_the_environment_cannot_carry_is_said_not_failed_on() {
+    let server = RedisServer::start();
+    let plant = |id: &str, data: &[u8]| {
+        let record = Job::new(id, Some(data.to_vec())).encode();
+        let _: () = server.cmd(&[b"HSET", b"q:data", id.as_bytes(), &record]);
+        let _: () = server.cmd(&[b"RPUSH", b"q:active", id.as_bytes()]);
+    };
+    plant("nul\0id", b"x");
+    plant("nul-data", b"a\0b");
+    plant("too-long", &[b'x'; 200_000]);
+    let ran = support::run(
+        qctl(&server)
+            .args(["consume", "q", "--drain", "-c", "1", "--max-retries", "0"])
+            .args(support::FAST_LONG_LEASE)
+            .args(["--replace", "{}", "--", "sh", "-c"])
+            .args(["printf 'id=%s\\n' \"$QCTL_JOB_ID\"", "sh", "{}"]),
+    );
+    assert_eq!(ran.code, Some(7), "two jobs end dead: {ran:?}");
+    assert!(ran.stdout().contains("id=nul\\u{0}id\n"), "{ran:?}");
+    assert!(!ran.err.contains("nul byte found"), "{ran:?}");
+    assert!(!ran.err.contains("os error"), "{ran:?}");
+    let reason = |id: &str| {
+        server
+            .hget_bytes("q:failures", id)
+            .and_then(|b| Failure::from_json(&b))
+            .map(|f| f.reason)
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        reason("nul-data"),
+        "spawn: the job's data holds a NUL byte, which no command-line argument can carry \
+         (--replace puts the data in one); it reaches a handler whole on stdin"
+    );
+    assert!(
+        reason("too-long").contains(
+            "the job's data is too long for a command-line argument (--replace puts the data in one"
+        ),
+        "{}",
+        reason("too-long")
+    );
+    let dead: Vec<String> = server.cmd(&[b"ZRANGE", b"q:dead", b"0", b"-1"]);
+    assert_eq!(dead.len(), 2, "{dead:?}");
+}

@@ -350,7 +350,7 @@ fn a_span_longer_than_the_week_kept_is_cut_to_it_and_costs_no_more_than_a_week()
             "{args:?}: {} steps",
             steps.len()
         );
-        let done: u64 = steps.iter().map(|s| s["completed"].as_u64().unwrap()).sum();
+        let done: u64 = steps.iter().map(|s| s["done"].as_u64().unwrap()).sum();
         assert_eq!(done, 3, "{args:?}: what is not kept is not shown");
         // Only the minutes still kept are read, whatever the span asked.
         let reads = server.calls("hmget");

@@ -97,10 +97,10 @@ fn stats_counts_every_state_and_changes_nothing() {
         keys_of(q),
         [
             "active",
-            "completed",
             "consumers_alive",
             "consumers_expired",
             "dead",
+            "done",
             "failed",
             "in_flight",
             "overdue_secs",

@@ -131,7 +131,7 @@ fn round_trip(server: &RedisServer, qctl: impl Fn() -> assert_cmd::Command) {
     let stats: serde_json::Value = serde_json::from_str(&ran.stdout()).expect("stats --json");
     assert_eq!(stats[0]["active"], 0, "{ran:?}");
     assert_eq!(stats[0]["dead"], 2, "{ran:?}");
-    assert_eq!(stats[0]["completed"], 38, "{ran:?}");
+    assert_eq!(stats[0]["done"], 38, "{ran:?}");
     assert_eq!(stats[0]["failed"], 2, "{ran:?}");
 
     // orphans: the job of a consumer gone silent goes back to active.
@@ -461,7 +461,7 @@ fn a_password_works_over_tls_and_is_never_printed() {
     assert_eq!(ran.code, Some(0), "{ran:?}");
     let ran = run(with_password(PW).args(["--json", "stats", "q"]));
     assert_eq!(ran.code, Some(0), "{ran:?}");
-    assert!(ran.stdout().contains(r#""completed":1"#), "{ran:?}");
+    assert!(ran.stdout().contains(r#""done":1"#), "{ran:?}");
 
     let mut runs = Vec::new();
     let wrong = run(with_password("not-it").arg("stats"));

@@ -134,7 +134,7 @@ fn the_workload_and_tls_insecure_with_certificates_run_on_a_tls_cluster_and_fail
     let stats: serde_json::Value = serde_json::from_str(&ran.out).expect("stats --json");
     assert_eq!(stats[0]["queue"], q, "{ran:?}");
     assert_eq!(stats[0]["dead"], 2, "{ran:?}");
-    assert_eq!(stats[0]["completed"], 38, "{ran:?}");
+    assert_eq!(stats[0]["done"], 38, "{ran:?}");
     let ran = run(qctl().args(["dead", "requeue", q, "--all", "--yes"]));
     assert_eq!(ran.code, Some(0), "dead requeue: {ran:?}");
     let ran = run(qctl().args(["--json", "wait", q, "--timeout", "1s"]));

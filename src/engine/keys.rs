@@ -122,7 +122,8 @@ impl QueueKeys {
     }
 
     /// The hash (qctl's own) that describes the consumer with this UUID: where it runs,
-    /// what it runs and its counters. It expires with the consumer's lease.
+    /// what it runs and its counters. It expires a day after the consumer's lease (so that an
+    /// expired consumer can still be named), and orphan recovery deletes it.
     pub fn consumer_info(&self, uuid: &str) -> String {
         format!("{}{CONSUMER}{uuid}", self.name)
     }
