@@ -518,3 +518,41 @@ fn at_80x24_an_open_queue_names_where_consumers_run_and_scrolls_its_dead_jobs() 
     consumer.stop(Duration::from_secs(10));
     quit(&tmux);
 }
+
+/// A consumer killed on this host is `gone` in the open queue at once, as `qctl consumers`
+/// says, not `alive` for the rest of its lease.
+#[test]
+fn a_consumer_killed_on_this_host_is_gone_in_the_open_queue() {
+    let server = RedisServer::start();
+    fill(&server, "mail", 1);
+    qctl(&server).args(["pause", "mail"]).assert().success();
+    let mut consumer = spawn_consumer_at(&server.url(), &["mail", "--", "true"]);
+    let pid = || {
+        let out = qctl(&server)
+            .args(["consumers", "mail", "--json"])
+            .output()
+            .unwrap();
+        let rows: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        rows.iter().find_map(|r| r["pid"].as_u64())
+    };
+    assert!(
+        support::wait_until(LIMIT, || pid().is_some()),
+        "{}",
+        consumer.stderr()
+    );
+    let pid = pid().unwrap();
+    consumer.signal(nix::sys::signal::Signal::SIGKILL);
+    consumer.wait_timeout(LIMIT);
+    let Some(tmux) = Tmux::start(&server.url(), "top --interval 300ms", (80, 24), None) else {
+        return;
+    };
+    tmux.wait("mail", |s| s.lines().any(|l| l.contains("> mail")));
+    tmux.keys(&["Enter"]);
+    let screen = tmux.wait("the consumer's state", |s| s.contains("HOST:PID"));
+    assert!(
+        screen.contains(&format!("gone (pid {pid}")),
+        "the killed consumer is not shown gone:\n{screen}"
+    );
+    assert!(!screen.contains("alive"), "{screen}");
+    quit(&tmux);
+}

@@ -77,19 +77,7 @@ pub async fn run(
         for ((c, d), process) in list.iter().zip(&described).zip(&processes) {
             let pid = d.as_ref().and_then(|d| d.pid).unwrap_or(0);
             let fresh = c.heartbeat > cutoff;
-            let state = match (&c.problem, ahead(c.heartbeat, now), fresh, process) {
-                (Some(p), _, _, _) => format!("invalid: {p}"),
-                (None, Some(_), _, _) => ahead_problem(c.heartbeat, now),
-                (None, None, true, Some(Process::Gone)) => format!("gone (pid {pid} not running)"),
-                (None, None, true, _) => "alive".into(),
-                (None, None, false, Some(Process::Gone)) => {
-                    format!("expired (pid {pid} not running)")
-                }
-                (None, None, false, Some(Process::Running)) => {
-                    format!("expired (pid {pid} still running)")
-                }
-                (None, None, false, None) => "expired".into(),
-            };
+            let state = state(c, d.as_ref(), *process, now, cutoff);
             // A member with a problem is named in full, for whoever sets it right.
             let name = match &c.problem {
                 Some(_) => printable(&c.key),
@@ -208,6 +196,37 @@ fn ahead_problem(heartbeat: f64, now: f64) -> String {
         "{}; a running qctl consumer recovers its jobs once the heartbeat stays unchanged for --orphan-after",
         consumers::ahead_note(heartbeat, now)
     )
+}
+
+/// A consumer's state as the tables show it: `alive`, `expired`, `gone (pid 4242 not
+/// running)` for one on this host whose process is gone before its lease ran out, `expired
+/// (pid 4242 still running)`, a heartbeat in the future, or what is wrong with its member.
+/// `process` is [`Description::process`] of what it wrote; `cutoff` the oldest heartbeat
+/// that is alive.
+pub fn state(
+    c: &consumers::ConsumerInfo,
+    described: Option<&Description>,
+    process: Option<Process>,
+    now: f64,
+    cutoff: f64,
+) -> String {
+    let pid = described.and_then(|d| d.pid).unwrap_or(0);
+    match (
+        &c.problem,
+        ahead(c.heartbeat, now),
+        c.heartbeat > cutoff,
+        process,
+    ) {
+        (Some(p), _, _, _) => format!("invalid: {p}"),
+        (None, Some(_), _, _) => ahead_problem(c.heartbeat, now),
+        (None, None, true, Some(Process::Gone)) => format!("gone (pid {pid} not running)"),
+        (None, None, true, _) => "alive".into(),
+        (None, None, false, Some(Process::Gone)) => format!("expired (pid {pid} not running)"),
+        (None, None, false, Some(Process::Running)) => {
+            format!("expired (pid {pid} still running)")
+        }
+        (None, None, false, None) => "expired".into(),
+    }
 }
 
 /// Who runs a consumer: `qctl` when it described itself, else `CurlyQ` (a Go CurlyQ

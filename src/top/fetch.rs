@@ -85,6 +85,9 @@ pub struct Detail {
     /// What each consumer wrote about itself (host, pid, version): None for a Go CurlyQ
     /// consumer, which writes nothing.
     pub described: Vec<Option<Description>>,
+    /// Whether each consumer's process runs, for those on this host (see
+    /// [`Description::process`]).
+    pub processes: Vec<Option<consumers::Process>>,
     /// Newest first, from the `dead_offset`th newest.
     pub dead: Vec<Entry>,
     pub dead_offset: u64,
@@ -228,11 +231,16 @@ async fn read_detail(redis: &mut Redis, wanted: &DetailRequest, now: f64) -> Res
     while let Some(chunk) = pager.next(redis, &keys).await? {
         dead.extend(chunk);
     }
+    let processes = described
+        .iter()
+        .map(|d| d.as_ref().and_then(Description::process))
+        .collect();
     Ok(Detail {
         queue: queue.to_string(),
         now,
         consumers,
         described,
+        processes,
         dead,
         dead_offset: wanted.offset,
         dead_total: pager.total(),

@@ -625,6 +625,7 @@ mod tests {
             now: 0.0,
             consumers: Vec::new(),
             described: Vec::new(),
+            processes: Vec::new(),
             dead: (offset..offset + shown)
                 .map(|i| crate::engine::listing::Entry {
                     id: format!("job-{i}"),

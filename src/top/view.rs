@@ -11,7 +11,7 @@ use ratatui::Frame;
 
 use super::fetch::Detail;
 use super::model::{Model, Prompt, QueueRow, View};
-use crate::commands::consumers::{host_pid, run_by, short_name};
+use crate::commands::consumers::{host_pid, run_by, short_name, state};
 use crate::commands::millis;
 use crate::engine::consumers::AHEAD_TOLERANCE;
 use crate::engine::listing::Entry;
@@ -415,12 +415,11 @@ fn consumers_table(d: &Detail, orphan_after: f64, width: u16) -> Table<'static> 
         .consumers
         .iter()
         .zip(d.described.iter().chain(std::iter::repeat(&None)))
-        .map(|(c, described)| {
+        .zip(d.processes.iter().chain(std::iter::repeat(&None)))
+        .map(|((c, described), process)| {
             let state = match &c.problem {
-                Some(p) => format!("invalid: {p}"),
                 None if c.heartbeat > d.now + AHEAD_TOLERANCE => "clock ahead".into(),
-                None if c.heartbeat > cutoff => "alive".into(),
-                None => "expired".into(),
+                _ => state(c, described.as_ref(), *process, d.now, cutoff),
             };
             vec![
                 cut_middle(&short_name(&c.key, &keys), 24),
