@@ -324,6 +324,7 @@ fn exit_code(
     }
     ExitCode::Success
 }
+
 /// --max-retries and --max-backoff when not given: a consumer retries a job 20 times with
 /// waits of up to 7 days, as CurlyQ does; a drain, which a person or a CI job waits for,
 /// 2 times with waits of up to 10 s.
@@ -353,10 +354,8 @@ fn config(args: &ConsumeArgs) -> anyhow::Result<(Config, HandlerSpec, PathBuf)> 
         .concurrency
         .map(|c| c as usize)
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+    // --max-retries is 0 or more: its parser refuses a negative count.
     let (max_retries, max_backoff) = retries(args);
-    if max_retries < 0 {
-        return Err(Error::Usage("--max-retries must be 0 or more".into()).into());
-    }
     if args.orphan_after <= args.heartbeat * 2 {
         return Err(Error::Usage(format!(
             "--orphan-after ({}s) must be more than twice --heartbeat ({}s)",
