@@ -226,7 +226,7 @@ fn lines_enqueues_100k_jobs_in_order() {
         .timeout(Duration::from_secs(120))
         .assert()
         .success()
-        .stderr(contains("enqueued 100000, duplicates 0, failed 0"))
+        .stderr(contains("enqueued 100,000, duplicates 0, failed 0"))
         .get_output()
         .stdout
         .clone();

@@ -579,7 +579,9 @@ async fn bulk(mut ctx: Context, args: EnqueueArgs, due: Option<f64>) -> anyhow::
     if cause.is_none() {
         ctx.out.note(format_args!(
             "enqueued {}, duplicates {}, failed {}",
-            summary.enqueued, summary.duplicates, summary.failed
+            thousands(summary.enqueued),
+            thousands(summary.duplicates),
+            thousands(summary.failed)
         ));
     }
     if let Some(cause) = cause {
