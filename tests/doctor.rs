@@ -321,6 +321,12 @@ fn fix_dry_run_changes_nothing_and_fix_repairs_what_a_consumer_then_runs() {
     ] {
         assert!(text.contains(line), "{line} not in {text}");
     }
+    // The plan names the list the records go back to.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("dry run: would put 2 records in no state back at the tail of q:active"),
+        "{err}"
+    );
     assert_eq!(server.dump_all(), before, "--dry-run changed Redis");
 
     // Without a terminal and without --yes it is refused, and nothing changes.

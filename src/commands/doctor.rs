@@ -312,8 +312,13 @@ async fn fix(
     // first call nothing changed, and from then on the call in flight answers and the
     // command says what it did.
     let stop = signals::install()?;
+    // The list they go back to: the queue's, or each queue's when doctor looked at several.
+    let active = match reports.as_slice() {
+        [(keys, _)] => printable(&keys.active),
+        _ => "each queue's active list".to_string(),
+    };
     let plan = format!(
-        "put {} in no state back at the tail of NAME:active and remove {} without a record from {} keys",
+        "put {} in no state back at the tail of {active} and remove {} without a record from {} keys",
         plural(stranded as u64, "record"),
         plural(missing as u64, "id"),
         agree(missing as u64, "its", "their")
