@@ -436,19 +436,139 @@ fn count(server: &RedisServer, command: &[u8], key: &str) -> u64 {
     server.cmd(&[command, key.as_bytes()])
 }
 
+/// Text as it is shown in the docs' output blocks, with what differs from one run to the
+/// next put in words: ids (UUIDs), clock times, dates, and durations of a run or a wait.
+fn shape(text: &str) -> String {
+    let mut out = String::new();
+    let chars: Vec<char> = text.chars().collect();
+    let mut i = 0;
+    let hex = |c: char| c.is_ascii_hexdigit() && !c.is_ascii_uppercase();
+    let fits = |at: usize, pattern: &str| {
+        pattern.chars().enumerate().all(|(k, p)| {
+            chars.get(at + k).is_some_and(|&c| match p {
+                'h' => hex(c),
+                'd' => c.is_ascii_digit(),
+                _ => c == p,
+            })
+        })
+    };
+    while i < chars.len() {
+        if fits(i, "hhhhhhhh-hhhh-hhhh-hhhh-hhhhhhhhhhhh") {
+            out.push_str("<id>");
+            i += 36;
+        } else if fits(i, "dddd-dd-ddTdd:dd:ddZ") {
+            out.push_str("<date>");
+            i += 20;
+        } else if fits(i, "dd:dd:dd") {
+            out.push_str("<time>");
+            i += 8;
+        } else if chars[i].is_ascii_digit()
+            && (i == 0 || !chars[i - 1].is_ascii_alphanumeric())
+            && {
+                let end = (i..chars.len())
+                    .find(|&k| !(chars[k].is_ascii_digit() || chars[k] == '.'))
+                    .unwrap_or(chars.len());
+                let after: String = chars[end..].iter().take(5).collect();
+                after.starts_with(" ms")
+                    || (after.starts_with('s') && chars[i..end].contains(&'.'))
+                    || (after.starts_with(['s', 'm', 'h', 'd']) && after[1..].starts_with(" ago"))
+            }
+        {
+            // `after 2 ms`, `due in 0.6s`, `0s ago`: how long a run, a wait or an age is.
+            while i < chars.len() && (chars[i].is_ascii_digit() || chars[i] == '.') {
+                i += 1;
+            }
+            out.push_str("<n>");
+        } else {
+            out.push(chars[i]);
+            i += 1;
+        }
+    }
+    // A table's columns are as wide as their widest cell, which such a part may change.
+    out.lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 #[test]
 fn the_readme_tour_runs_as_shown() {
     let server = RedisServer::start();
     let shell = Shell::new(&server);
-    let lines = section_lines("README.md", "A five-minute tour");
+    let readme = std::fs::read_to_string(format!("{ROOT}/README.md")).unwrap();
+    let blocks: Vec<(String, String)> = parse(&readme)
+        .blocks
+        .into_iter()
+        .filter(|(lang, s, _)| s == "A five-minute tour" && (lang == "sh" || lang == "text"))
+        .map(|(lang, _, body)| (lang, body))
+        .collect();
+    assert!(
+        blocks.iter().any(|(l, _)| l == "sh"),
+        "the tour has commands"
+    );
     let mut ran = 0;
-    for (line, want) in &lines {
-        // The tour's own throwaway server is this test's.
-        if line.starts_with("redis-server ") || line.starts_with("export QCTL_REDIS_URL=") {
+    let mut compared = 0;
+    // What the commands of the last shell block printed, stdout and stderr as a terminal
+    // shows them, in order.
+    let mut printed: Vec<(String, String)> = Vec::new();
+    for (lang, body) in &blocks {
+        if lang == "sh" {
+            printed.clear();
+            for (line, want) in command_lines(body) {
+                // The tour's own throwaway server is this test's.
+                if line.starts_with("redis-server ") || line.starts_with("export QCTL_REDIS_URL=") {
+                    continue;
+                }
+                let out = shell.run("the tour", &format!("{{ {line}; }} 2>&1"), want);
+                printed.push((line, out));
+                ran += 1;
+            }
             continue;
         }
-        shell.run("the tour", line, *want);
-        ran += 1;
+        if body.lines().any(|l| l.starts_with("$ ")) {
+            // A transcript: each command as typed, then what it printed, in shape.
+            let mut shown: Vec<(String, String)> = Vec::new();
+            for l in body.lines() {
+                match l.strip_prefix("$ ") {
+                    Some(command) => shown.push((command.to_string(), String::new())),
+                    None => {
+                        let last = shown
+                            .last_mut()
+                            .expect("a transcript starts with a command");
+                        last.1.push_str(l);
+                        last.1.push('\n');
+                    }
+                }
+            }
+            let typed: Vec<&String> = printed.iter().map(|(c, _)| c).collect();
+            let transcript: Vec<&String> = shown.iter().map(|(c, _)| c).collect();
+            assert_eq!(
+                transcript, typed,
+                "the transcript shows the commands of the block above"
+            );
+            for ((command, expected), (_, got)) in shown.iter().zip(&printed) {
+                assert_eq!(
+                    shape(got),
+                    shape(expected),
+                    "`{command}` prints what the tour shows"
+                );
+                compared += 1;
+            }
+        } else {
+            // What the command above printed, some lines of which depend on timing (a wait
+            // for a retry that is not due yet): every line it printed is shown.
+            let [(command, got)] = printed.as_slice() else {
+                panic!("an output block without a transcript follows one command");
+            };
+            let expected: Vec<String> = body.lines().map(shape).collect();
+            for line in got.lines() {
+                assert!(
+                    expected.contains(&shape(line)),
+                    "`{command}` printed a line the tour does not show:\n{line}\nshown:\n{body}"
+                );
+            }
+            compared += 1;
+        }
     }
     assert_eq!(
         count(&server, b"ZCARD", "mail:dead"),
@@ -457,7 +577,7 @@ fn the_readme_tour_runs_as_shown() {
     );
     assert_eq!(count(&server, b"LLEN", "mail:active"), 1, "job 13 is back");
     figure(&format!(
-        "D3 the README's tour: {ran} commands ran as shown against a fresh redis-server"
+        "D3 the README's tour: {ran} commands ran as shown against a fresh redis-server, {compared} outputs as shown"
     ));
 }
 
