@@ -681,41 +681,30 @@ pub fn count(c: crate::engine::queues::Count) -> String {
 /// Text for a table cell or a one-line message: control characters (a newline in a queue
 /// name or id) are escaped, so they cannot break a table or fake a line.
 pub fn printable(text: &str) -> String {
-    if text.chars().any(char::is_control) {
-        text.chars()
-            .map(|c| {
-                if c.is_control() {
-                    c.escape_default().to_string()
-                } else {
-                    c.to_string()
-                }
-            })
-            .collect()
-    } else {
-        text.to_string()
-    }
+    escape_controls(text, char::is_control)
 }
 
 /// A message for people: control characters escaped as in [`printable`], but for line
 /// breaks and tabs, which a message may hold itself. What it quotes from a job (an id) is
 /// made [`printable`] first, so that it cannot fake a line either.
 pub fn printable_message(text: &str) -> String {
-    if text
-        .chars()
-        .any(|c| c.is_control() && c != '\n' && c != '\t')
-    {
-        text.chars()
-            .map(|c| {
-                if c.is_control() && c != '\n' && c != '\t' {
-                    c.escape_default().to_string()
-                } else {
-                    c.to_string()
-                }
-            })
-            .collect()
-    } else {
-        text.to_string()
+    escape_controls(text, |c| c.is_control() && c != '\n' && c != '\t')
+}
+
+/// `text` with each character `escaped` picks written as Rust writes it (`\u{1b}`).
+fn escape_controls(text: &str, escaped: impl Fn(char) -> bool) -> String {
+    if !text.chars().any(&escaped) {
+        return text.to_string();
     }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if escaped(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// `3m ago`, `in 5m`, rounded to the largest sensible unit.

@@ -227,22 +227,9 @@ fn json_holds_the_status_and_every_measure() {
 #[test]
 fn a_window_longer_than_the_history_is_measured_over_the_week_kept() {
     let server = RedisServer::start();
-    qctl(&server).args(["enqueue", "q", "x"]).assert().success();
     // An hour ago 3 runs done and 1 failed (25%); eight days ago, older than any minute a
-    // consumer keeps (written here without an expiry), 100 done that would bring it under 1%.
-    let now = qctl::engine::now();
-    let minute = |t: f64| format!("q:history:{}", qctl::engine::history::minute_of(t));
-    let recent = minute(now - 3600.0);
-    let _: () = server.cmd(&[
-        b"HSET",
-        recent.as_bytes(),
-        b"completed",
-        b"3",
-        b"failed",
-        b"1",
-    ]);
-    let old = minute(now - 8.0 * 86_400.0);
-    let _: () = server.cmd(&[b"HSET", old.as_bytes(), b"completed", b"100"]);
+    // consumer keeps, 100 done that would bring it under 1%.
+    support::an_hour_and_eight_days_ago(&server);
     for window in ["30d", "99999d", "10000y"] {
         let _: () = server.cmd(&[b"CONFIG", b"RESETSTAT"]);
         let ran = support::run(qctl(&server).args([

@@ -307,32 +307,10 @@ fn both_modes_count_their_runs_and_run_times() {
     }
 }
 
-/// A minute of history an hour ago (3 done, 1 failed) and one eight days ago (100 done),
-/// older than any minute a consumer keeps (written here without an expiry), in queue `q`.
-fn an_hour_and_eight_days_ago(server: &RedisServer) -> f64 {
-    fill(server, "q", "x\n");
-    let now = qctl::engine::now();
-    let minute = |t: f64| format!("q:history:{}", qctl::engine::history::minute_of(t));
-    let recent = minute(now - 3600.0);
-    let _: () = server.cmd(&[
-        b"HSET",
-        recent.as_bytes(),
-        b"completed",
-        b"3",
-        b"failed",
-        b"1",
-        b"retried",
-        b"1",
-    ]);
-    let old = minute(now - 8.0 * 86_400.0);
-    let _: () = server.cmd(&[b"HSET", old.as_bytes(), b"completed", b"100"]);
-    now
-}
-
 #[test]
 fn a_span_longer_than_the_week_kept_is_cut_to_it_and_costs_no_more_than_a_week() {
     let server = RedisServer::start();
-    let now = an_hour_and_eight_days_ago(&server);
+    let now = support::an_hour_and_eight_days_ago(&server);
     // A week of minutes, and the one going on: each is one HMGET.
     let week = 7 * 24 * 60 + 1;
     // The longest duration the parser takes, as span and as step, and a month by minute.

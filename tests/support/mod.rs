@@ -848,3 +848,26 @@ pub fn children(pid: i32) -> Vec<i32> {
         })
         .collect()
 }
+
+/// A queue `q` with one job, and a minute of its history an hour ago (3 done, 1 failed, 1
+/// retried) and one eight days ago (100 done), older than any minute a consumer keeps
+/// (written here without an expiry). Returns the time it took for now.
+pub fn an_hour_and_eight_days_ago(server: &RedisServer) -> f64 {
+    qctl(server).args(["enqueue", "q", "x"]).assert().success();
+    let now = qctl::engine::now();
+    let minute = |t: f64| format!("q:history:{}", qctl::engine::history::minute_of(t));
+    let recent = minute(now - 3600.0);
+    let _: () = server.cmd(&[
+        b"HSET",
+        recent.as_bytes(),
+        b"completed",
+        b"3",
+        b"failed",
+        b"1",
+        b"retried",
+        b"1",
+    ]);
+    let old = minute(now - 8.0 * 86_400.0);
+    let _: () = server.cmd(&[b"HSET", old.as_bytes(), b"completed", b"100"]);
+    now
+}
