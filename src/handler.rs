@@ -21,6 +21,7 @@ use tokio_util::sync::CancellationToken;
 
 use crate::engine::consumer::{Handler, RunFuture};
 pub use crate::engine::consumer::{JobInput, Outcome, RunReport};
+use crate::engine::text::printable;
 
 pub use crate::engine::failure::STDERR_TAIL;
 /// What a pipe always takes in one write (POSIX's PIPE_BUF on Linux; a pipe holds at least
@@ -196,12 +197,17 @@ pub fn resolve_program(program: &OsStr) -> Result<PathBuf, HandlerError> {
     }
 }
 
-/// One of qctl's own output streams.
+/// One of qctl's own output streams, where a handler's output lines go.
 #[derive(Clone, Copy, Debug)]
-enum Stream {
+pub enum Stream {
     Stdout,
     Stderr,
 }
+
+/// Writes one whole line of a handler's output to one of qctl's streams. The caller gives
+/// it (`output::handler_line`): the streams are the terminal's, and a closed one must not
+/// fail the job.
+pub type WriteLine = fn(Stream, &[u8]);
 
 /// What the output thread is asked to do.
 enum Message {
@@ -236,25 +242,13 @@ impl Target {
 /// Lines waiting for the output thread; a full queue makes handlers wait.
 const OUTPUT_QUEUE: usize = 256;
 
-/// Starts the thread that writes handler output lines, each whole.
-fn output_thread() -> tokio::sync::mpsc::Sender<Message> {
+/// Starts the thread that writes handler output lines, each whole, through `write`.
+fn output_thread(write: WriteLine) -> tokio::sync::mpsc::Sender<Message> {
     let (tx, mut rx) = tokio::sync::mpsc::channel::<Message>(OUTPUT_QUEUE);
     std::thread::spawn(move || {
         while let Some(message) = rx.blocking_recv() {
             match message {
-                // A closed stdout or stderr must not fail the job: the line is dropped, and
-                // the closed output stops the consumer (`crate::output::closed`).
-                Message::Line(Stream::Stdout, line) => {
-                    let mut out = std::io::stdout().lock();
-                    if let Err(e) = out.write_all(&line).and_then(|_| out.flush()) {
-                        crate::output::note_write_error(&e);
-                    }
-                }
-                Message::Line(Stream::Stderr, line) => {
-                    if let Err(e) = std::io::stderr().lock().write_all(&line) {
-                        crate::output::note_write_error(&e);
-                    }
-                }
+                Message::Line(stream, line) => write(stream, &line),
                 Message::Flush(done) => {
                     let _ = done.send(());
                 }
@@ -273,9 +267,9 @@ pub struct LineSink {
 
 impl LineSink {
     /// Handler stdout to our stdout (or to our stderr when `stdout_to_stderr`, for --json),
-    /// handler stderr to our stderr.
-    pub fn new(stdout_to_stderr: bool) -> Self {
-        let queue = output_thread();
+    /// handler stderr to our stderr, each line written by `write`.
+    pub fn new(stdout_to_stderr: bool, write: WriteLine) -> Self {
+        let queue = output_thread(write);
         LineSink {
             out: Target::Terminal {
                 queue: queue.clone(),
@@ -434,7 +428,7 @@ pub async fn run(
     // The id is the job's: shown escaped, as every id qctl prints.
     let prefix = spec
         .prefix
-        .then(|| format!("[{}] ", crate::output::printable(job.id)).into_bytes());
+        .then(|| format!("[{}] ", printable(job.id)).into_bytes());
     let (stdout, stderr) = (child.stdout.take(), child.stderr.take());
     let output = async {
         let out = async {
@@ -558,7 +552,7 @@ fn spawn_failure() -> Outcome {
 /// variable can hold), the id as qctl prints it, with the NUL written `\u{0}`.
 fn job_id_var(id: &str) -> String {
     if id.contains('\0') {
-        crate::output::printable(id)
+        printable(id)
     } else {
         id.to_string()
     }

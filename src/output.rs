@@ -12,7 +12,9 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::GlobalArgs;
-pub use crate::engine::text::{agree, plural, thousands};
+pub use crate::engine::text::{
+    agree, plural, printable, printable_message, shell_quote, thousands,
+};
 
 /// Cancelled when a write to stdout or stderr finds the stream closed (its reader is gone):
 /// a consumer or a bulk command then stops as it does on SIGTERM.
@@ -58,6 +60,22 @@ fn write_stderr_line(text: &str) {
 /// Whether stderr is still open (no write to it has found it closed).
 pub fn stderr_open() -> bool {
     !STDERR_CLOSED.load(Ordering::Relaxed)
+}
+
+/// Writes a line of a handler's output, whole, to stdout or stderr (the consumer's
+/// [`crate::handler::LineSink`] calls it from its thread). A closed stream must not fail the
+/// job: the line is dropped, and the closed output stops the consumer (see [`closed`]).
+pub fn handler_line(stream: crate::handler::Stream, line: &[u8]) {
+    let written = match stream {
+        crate::handler::Stream::Stdout => {
+            let mut out = io::stdout().lock();
+            out.write_all(line).and_then(|_| out.flush())
+        }
+        crate::handler::Stream::Stderr => io::stderr().lock().write_all(line),
+    };
+    if let Err(e) = written {
+        note_write_error(&e);
+    }
 }
 
 /// How a message names what stopped a command before it was done: `interrupted (SIGINT)`,
@@ -629,19 +647,6 @@ fn without_password(word: &str) -> String {
     out
 }
 
-/// A word quoted for a POSIX shell, when it needs quoting.
-pub fn shell_quote(word: &str) -> String {
-    if !word.is_empty()
-        && word
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./:=@%+,{}".contains(&b))
-    {
-        word.to_string()
-    } else {
-        format!("'{}'", word.replace('\'', "'\\''"))
-    }
-}
-
 /// The columns of [`queue_cells`], as they fit a narrow terminal.
 pub const QUEUE_COLUMNS: [(&str, Fit); 8] = [
     ("QUEUE", Fit::Name(12)),
@@ -676,35 +681,6 @@ pub fn queue_cells(s: &crate::engine::queues::QueueStats) -> Vec<String> {
 /// A count for a table cell: `?` when it could not be read.
 pub fn count(c: crate::engine::queues::Count) -> String {
     c.map_or("?".into(), |n| n.to_string())
-}
-
-/// Text for a table cell or a one-line message: control characters (a newline in a queue
-/// name or id) are escaped, so they cannot break a table or fake a line.
-pub fn printable(text: &str) -> String {
-    escape_controls(text, char::is_control)
-}
-
-/// A message for people: control characters escaped as in [`printable`], but for line
-/// breaks and tabs, which a message may hold itself. What it quotes from a job (an id) is
-/// made [`printable`] first, so that it cannot fake a line either.
-pub fn printable_message(text: &str) -> String {
-    escape_controls(text, |c| c.is_control() && c != '\n' && c != '\t')
-}
-
-/// `text` with each character `escaped` picks written as Rust writes it (`\u{1b}`).
-fn escape_controls(text: &str, escaped: impl Fn(char) -> bool) -> String {
-    if !text.chars().any(&escaped) {
-        return text.to_string();
-    }
-    let mut out = String::with_capacity(text.len() + 8);
-    for c in text.chars() {
-        if escaped(c) {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// `3m ago`, `in 5m`, rounded to the largest sensible unit.

@@ -19,7 +19,7 @@ use crate::engine::consumer::{
 use crate::engine::jobs::describe_time;
 use crate::engine::{Error, ExitCode};
 use crate::handler::{check_runnable, resolve_program, HandlerSpec, LineSink, ProcessHandler};
-use crate::output::{agree, plural, printable};
+use crate::output::{agree, handler_line, plural, printable};
 use crate::pipe::{PipeHandler, PipeSpec, AUTO_DEPTH_MAX};
 use crate::signals;
 
@@ -75,7 +75,7 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
     };
     known?;
     let (tx, mut events) = mpsc::unbounded_channel();
-    let sink = LineSink::new(ctx.out.json);
+    let sink = LineSink::new(ctx.out.json, handler_line);
     let mut pipe = None;
     let handler: Arc<dyn Handler> = if args.pipe {
         let p = Arc::new(PipeHandler::new(

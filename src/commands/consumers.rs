@@ -6,7 +6,7 @@ use serde_json::json;
 
 use super::orphans::seconds;
 use super::Context;
-use crate::engine::consumers::{self, Description, Process};
+use crate::engine::consumers::{self, command_line, host_pid, short_name, Description, Process};
 use crate::engine::jobs::describe_time;
 use crate::engine::text::{agree, plural};
 use crate::engine::ExitCode;
@@ -44,7 +44,7 @@ pub async fn run(
                 let d = d.clone().unwrap_or_default();
                 json!({
                     "consumer": c.key,
-                    "run_by": run_by(&c.key, &keys, d.version.is_some()),
+                    "run_by": c.run_by(&keys, d.version.is_some()),
                     "host": d.host,
                     "pid": d.pid,
                     "version": d.version,
@@ -58,11 +58,11 @@ pub async fn run(
                     "failed": d.failed,
                     "heartbeat": c.heartbeat,
                     "heartbeat_age_secs": (now - c.heartbeat).max(0.0),
-                    "clock_ahead_secs": ahead(c.heartbeat, now),
+                    "clock_ahead_secs": c.clock_ahead(now),
                     "in_flight": c.in_flight,
                     "alive": c.heartbeat > cutoff && *process != Some(Process::Gone),
                     "process": process,
-                    "problem": c.problem.clone().or_else(|| ahead(c.heartbeat, now).map(|_| ahead_problem(c.heartbeat, now))),
+                    "problem": c.problem.clone().or_else(|| c.clock_ahead(now).map(|_| c.ahead_problem(now))),
                 })
             })
             .collect();
@@ -77,7 +77,7 @@ pub async fn run(
         for ((c, d), process) in list.iter().zip(&described).zip(&processes) {
             let pid = d.as_ref().and_then(|d| d.pid).unwrap_or(0);
             let fresh = c.heartbeat > cutoff;
-            let state = state(c, d.as_ref(), *process, now, cutoff);
+            let state = c.state(d.as_ref(), *process, now, cutoff);
             // A member with a problem is named in full, for whoever sets it right.
             let name = match &c.problem {
                 Some(_) => printable(&c.key),
@@ -89,7 +89,7 @@ pub async fn run(
                 name.clone(),
                 match &d.version {
                     Some(v) => format!("qctl {}", printable(v)),
-                    None => run_by(&c.key, &keys, false).into(),
+                    None => c.run_by(&keys, false).into(),
                 },
                 host_pid(Some(&d)),
                 if c.heartbeat.is_finite() {
@@ -184,91 +184,6 @@ pub fn gone_note(
         printable(&shell_quote(queue)),
         (age.floor() as u64).max(1),
     )
-}
-
-/// How far (seconds) a heartbeat is in the future, when it is more than a few seconds.
-fn ahead(heartbeat: f64, now: f64) -> Option<f64> {
-    (heartbeat > now + consumers::AHEAD_TOLERANCE).then(|| (heartbeat - now).round())
-}
-
-fn ahead_problem(heartbeat: f64, now: f64) -> String {
-    format!(
-        "{}; a running qctl consumer recovers its jobs once the heartbeat stays unchanged for --orphan-after",
-        consumers::ahead_note(heartbeat, now)
-    )
-}
-
-/// A consumer's state as the tables show it: `alive`, `expired`, `gone (pid 4242 not
-/// running)` for one on this host whose process is gone before its lease ran out, `expired
-/// (pid 4242 still running)`, a heartbeat in the future, or what is wrong with its member.
-/// `process` is [`Description::process`] of what it wrote; `cutoff` the oldest heartbeat
-/// that is alive.
-pub fn state(
-    c: &consumers::ConsumerInfo,
-    described: Option<&Description>,
-    process: Option<Process>,
-    now: f64,
-    cutoff: f64,
-) -> String {
-    let pid = described.and_then(|d| d.pid).unwrap_or(0);
-    match (
-        &c.problem,
-        ahead(c.heartbeat, now),
-        c.heartbeat > cutoff,
-        process,
-    ) {
-        (Some(p), _, _, _) => format!("invalid: {p}"),
-        (None, Some(_), _, _) => ahead_problem(c.heartbeat, now),
-        (None, None, true, Some(Process::Gone)) => format!("gone (pid {pid} not running)"),
-        (None, None, true, _) => "alive".into(),
-        (None, None, false, Some(Process::Gone)) => format!("expired (pid {pid} not running)"),
-        (None, None, false, Some(Process::Running)) => {
-            format!("expired (pid {pid} still running)")
-        }
-        (None, None, false, None) => "expired".into(),
-    }
-}
-
-/// Who runs a consumer: `qctl` when it described itself, else `CurlyQ` (a Go CurlyQ
-/// consumer, or a qctl consumer whose description expired, a day after its lease), `-` for a
-/// member that is no in-flight key.
-pub fn run_by(key: &str, keys: &crate::engine::QueueKeys, described: bool) -> &'static str {
-    match (described, keys.consumer_uuid(key).is_some()) {
-        (true, _) => "qctl",
-        (false, true) => "CurlyQ",
-        (false, false) => "-",
-    }
-}
-
-/// A consumer as the table names it: the first 8 characters of its UUID (the JSON has the
-/// whole key), or the whole member when it is no in-flight key.
-pub fn short_name(key: &str, keys: &crate::engine::QueueKeys) -> String {
-    match keys.consumer_uuid(key) {
-        Some(uuid) => uuid[..8].to_string(),
-        None => printable(key),
-    }
-}
-
-/// Where a consumer runs, as the tables show it: `HOST:PID`, or `-` when it wrote nothing.
-pub fn host_pid(d: Option<&Description>) -> String {
-    match d.map(|d| (&d.host, d.pid)) {
-        None | Some((None, None)) => "-".into(),
-        Some((h, p)) => format!(
-            "{}:{}",
-            printable(h.as_deref().unwrap_or("-")),
-            p.map_or("-".into(), |p| p.to_string())
-        ),
-    }
-}
-
-/// A handler's program and arguments as one line, each word quoted for a POSIX shell where
-/// it needs it.
-pub fn command_line(words: &[String]) -> String {
-    words
-        .iter()
-        .map(|w| printable(&shell_quote(w)))
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 /// `, depth 8, 16 (automatic)`: what a `--pipe` consumer's handlers may each hold now.

@@ -1,5 +1,5 @@
 //! `qctl stats QUEUE --history DUR`: what qctl consumers did, step by step, with run-time
-//! percentiles; and the words and numbers `stats`, `top` and `check` share for it.
+//! percentiles; and the words and numbers `stats` and `check` share for it.
 
 use anyhow::Context as _;
 use serde_json::json;
@@ -7,27 +7,12 @@ use serde_json::json;
 use super::Context;
 use crate::engine::consumers;
 use crate::engine::history::{self, Step, Tally};
+use crate::engine::text::millis;
 use crate::engine::{ExitCode, Redis};
 use crate::output::{agree, count, cut, plural, printable, table_width, Fit};
 
 /// The percentiles shown, as fractions and as names.
 pub const PERCENTILES: [(f64, &str); 3] = [(0.5, "p50"), (0.95, "p95"), (0.99, "p99")];
-
-/// A run time for a table: `850us`, `12ms`, `1.5s`, `2m05s`, `>1h`; `-` when unknown.
-pub fn millis(ms: Option<f64>) -> String {
-    match ms {
-        None => "-".into(),
-        Some(ms) if ms.is_infinite() => ">1h".into(),
-        Some(ms) if ms < 1.0 => format!("{:.0}us", ms * 1000.0),
-        Some(ms) if ms < 10.0 => format!("{ms:.1}ms"),
-        Some(ms) if ms < 1000.0 => format!("{ms:.0}ms"),
-        Some(ms) if ms < 60_000.0 => format!("{:.1}s", ms / 1000.0),
-        Some(ms) => {
-            let s = (ms / 1000.0).round() as u64;
-            format!("{}m{:02}s", s / 60, s % 60)
-        }
-    }
-}
 
 /// A span for people, as the flags take it: whole days in days (`7d`, `3650d`; humantime
 /// would write `7days` and, past a year, months that are not whole days), any other span as

@@ -5,10 +5,9 @@ use anyhow::Context as _;
 
 use std::collections::HashMap;
 
-use super::consumers::{host_pid, short_name};
 use super::Context;
 use crate::cli::InflightArgs;
-use crate::engine::consumers::{self, Description};
+use crate::engine::consumers::{self, host_pid, short_name, Description};
 use crate::engine::{listing, ExitCode};
 use crate::output::{entry_json, preview, printable, Fit};
 

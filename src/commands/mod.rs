@@ -28,8 +28,6 @@ mod tail;
 mod top;
 mod wait;
 
-pub use history::millis;
-
 use crate::cli::{Cli, Command, GlobalArgs};
 use crate::engine::conn::{Access, Secret};
 use crate::engine::{Error, ExitCode, QueueKeys, ServerSpec};

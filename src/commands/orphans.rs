@@ -6,10 +6,12 @@ use std::time::Duration;
 use anyhow::Context as _;
 use serde_json::json;
 
-use super::consumers::{gone_note, host_pid, short_name};
+use super::consumers::gone_note;
 use super::Context;
 use crate::cli::ConfirmArgs;
-use crate::engine::consumers::{self, ConsumerInfo, Description, Process, Recovery, Step};
+use crate::engine::consumers::{
+    self, host_pid, short_name, ConsumerInfo, Description, Process, Recovery, Step,
+};
 use crate::engine::ExitCode;
 use crate::output::{plural, printable, stopped_by};
 use crate::signals;

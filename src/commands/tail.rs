@@ -4,10 +4,9 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use super::consumers::{command_line, host_pid, short_name};
 use super::Context;
 use crate::cli::TailArgs;
-use crate::engine::consumers::Description;
+use crate::engine::consumers::{command_line, host_pid, short_name, Description};
 use crate::engine::failure::Failure;
 use crate::engine::tail::{Counts, Follower, Happening};
 use crate::engine::{Error, ExitCode};

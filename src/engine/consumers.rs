@@ -1,10 +1,12 @@
-//! Consumers: registration and heartbeats in `NAME:consumers`, and recovery of the
-//! reservations of consumers whose heartbeat expired (orphans).
+//! Consumers: registration and heartbeats in `NAME:consumers`, recovery of the
+//! reservations of consumers whose heartbeat expired (orphans), and the words the commands
+//! and the views show a consumer in (its name, state, host and command).
 
 use super::conn::Redis;
 use super::error::Error;
 use super::keys::QueueKeys;
 use super::scripts::{self, Rights};
+use super::text::{printable, shell_quote};
 
 /// Every command a consumer sends, each with its key, to be checked at its start before it
 /// writes anything. `inflight`, its own in-flight key, also stands for those of the consumers
@@ -502,6 +504,99 @@ impl Description {
             _ => Some(Process::Running),
         }
     }
+}
+
+impl ConsumerInfo {
+    /// How far (seconds) its heartbeat is in the future, when it is more than
+    /// [`AHEAD_TOLERANCE`].
+    pub fn clock_ahead(&self, now: f64) -> Option<f64> {
+        (self.heartbeat > now + AHEAD_TOLERANCE).then(|| (self.heartbeat - now).round())
+    }
+
+    /// What is wrong with a heartbeat in the future, and what a qctl consumer does about it.
+    pub fn ahead_problem(&self, now: f64) -> String {
+        format!(
+            "{}; a running qctl consumer recovers its jobs once the heartbeat stays unchanged for --orphan-after",
+            ahead_note(self.heartbeat, now)
+        )
+    }
+
+    /// Its state as the tables and views show it: `alive`, `expired`, `gone (pid 4242 not
+    /// running)` for one on this host whose process is gone before its lease ran out,
+    /// `expired (pid 4242 still running)`, a heartbeat in the future, or what is wrong with
+    /// its member. `process` is [`Description::process`] of what it wrote; `cutoff` the
+    /// oldest heartbeat that is alive.
+    pub fn state(
+        &self,
+        described: Option<&Description>,
+        process: Option<Process>,
+        now: f64,
+        cutoff: f64,
+    ) -> String {
+        let pid = described.and_then(|d| d.pid).unwrap_or(0);
+        match (
+            &self.problem,
+            self.clock_ahead(now),
+            self.heartbeat > cutoff,
+            process,
+        ) {
+            (Some(p), _, _, _) => format!("invalid: {p}"),
+            (None, Some(_), _, _) => self.ahead_problem(now),
+            (None, None, true, Some(Process::Gone)) => format!("gone (pid {pid} not running)"),
+            (None, None, true, _) => "alive".into(),
+            (None, None, false, Some(Process::Gone)) => {
+                format!("expired (pid {pid} not running)")
+            }
+            (None, None, false, Some(Process::Running)) => {
+                format!("expired (pid {pid} still running)")
+            }
+            (None, None, false, None) => "expired".into(),
+        }
+    }
+
+    /// Who runs it: `qctl` when it `described` itself, else `CurlyQ` (a Go CurlyQ consumer,
+    /// or a qctl consumer whose description expired, a day after its lease), `-` for a
+    /// member that is no in-flight key.
+    pub fn run_by(&self, keys: &QueueKeys, described: bool) -> &'static str {
+        match (described, keys.consumer_uuid(&self.key).is_some()) {
+            (true, _) => "qctl",
+            (false, true) => "CurlyQ",
+            (false, false) => "-",
+        }
+    }
+}
+
+/// A consumer as the tables and views name it: the first 8 characters of the UUID of its
+/// in-flight `key` (the JSON has the whole key), or the whole member, escaped, when it is no
+/// in-flight key.
+pub fn short_name(key: &str, keys: &QueueKeys) -> String {
+    match keys.consumer_uuid(key) {
+        Some(uuid) => uuid[..8].to_string(),
+        None => printable(key),
+    }
+}
+
+/// Where a consumer runs, as the tables and views show it: `HOST:PID`, or `-` when it wrote
+/// nothing.
+pub fn host_pid(d: Option<&Description>) -> String {
+    match d.map(|d| (&d.host, d.pid)) {
+        None | Some((None, None)) => "-".into(),
+        Some((h, p)) => format!(
+            "{}:{}",
+            printable(h.as_deref().unwrap_or("-")),
+            p.map_or("-".into(), |p| p.to_string())
+        ),
+    }
+}
+
+/// A handler's program and arguments as one line, each word quoted for a POSIX shell where
+/// it needs it, and escaped.
+pub fn command_line(words: &[String]) -> String {
+    words
+        .iter()
+        .map(|w| printable(&shell_quote(w)))
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// Whether `pid` is a process that has ended and waits for its parent to collect it.

@@ -153,7 +153,7 @@ fn tally_of(server: &str, key: &str, values: Vec<Option<String>>) -> Result<Tall
             op: format!("HMGET {key}"),
             reason: format!(
                 "BADVALUE {key} field {name} holds {:?}, not a count",
-                crate::output::printable(&value.chars().take(40).collect::<String>())
+                super::text::printable(&value.chars().take(40).collect::<String>())
             ),
             code: Some("BADVALUE".into()),
         })?;

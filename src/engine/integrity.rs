@@ -22,7 +22,7 @@ use super::health::Severity;
 use super::job::Job;
 use super::keys::QueueKeys;
 use super::scripts;
-use super::text::{agree, plural};
+use super::text::{agree, plural, shell_quote};
 
 /// Entries asked for per LRANGE, ZRANGE, SSCAN and SCAN call.
 const PAGE: usize = 500;
@@ -537,7 +537,7 @@ pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Re
              id; qctl consumers move it to the dead set as damaged.",
             &format!(
                 "qctl doctor {} --fix removes them from their keys (each id is printed).",
-                crate::output::shell_quote(&keys.name)
+                shell_quote(&keys.name)
             ),
         );
         if taken.missing_seen as usize > CANDIDATES {
@@ -651,7 +651,7 @@ pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Re
             &format!(
                 "Look at each with qctl dead show {} ID (or HGET {} ID); delete the ones \
                  beyond repair with qctl dead delete / active delete, or HDEL.",
-                crate::output::shell_quote(&keys.name),
+                shell_quote(&keys.name),
                 keys.data
             ),
         );
@@ -701,7 +701,7 @@ pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Re
          active, scheduled, dead and the in-flight sets.",
         &format!(
             "qctl doctor {} --fix puts them back at the tail of {}.",
-            crate::output::shell_quote(&keys.name),
+            shell_quote(&keys.name),
             keys.active
         ),
     );
@@ -722,7 +722,7 @@ pub async fn check(redis: &mut Redis, keys: &QueueKeys, node: &str) -> Result<Re
         &format!(
             "Find where each is with qctl dead show {} ID, and remove it from the state it \
              should not be in (LREM, ZREM or SREM).",
-            crate::output::shell_quote(&keys.name)
+            shell_quote(&keys.name)
         ),
     );
     Ok(report)

@@ -1,6 +1,7 @@
-//! Counts in messages: `1,299,960`, `1 job`, `2 jobs`, and what an answer to a question
-//! means. Pure text, no terminal code, so the engine, the commands and the views word counts
-//! and read answers the same way.
+//! Words in messages: counts (`1,299,960`, `1 job`, `2 jobs`), spans, sizes and run times,
+//! what an answer to a question means, control characters escaped and words quoted for a
+//! shell. Pure text, no terminal code, so the engine, the handlers, the commands and the
+//! views word things the same way; `output` shows them on the terminal.
 
 /// `1,299,960`: a count in a message, with thousands separators.
 pub fn thousands(n: u64) -> String {
@@ -80,6 +81,64 @@ pub fn size(bytes: u64) -> String {
         "{} {unit}",
         text.trim_end_matches('0').trim_end_matches('.')
     )
+}
+
+/// A run time for a table: `850us`, `12ms`, `1.5s`, `2m05s`, `>1h`; `-` when unknown.
+pub fn millis(ms: Option<f64>) -> String {
+    match ms {
+        None => "-".into(),
+        Some(ms) if ms.is_infinite() => ">1h".into(),
+        Some(ms) if ms < 1.0 => format!("{:.0}us", ms * 1000.0),
+        Some(ms) if ms < 10.0 => format!("{ms:.1}ms"),
+        Some(ms) if ms < 1000.0 => format!("{ms:.0}ms"),
+        Some(ms) if ms < 60_000.0 => format!("{:.1}s", ms / 1000.0),
+        Some(ms) => {
+            let s = (ms / 1000.0).round() as u64;
+            format!("{}m{:02}s", s / 60, s % 60)
+        }
+    }
+}
+
+/// Text for a table cell or a one-line message: control characters (a newline in a queue
+/// name or id) are escaped, so they cannot break a table or fake a line.
+pub fn printable(text: &str) -> String {
+    escape_controls(text, char::is_control)
+}
+
+/// A message for people: control characters escaped as in [`printable`], but for line
+/// breaks and tabs, which a message may hold itself. What it quotes from a job (an id) is
+/// made [`printable`] first, so that it cannot fake a line either.
+pub fn printable_message(text: &str) -> String {
+    escape_controls(text, |c| c.is_control() && c != '\n' && c != '\t')
+}
+
+/// `text` with each character `escaped` picks written as Rust writes it (`\u{1b}`).
+fn escape_controls(text: &str, escaped: impl Fn(char) -> bool) -> String {
+    if !text.chars().any(&escaped) {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 8);
+    for c in text.chars() {
+        if escaped(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A word quoted for a POSIX shell, when it needs quoting.
+pub fn shell_quote(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./:=@%+,{}".contains(&b))
+    {
+        word.to_string()
+    } else {
+        format!("'{}'", word.replace('\'', "'\\''"))
+    }
 }
 
 #[cfg(test)]

@@ -11,10 +11,9 @@ use ratatui::Frame;
 
 use super::fetch::Detail;
 use super::model::{Model, Prompt, QueueRow, View};
-use crate::commands::consumers::{host_pid, run_by, short_name, state};
-use crate::commands::millis;
-use crate::engine::consumers::AHEAD_TOLERANCE;
+use crate::engine::consumers::{host_pid, short_name, AHEAD_TOLERANCE};
 use crate::engine::listing::Entry;
+use crate::engine::text::millis;
 use crate::engine::QueueKeys;
 use crate::output::{
     agree, column_widths, cut, cut_middle, dead_reason, plural, preview, printable, queue_cells,
@@ -419,13 +418,13 @@ fn consumers_table(d: &Detail, orphan_after: f64, width: u16) -> Table<'static> 
         .map(|((c, described), process)| {
             let state = match &c.problem {
                 None if c.heartbeat > d.now + AHEAD_TOLERANCE => "clock ahead".into(),
-                _ => state(c, described.as_ref(), *process, d.now, cutoff),
+                _ => c.state(described.as_ref(), *process, d.now, cutoff),
             };
             vec![
                 cut_middle(&short_name(&c.key, &keys), 24),
                 match described.as_ref().and_then(|d| d.version.as_deref()) {
                     Some(v) => format!("qctl {}", printable(v)),
-                    None => run_by(&c.key, &keys, false).into(),
+                    None => c.run_by(&keys, false).into(),
                 },
                 cut_middle(&host_pid(described.as_ref()), 32),
                 relative(c.heartbeat, d.now),
