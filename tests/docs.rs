@@ -794,7 +794,7 @@ fn stand_ins(dir: &Path, present: &[&str]) {
         (
             "cargo".to_string(),
             format!(
-                "echo \"cargo $* tmux=${{QCTL_REQUIRE_TMUX:-}} faketime=${{QCTL_REQUIRE_FAKETIME:-}}\" >> '{}'",
+                "echo \"cargo $* tmux=${{QCTL_REQUIRE_TMUX:-}} faketime=${{QCTL_REQUIRE_FAKETIME:-}} browser=${{QCTL_REQUIRE_BROWSER:-}}\" >> '{}'",
                 calls.display()
             ),
         ),
@@ -863,8 +863,8 @@ fn the_readmes_test_command_installs_what_the_tests_need_and_ci_runs_it() {
     assert_eq!(
         bare,
         "apt-get update -qq\n\
-         apt-get install -y -qq redis-server groff-base tmux faketime jq python3 bsdutils\n\
-         cargo test --test consume tmux=1 faketime=1\n",
+         apt-get install -y -qq redis-server groff-base tmux faketime jq python3 bsdutils chromium chromium-driver\n\
+         cargo test --test consume tmux=1 faketime=1 browser=1\n",
         "on a bare machine"
     );
     let equipped = run(&[
@@ -875,9 +875,11 @@ fn the_readmes_test_command_installs_what_the_tests_need_and_ci_runs_it() {
         "jq",
         "python3",
         "script",
+        "chromium",
+        "chromedriver",
     ]);
     assert_eq!(
-        equipped, "cargo test --test consume tmux=1 faketime=1\n",
+        equipped, "cargo test --test consume tmux=1 faketime=1 browser=1\n",
         "on a machine with every tool"
     );
 }

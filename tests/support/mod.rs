@@ -2,6 +2,7 @@
 //! and small helpers to run qctl against it and read Redis as raw bytes.
 #![allow(dead_code)]
 
+pub mod browser;
 pub mod cluster;
 pub mod handlers;
 pub mod ledger;
