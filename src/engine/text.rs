@@ -82,6 +82,22 @@ pub fn size(bytes: u64) -> String {
     )
 }
 
+/// A run time for a table: `850us`, `12ms`, `1.5s`, `2m05s`, `>1h`; `-` when unknown.
+pub fn millis(ms: Option<f64>) -> String {
+    match ms {
+        None => "-".into(),
+        Some(ms) if ms.is_infinite() => ">1h".into(),
+        Some(ms) if ms < 1.0 => format!("{:.0}us", ms * 1000.0),
+        Some(ms) if ms < 10.0 => format!("{ms:.1}ms"),
+        Some(ms) if ms < 1000.0 => format!("{ms:.0}ms"),
+        Some(ms) if ms < 60_000.0 => format!("{:.1}s", ms / 1000.0),
+        Some(ms) => {
+            let s = (ms / 1000.0).round() as u64;
+            format!("{}m{:02}s", s / 60, s % 60)
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
