@@ -9,8 +9,6 @@ use std::collections::{BTreeSet, HashMap};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use serde_json::json;
-
 use super::conn::Redis;
 use super::error::Error;
 use super::history::{self, Step, Tally};
@@ -296,25 +294,54 @@ pub fn millis_json(ms: Option<f64>) -> serde_json::Value {
     }
 }
 
+/// One step of `queue`'s history as `stats --history --json` prints it: serialized as it
+/// is, with no JSON tree in between (`qctl web` writes thousands at a time).
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct StepJson<'a> {
+    pub queue: &'a str,
+    pub start: String,
+    pub start_unix: i64,
+    pub seconds: i64,
+    /// The counts: null for a minute that could not be read (`qctl web` only).
+    pub done: Option<u64>,
+    pub failed: Option<u64>,
+    pub retried: Option<u64>,
+    pub dead: Option<u64>,
+    pub timed_runs: Option<u64>,
+    pub run_ms: Option<u64>,
+    pub p50_ms: serde_json::Value,
+    pub p95_ms: serde_json::Value,
+    pub p99_ms: serde_json::Value,
+}
+
+impl<'a> StepJson<'a> {
+    /// The step of `queue` starting at `start`, `step_s` seconds long; None: it could not be
+    /// read.
+    pub fn new(queue: &'a str, start: i64, step_s: i64, tally: Option<&Tally>) -> StepJson<'a> {
+        let [p50, p95, p99] =
+            PERCENTILES.map(|(q, _)| millis_json(tally.and_then(|t| t.percentile(q))));
+        StepJson {
+            queue,
+            start: super::jobs::describe_time(start as f64),
+            start_unix: start,
+            seconds: step_s,
+            done: tally.map(|t| t.completed),
+            failed: tally.map(|t| t.failed),
+            retried: tally.map(|t| t.retried),
+            dead: tally.map(|t| t.killed),
+            timed_runs: tally.map(Tally::timed_runs),
+            run_ms: tally.map(|t| t.run_ms),
+            p50_ms: p50,
+            p95_ms: p95,
+            p99_ms: p99,
+        }
+    }
+}
+
 /// The JSON of one step of `queue`'s history, as `stats --history --json` prints it.
 pub fn step_json(queue: &str, step: &Step, step_s: i64) -> serde_json::Value {
-    let t = &step.tally;
-    let mut v = json!({
-        "queue": queue,
-        "start": super::jobs::describe_time(step.start as f64),
-        "start_unix": step.start,
-        "seconds": step_s,
-        "done": t.completed,
-        "failed": t.failed,
-        "retried": t.retried,
-        "dead": t.killed,
-        "timed_runs": t.timed_runs(),
-        "run_ms": t.run_ms,
-    });
-    for (q, name) in PERCENTILES {
-        v[format!("{name}_ms")] = millis_json(t.percentile(q));
-    }
-    v
+    serde_json::to_value(StepJson::new(queue, step.start, step_s, Some(&step.tally)))
+        .unwrap_or_default()
 }
 
 #[cfg(test)]

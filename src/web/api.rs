@@ -11,17 +11,18 @@ use std::time::Instant;
 use axum::extract::State;
 use axum::http::header;
 use axum::response::{IntoResponse, Response};
+use serde::ser::{SerializeSeq, Serializer};
+use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::feed::Latest;
 use super::App;
-use crate::engine::history::{Step, Tally};
-use crate::engine::snapshot::{stats_json, step_json, Snapshot, Watched};
+use crate::engine::snapshot::{stats_json, Snapshot, StepJson, Watched};
 use crate::engine::text::{agree, plural};
 
 /// The reading a response comes from.
-#[derive(Debug, serde::Serialize)]
+#[derive(Debug, Serialize)]
 pub struct Status {
     /// Redis, as `host:port`.
     pub server: String,
@@ -89,7 +90,7 @@ pub fn warnings(s: &Snapshot) -> Vec<String> {
     out
 }
 
-#[derive(serde::Serialize)]
+#[derive(Serialize)]
 struct Overview<'a> {
     status: Status,
     queues: &'a RawValue,
@@ -109,50 +110,64 @@ pub async fn overview(State(app): State<Arc<App>>) -> Response {
 
 /// The queues of the latest snapshot as JSON, made once per snapshot.
 fn queues_json(latest: &Latest) -> Box<RawValue> {
-    let rows: Vec<Value> = match &latest.snapshot {
-        Some(snapshot) => snapshot
-            .stats
-            .iter()
-            .map(|s| {
-                let (done_per_sec, failed_per_sec) = latest.rates(s);
-                let mut v = stats_json(
-                    s,
-                    Some(Watched {
-                        time: snapshot.time,
-                        done_per_sec,
-                        failed_per_sec,
-                    }),
-                );
-                v["history"] = history_json(snapshot, &s.queue).into();
-                v
-            })
-            .collect(),
-        None => Vec::new(),
-    };
-    serde_json::value::to_raw_value(&rows).unwrap_or_default()
+    serde_json::value::to_raw_value(&Queues(latest)).unwrap_or_default()
 }
 
-/// A queue's minutes as `stats --history --json` steps; a minute that could not be read has
-/// null counts.
-fn history_json(snapshot: &Snapshot, queue: &str) -> Vec<Value> {
-    let Some(minutes) = snapshot.recent.get(queue) else {
-        return Vec::new();
-    };
-    minutes
-        .iter()
-        .enumerate()
-        .map(|(i, minute)| {
-            let step = Step {
-                start: snapshot.first_minute + 60 * i as i64,
-                tally: minute.clone().unwrap_or_else(Tally::default),
-            };
-            let mut v = step_json(queue, &step, 60);
-            if minute.is_none() {
-                for field in ["done", "failed", "retried", "dead", "timed_runs", "run_ms"] {
-                    v[field] = Value::Null;
-                }
-            }
-            v
-        })
-        .collect()
+/// The queues of a reading, written one by one as the JSON serializer asks for them: each
+/// with the fields of `stats --watch --json`, then its history.
+struct Queues<'a>(&'a Latest);
+
+impl Serialize for Queues<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let latest = self.0;
+        let Some(snapshot) = &latest.snapshot else {
+            return serializer.serialize_seq(Some(0))?.end();
+        };
+        let mut seq = serializer.serialize_seq(Some(snapshot.stats.len()))?;
+        for s in &snapshot.stats {
+            let (done_per_sec, failed_per_sec) = latest.rates(s);
+            let counts = stats_json(
+                s,
+                Some(Watched {
+                    time: snapshot.time,
+                    done_per_sec,
+                    failed_per_sec,
+                }),
+            );
+            seq.serialize_element(&Queue {
+                counts,
+                history: History {
+                    snapshot,
+                    queue: &s.queue,
+                },
+            })?;
+        }
+        seq.end()
+    }
+}
+
+#[derive(Serialize)]
+struct Queue<'a> {
+    #[serde(flatten)]
+    counts: Value,
+    history: History<'a>,
+}
+
+/// A queue's minutes as `stats --history --json` steps, oldest first; a minute that could
+/// not be read has null counts.
+struct History<'a> {
+    snapshot: &'a Snapshot,
+    queue: &'a str,
+}
+
+impl Serialize for History<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let minutes = self.snapshot.recent.get(self.queue);
+        let mut seq = serializer.serialize_seq(minutes.map(|m| m.len()))?;
+        for (i, minute) in minutes.iter().flat_map(|m| m.iter()).enumerate() {
+            let start = self.snapshot.first_minute + 60 * i as i64;
+            seq.serialize_element(&StepJson::new(self.queue, start, 60, minute.as_ref()))?;
+        }
+        seq.end()
+    }
 }
