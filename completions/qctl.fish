@@ -46,6 +46,7 @@ complete -c qctl -n "__fish_qctl_needs_command" -f -a "stats" -d 'Count what eac
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "metrics" -d 'Serve the queues\' counts to Prometheus over HTTP (GET /metrics)'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "check" -d 'Check queues against thresholds, for cron, CI and monitoring'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "top" -d 'A live full-screen view of the queues, consumers and dead jobs'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "web" -d 'Serve a live view of the queues to a browser, on 127.0.0.1:9188'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "dead" -d 'Look at and repair dead jobs (jobs that ran out of retries)'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "scheduled" -d 'Look at and change scheduled jobs (delayed jobs and retries)'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "active" -d 'Look at and delete jobs that are ready to run'
@@ -199,6 +200,32 @@ complete -c qctl -n "__fish_qctl_using_subcommand top" -s v -l verbose -d 'Print
 complete -c qctl -n "__fish_qctl_using_subcommand top" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand top" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand top" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand web" -l listen -d 'The address to serve on' -r
+complete -c qctl -n "__fish_qctl_using_subcommand web" -l interval -d 'Read Redis every DUR' -r
+complete -c qctl -n "__fish_qctl_using_subcommand web" -l web-password-file -d 'The page\'s password: FILE\'s first line' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand web" -l allowed-host -d 'Also answer requests for host NAME (repeatable)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand web" -l https-cert -d 'Serve HTTPS with this certificate chain (PEM); needs --https-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand web" -l https-key -d 'The private key (PEM) of --https-cert' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand web" -l orphan-after -d 'Heartbeat age that counts as expired' -r
+complete -c qctl -n "__fish_qctl_using_subcommand web" -l max-keys -d 'Scan at most N keys for queues' -r
+complete -c qctl -n "__fish_qctl_using_subcommand web" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand web" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand web" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand web" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand web" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand web" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand web" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand web" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand web" -l no-auth -d 'Serve without a password on an address other than loopback'
+complete -c qctl -n "__fish_qctl_using_subcommand web" -l allow-missing -d 'Show a queue named that has no key on the server (yet), with counts of 0 until it appears. Without it, such a name (mistyped?) is refused at start with exit 5'
+complete -c qctl -n "__fish_qctl_using_subcommand web" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand web" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
+complete -c qctl -n "__fish_qctl_using_subcommand web" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand web" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand web" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand web" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand web" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand web" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F

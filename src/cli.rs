@@ -330,6 +330,18 @@ pub enum Command {
     /// scripts use `qctl stats --watch --json`.
     Top(TopArgs),
 
+    /// Serve a live view of the queues to a browser, on 127.0.0.1:9188.
+    ///
+    /// Every queue with the counts of `stats`, its rates and, from the history qctl
+    /// consumers keep, its last hour: jobs done and failed per minute and run-time
+    /// percentiles. The page updates itself. One reading of Redis per --interval is shared
+    /// by every open page. It serves until Ctrl-C, SIGTERM or SIGHUP (exit 0). Only on
+    /// loopback unless --listen says otherwise; then a password is needed
+    /// ($QCTL_WEB_PASSWORD or --web-password-file; HTTP basic auth, any user name) or
+    /// --no-auth. --https-cert and --https-key serve it over HTTPS (--tls-cert and
+    /// --tls-key are Redis's client certificate).
+    Web(WebArgs),
+
     /// Look at and repair dead jobs (jobs that ran out of retries).
     #[command(subcommand)]
     Dead(DeadCommand),
@@ -502,6 +514,7 @@ impl Command {
             | Command::Check(_)
             | Command::Metrics(_)
             | Command::Top(_)
+            | Command::Web(_)
             | Command::Consumers { .. }
             | Command::Inflight(_)
             | Command::Tail(_)
@@ -1097,6 +1110,83 @@ pub struct TopArgs {
     /// Stop discovering queues after scanning this many keys.
     #[arg(long, value_name = "N", default_value_t = 10_000_000)]
     pub max_keys: u64,
+}
+
+#[derive(Debug, Args)]
+pub struct WebArgs {
+    /// Queues to show [default: every queue found].
+    #[arg(value_parser = parse_queue)]
+    pub queues: Vec<String>,
+    /// The address to serve on.
+    ///
+    /// Port 0: any free port; the URL is printed once it listens. An address other than
+    /// loopback needs a password or --no-auth.
+    #[arg(long, value_name = "HOST:PORT", default_value = "127.0.0.1:9188")]
+    pub listen: std::net::SocketAddr,
+    /// Read Redis every DUR.
+    ///
+    /// One reading per DUR, shared by every open page; pages ask for the latest as often.
+    #[arg(long, value_name = "DUR", default_value = "2s", value_parser = parse_positive_duration)]
+    pub interval: Duration,
+    /// The page's password: FILE's first line.
+    ///
+    /// Browsers then ask for it (HTTP basic auth; the user name is not checked). Also:
+    /// $QCTL_WEB_PASSWORD. Not --password-file, which is Redis's password.
+    #[arg(
+        long,
+        value_name = "FILE",
+        env = "QCTL_WEB_PASSWORD_FILE",
+        hide_env_values = true
+    )]
+    pub web_password_file: Option<PathBuf>,
+    /// Serve without a password on an address other than loopback.
+    ///
+    /// Anyone who reaches the address sees the queues; a warning says so at every start.
+    #[arg(long)]
+    pub no_auth: bool,
+    /// Also answer requests for host NAME (repeatable).
+    ///
+    /// Requests name the host they are for; those for any other name are refused (421),
+    /// so that a web page cannot reach this one through a DNS name it controls. The
+    /// address served on is always allowed (and localhost on loopback). Give the name a
+    /// reverse proxy passes on; NAME:PORT allows that port only.
+    #[arg(long, value_name = "NAME")]
+    pub allowed_host: Vec<String>,
+    /// Serve HTTPS with this certificate chain (PEM); needs --https-key.
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "https_key",
+        hide_short_help = true
+    )]
+    pub https_cert: Option<PathBuf>,
+    /// The private key (PEM) of --https-cert.
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "https_cert",
+        hide_short_help = true
+    )]
+    pub https_key: Option<PathBuf>,
+    /// Heartbeat age that counts as expired.
+    ///
+    /// A consumer whose heartbeat is older than this counts as expired.
+    #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_positive_duration, hide_short_help = true)]
+    pub orphan_after: Duration,
+    /// Scan at most N keys for queues.
+    ///
+    /// Stop discovering queues after scanning this many keys.
+    #[arg(
+        long,
+        value_name = "N",
+        default_value_t = 10_000_000,
+        hide_short_help = true
+    )]
+    pub max_keys: u64,
+    /// Show a queue named that has no key on the server (yet), with counts of 0 until it
+    /// appears. Without it, such a name (mistyped?) is refused at start with exit 5.
+    #[arg(long, hide_short_help = true)]
+    pub allow_missing: bool,
 }
 
 /// Which jobs of a listing to show or touch.

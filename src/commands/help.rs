@@ -206,6 +206,11 @@ pub fn examples(path: &str) -> Vec<String> {
             "qctl check --failure-rate-max 5% --window 15m",
         ],
         "top" => &["qctl top", "qctl top --interval 500ms"],
+        "web" => &[
+            "qctl web",
+            "qctl web mail sms --interval 5s",
+            "qctl web --listen 0.0.0.0:9188 --web-password-file ~/.qctl-web-password",
+        ],
         "dead" => &[
             "qctl dead list mail",
             "qctl dead groups mail",

@@ -2,17 +2,14 @@
 //! percentiles; and the words and numbers `stats` and `check` share for it.
 
 use anyhow::Context as _;
-use serde_json::json;
 
 use super::Context;
 use crate::engine::consumers;
 use crate::engine::history::{self, Step, Tally};
+use crate::engine::snapshot::{step_json, PERCENTILES};
 use crate::engine::text::millis;
 use crate::engine::{ExitCode, Redis};
 use crate::output::{agree, count, cut, plural, printable, table_width, Fit};
-
-/// The percentiles shown, as fractions and as names.
-pub const PERCENTILES: [(f64, &str); 3] = [(0.5, "p50"), (0.95, "p95"), (0.99, "p99")];
 
 /// A span for people, as the flags take it: whole days in days (`7d`, `3650d`; humantime
 /// would write `7days` and, past a year, months that are not whole days), any other span as
@@ -24,37 +21,6 @@ pub fn span_words(d: std::time::Duration) -> String {
     } else {
         humantime::format_duration(d).to_string()
     }
-}
-
-/// A percentile for JSON: milliseconds (3 decimals), runs past the last bucket as its
-/// bound (3,600,000), null when nothing was timed.
-pub fn millis_json(ms: Option<f64>) -> serde_json::Value {
-    match ms {
-        None => serde_json::Value::Null,
-        Some(ms) if ms.is_infinite() => (*history::BOUNDS_MS.last().unwrap_or(&0)).into(),
-        Some(ms) => ((ms * 1000.0).round() / 1000.0).into(),
-    }
-}
-
-/// The JSON of one step of `queue`.
-pub fn step_json(queue: &str, step: &Step, step_s: i64) -> serde_json::Value {
-    let t = &step.tally;
-    let mut v = json!({
-        "queue": queue,
-        "start": crate::engine::jobs::describe_time(step.start as f64),
-        "start_unix": step.start,
-        "seconds": step_s,
-        "done": t.completed,
-        "failed": t.failed,
-        "retried": t.retried,
-        "dead": t.killed,
-        "timed_runs": t.timed_runs(),
-        "run_ms": t.run_ms,
-    });
-    for (q, name) in PERCENTILES {
-        v[format!("{name}_ms")] = millis_json(t.percentile(q));
-    }
-    v
 }
 
 /// What the history cannot know about `queue`: the jobs its Go CurlyQ consumers run (they

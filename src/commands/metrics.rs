@@ -16,7 +16,7 @@ use tokio::signal::unix::{signal, SignalKind};
 
 use super::{stats, Context};
 use crate::cli::MetricsArgs;
-use crate::engine::{Error, ExitCode, QueueKeys, Redis, ServerSpec};
+use crate::engine::{ExitCode, QueueKeys, Redis, ServerSpec};
 use crate::output::Output;
 use crate::prometheus;
 
@@ -32,7 +32,7 @@ pub async fn run(ctx: Context, args: MetricsArgs) -> anyhow::Result<ExitCode> {
     // first reading that succeeds.
     let (redis, unchecked) = match spec.connect().await {
         Ok(mut redis) => {
-            check_names(&ctx, &mut redis, &keys, &args).await?;
+            super::check_names(&ctx, &mut redis, &keys, args.allow_missing).await?;
             (Some(redis), Vec::new())
         }
         Err(e) if e.is_auth() => return Err(e.into()),
@@ -174,7 +174,14 @@ impl Scraper {
                     let State { redis, out, .. } = &mut *state;
                     if let Some(redis) = redis {
                         // Already serving: a name with no key is said, not refused.
-                        let _ = check_names_while_serving(out, redis, &keys, &self.args).await;
+                        let _ = super::check_names_while_serving(
+                            out,
+                            redis,
+                            &keys,
+                            self.args.allow_missing,
+                            "metrics",
+                        )
+                        .await;
                     }
                 }
                 if state.failing {
@@ -233,64 +240,4 @@ impl Scraper {
         )
         .await
     }
-}
-
-/// Refuses (exit 5) a queue named that has no key on the server, naming the queues there
-/// are, unless --allow-missing: then it is said and served (its counts are 0 until it
-/// appears).
-async fn check_names(
-    ctx: &Context,
-    redis: &mut Redis,
-    keys: &[QueueKeys],
-    args: &MetricsArgs,
-) -> anyhow::Result<()> {
-    let missing = missing(redis, keys).await?;
-    if missing.is_empty() {
-        return Ok(());
-    }
-    if args.allow_missing {
-        for words in &missing {
-            ctx.out.warn(format_args!(
-                "{words}; serving it anyway (--allow-missing): 0 until it appears"
-            ));
-        }
-        return Ok(());
-    }
-    Err(Error::NothingDone(format!(
-        "{}; give --allow-missing to serve a queue that has no key yet",
-        missing.join("; ")
-    ))
-    .into())
-}
-
-/// As [`check_names`] once serving: a name with no key is said on stderr.
-async fn check_names_while_serving(
-    out: &Output,
-    redis: &mut Redis,
-    keys: &[QueueKeys],
-    args: &MetricsArgs,
-) -> anyhow::Result<()> {
-    for words in missing(redis, keys).await? {
-        if args.allow_missing {
-            out.warn(format_args!(
-                "{words}; serving it anyway (--allow-missing): 0 until it appears"
-            ));
-        } else {
-            out.warn(format_args!(
-                "{words}; its counts are served as 0 (a mistyped name? Redis could not be read when qctl metrics started, so it was not refused then)"
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// `no queue "mial" (known: ...)` for each of `keys` that has no key on the server.
-async fn missing(redis: &mut Redis, keys: &[QueueKeys]) -> anyhow::Result<Vec<String>> {
-    let mut words = Vec::new();
-    for k in keys {
-        if !super::queue_known(redis, k).await? {
-            words.push(super::no_queue(redis, &k.name).await?);
-        }
-    }
-    Ok(words)
 }

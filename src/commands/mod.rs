@@ -27,6 +27,7 @@ mod stats;
 mod tail;
 mod top;
 mod wait;
+mod web;
 
 use crate::cli::{Cli, Command, GlobalArgs};
 use crate::engine::conn::{Access, Secret};
@@ -301,6 +302,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Command::Check(args) => check::run(ctx, args).await,
             Command::Metrics(args) => metrics::run(ctx, args).await,
             Command::Top(args) => top::run(ctx, args).await,
+            Command::Web(args) => web::run(ctx, args).await,
             Command::Scheduled(cmd) => scheduled::run(ctx, cmd).await,
             Command::Active(cmd) => active::run(ctx, cmd).await,
             Command::Inflight(args) => inflight::run(ctx, args).await,
@@ -379,6 +381,70 @@ async fn queue_known(redis: &mut crate::engine::Redis, keys: &QueueKeys) -> anyh
         Err(e) if e.is_key_denied() => Ok(true),
         Err(e) => Err(e.into()),
     }
+}
+
+/// For the commands that serve queues (`metrics`, `web`): refuses (exit 5) a queue named
+/// that has no key on the server, naming the queues there are, unless --allow-missing: then
+/// it is said and served (its counts are 0 until it appears).
+async fn check_names(
+    ctx: &Context,
+    redis: &mut crate::engine::Redis,
+    keys: &[QueueKeys],
+    allow_missing: bool,
+) -> anyhow::Result<()> {
+    let missing = missing(redis, keys).await?;
+    if missing.is_empty() {
+        return Ok(());
+    }
+    if allow_missing {
+        for words in &missing {
+            ctx.out.warn(format_args!(
+                "{words}; serving it anyway (--allow-missing): 0 until it appears"
+            ));
+        }
+        return Ok(());
+    }
+    Err(Error::NothingDone(format!(
+        "{}; give --allow-missing to serve a queue that has no key yet",
+        missing.join("; ")
+    ))
+    .into())
+}
+
+/// As [`check_names`] once `qctl {command}` serves: a name with no key is said on stderr.
+async fn check_names_while_serving(
+    out: &Output,
+    redis: &mut crate::engine::Redis,
+    keys: &[QueueKeys],
+    allow_missing: bool,
+    command: &str,
+) -> anyhow::Result<()> {
+    for words in missing(redis, keys).await? {
+        if allow_missing {
+            out.warn(format_args!(
+                "{words}; serving it anyway (--allow-missing): 0 until it appears"
+            ));
+        } else {
+            out.warn(format_args!(
+                "{words}; its counts are served as 0 (a mistyped name? Redis could not be read when qctl {command} started, so it was not refused then)"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `no queue "mial" (known: ...)` for each of `keys` that has no key on the server.
+async fn missing(
+    redis: &mut crate::engine::Redis,
+    keys: &[QueueKeys],
+) -> anyhow::Result<Vec<String>> {
+    let mut words = Vec::new();
+    for k in keys {
+        if !queue_known(redis, k).await? {
+            words.push(no_queue(redis, &k.name).await?);
+        }
+    }
+    Ok(words)
 }
 
 /// Warns when `keys` names a queue with no key on the server (a command that waits for it,

@@ -10,6 +10,7 @@ use anyhow::Context as _;
 use super::Context;
 use crate::cli::StatsArgs;
 use crate::engine::queues::{self, rate, QueueStats};
+use crate::engine::snapshot::{stats_json, Watched};
 use crate::engine::{self, Error, ExitCode, Redis};
 use crate::output::{agree, count, plural, printable, queue_cells, Fit, QUEUE_COLUMNS};
 use crate::prometheus;
@@ -93,21 +94,19 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
         } else if ctx.out.json {
             let mut rows = Vec::new();
             for s in &stats {
-                let mut v = serde_json::to_value(s)?;
-                if args.watch.is_some() {
-                    // Every object of a watch has its time and its rates: null until a
-                    // reading before this one tells them (the first, a queue new since).
+                // Every object of a watch has its time and its rates: null until a reading
+                // before this one tells them (the first, a queue new since).
+                let watched = args.watch.map(|_| {
                     let before =
                         rates.and_then(|(secs, before)| Some((secs, before.get(&s.queue)?)));
-                    v["time"] = reading.time.into();
-                    v["done_per_sec"] = before
-                        .and_then(|(secs, b)| rate(s.completed, b.completed, secs))
-                        .into();
-                    v["failed_per_sec"] = before
-                        .and_then(|(secs, b)| rate(s.failed, b.failed, secs))
-                        .into();
-                }
-                rows.push(v);
+                    Watched {
+                        time: reading.time,
+                        done_per_sec: before
+                            .and_then(|(secs, b)| rate(s.completed, b.completed, secs)),
+                        failed_per_sec: before.and_then(|(secs, b)| rate(s.failed, b.failed, secs)),
+                    }
+                });
+                rows.push(stats_json(s, watched));
             }
             ctx.out.json_line(&rows)?;
         } else {

@@ -35,7 +35,6 @@ pub async fn run(ctx: Context, args: TopArgs) -> anyhow::Result<ExitCode> {
         interval: args.interval,
         orphan_after: args.orphan_after,
         max_keys: args.max_keys,
-        cluster: spec.is_cluster(),
     };
     let seen = fetch::first(&mut redis, &settings, &updates_tx).await?;
     let refresher = tokio::spawn(fetch::run(redis, settings, seen, requests_rx, updates_tx));

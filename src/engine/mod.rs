@@ -24,6 +24,7 @@ pub mod queues;
 pub mod redis_url;
 pub mod scheduled;
 pub mod scripts;
+pub mod snapshot;
 pub mod tail;
 pub mod text;
 pub mod transfer;

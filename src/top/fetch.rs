@@ -1,16 +1,19 @@
 //! The refresher of `qctl top`: a task that reads Redis every interval (and at once after a
 //! request) and sends what it read as [`Update`]s. The only part of `top` that calls the
-//! engine; a failed refresh is sent as an error and tried again at the next interval.
+//! engine; a failed refresh is sent as an error and tried again at the next interval. The
+//! counts and history are the engine's [`Snapshot`], which `qctl web` reads too.
 
-use std::collections::BTreeSet;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
 use crate::engine::consumers::{self, ConsumerInfo, Description};
 use crate::engine::listing::{Entry, Filter, Pager};
-use crate::engine::queues::{self, QueueStats};
-use crate::engine::{self, history, Error, QueueKeys, Redis};
+use crate::engine::queues;
+use crate::engine::snapshot::{self, Reader};
+use crate::engine::{Error, QueueKeys, Redis};
+
+pub use crate::engine::snapshot::Snapshot;
 
 /// The fewest dead jobs read for an open queue.
 pub const DEAD_READ_MIN: u64 = 30;
@@ -54,24 +57,6 @@ pub enum Update {
     Error(String),
 }
 
-/// The counts of every queue found, at one moment.
-#[derive(Debug, Clone)]
-pub struct Snapshot {
-    pub at: Instant,
-    pub stats: Vec<QueueStats>,
-    /// Round trips of this refresh (SCAN calls and batches of counts).
-    pub round_trips: u64,
-    /// Queues found but not counted: the ACL user may not read their keys.
-    pub unreadable: usize,
-    /// Queues without a hash tag, skipped in a cluster.
-    pub untagged: usize,
-    /// Discovery stopped at --max-keys.
-    pub incomplete: bool,
-    /// The history of each queue's last [`RECENT_MINUTES`] minutes, oldest first (None: a
-    /// minute that could not be read).
-    pub recent: std::collections::HashMap<String, Vec<Option<history::Tally>>>,
-}
-
 /// How many minutes of history the list shows per queue.
 pub const RECENT_MINUTES: usize = 10;
 
@@ -100,12 +85,12 @@ pub struct Settings {
     pub interval: Duration,
     pub orphan_after: Duration,
     pub max_keys: u64,
-    pub cluster: bool,
 }
 
-/// The queues read so far, kept from one refresh to the next.
-#[derive(Debug, Default)]
-pub struct Seen(BTreeSet<String>);
+/// What the refreshes learnt so far (the queues found, the minutes of history that are
+/// over), kept from one refresh to the next.
+#[derive(Debug)]
+pub struct Seen(Reader);
 
 /// The first refresh, made before the screen is taken: the same reads as every refresh, so a
 /// server that refuses them (NOAUTH from a server that wants a password and got none,
@@ -116,9 +101,14 @@ pub async fn first(
     settings: &Settings,
     updates: &UnboundedSender<Update>,
 ) -> Result<Seen, Error> {
-    let mut seen = Seen::default();
-    refresh(redis, settings, &mut seen.0, None, updates).await?;
-    Ok(seen)
+    let mut reader = Reader::new(snapshot::Settings {
+        queues: Vec::new(),
+        orphan_after: settings.orphan_after,
+        max_keys: settings.max_keys,
+        minutes: RECENT_MINUTES,
+    });
+    refresh(redis, &mut reader, None, updates).await?;
+    Ok(Seen(reader))
 }
 
 /// Refreshes every interval, after [`first`], until the screen drops its end of `requests`.
@@ -132,7 +122,7 @@ pub async fn run(
     updates: UnboundedSender<Update>,
 ) {
     let mut detail: Option<DetailRequest> = None;
-    let mut seen = seen.0;
+    let mut reader = seen.0;
     loop {
         let wait = tokio::time::sleep(settings.interval);
         tokio::pin!(wait);
@@ -153,7 +143,7 @@ pub async fn run(
                 }
             },
         }
-        let result = refresh(&mut redis, &settings, &mut seen, detail.as_ref(), &updates).await;
+        let result = refresh(&mut redis, &mut reader, detail.as_ref(), &updates).await;
         if let Err(e) = result {
             if updates.send(Update::Error(one_line(&e))).is_err() {
                 return;
@@ -162,48 +152,17 @@ pub async fn run(
     }
 }
 
-/// One refresh: the counts of every queue, then the detail of the selected one. A queue
-/// found once stays in `seen` and is counted on: a drained queue has no keys left for SCAN
-/// to find, and its rates matter most then.
+/// One refresh: the counts and history of every queue, then the detail of the selected
+/// one.
 async fn refresh(
     redis: &mut Redis,
-    settings: &Settings,
-    seen: &mut BTreeSet<String>,
+    reader: &mut Reader,
     detail: Option<&DetailRequest>,
     updates: &UnboundedSender<Update>,
 ) -> Result<(), Error> {
-    let found = queues::discover(redis, settings.max_keys).await?;
-    let mut found_names = found.queues;
-    let mut untagged = 0;
-    if settings.cluster {
-        let all = found_names.len();
-        found_names.retain(|q| engine::keys::hash_tag(q).is_some());
-        untagged = all - found_names.len();
-    }
-    seen.extend(found_names);
-    let names: Vec<String> = seen.iter().cloned().collect();
-    // Due jobs and live consumers are judged by the server's clock, as consumers write them.
-    let now = redis.server_time().await?;
-    let counted = queues::stats(
-        redis,
-        &names,
-        now,
-        settings.orphan_after.as_secs_f64(),
-        true,
-    )
-    .await?;
-    let counted_names: Vec<String> = counted.stats.iter().map(|s| s.queue.clone()).collect();
-    let recent = history::recent(redis, &counted_names, now, RECENT_MINUTES).await?;
-    let _ = updates.send(Update::Queues(Snapshot {
-        at: Instant::now(),
-        stats: counted.stats,
-        // The history takes as many round trips as the counts (one per batch).
-        round_trips: found.round_trips + 1 + 2 * counted.round_trips,
-        recent,
-        unreadable: counted.unreadable.len(),
-        untagged,
-        incomplete: !found.complete,
-    }));
+    let snapshot = reader.read(redis).await?;
+    let now = snapshot.time;
+    let _ = updates.send(Update::Queues(snapshot));
     if let Some(wanted) = detail {
         let d = read_detail(redis, wanted, now).await?;
         let _ = updates.send(Update::Detail(d));

@@ -237,7 +237,11 @@ impl Model {
                     stats: s.clone(),
                     done_rate: b.and_then(|(b, secs)| rate(s.completed, b.completed, secs)),
                     failed_rate: b.and_then(|(b, secs)| rate(s.failed, b.failed, secs)),
-                    recent: snapshot.recent.get(&s.queue).cloned().unwrap_or_default(),
+                    recent: snapshot
+                        .recent
+                        .get(&s.queue)
+                        .map(|r| r.to_vec())
+                        .unwrap_or_default(),
                 }
             })
             .collect();
@@ -484,11 +488,14 @@ mod tests {
     fn snapshot(at: Instant, stats: Vec<QueueStats>) -> Update {
         Update::Queues(Snapshot {
             at,
+            time: 0.0,
             stats,
             round_trips: 2,
             unreadable: 0,
             untagged: 0,
             incomplete: false,
+            keys_scanned: 0,
+            first_minute: 0,
             recent: Default::default(),
         })
     }

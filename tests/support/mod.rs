@@ -10,6 +10,7 @@ pub mod neighbours;
 pub mod proxy;
 pub mod tls;
 pub mod tmux;
+pub mod web;
 
 use std::io::{Read, Write};
 use std::net::TcpListener;

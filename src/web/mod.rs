@@ -1,0 +1,159 @@
+//! `qctl web`, the browser view: like `top`, a view that renders what the engine read. One
+//! task ([`feed`]) reads a snapshot of every queue each interval; every request reads the
+//! latest one. [`guard`] checks each request (Host, password) and adds the security
+//! headers; [`pages`] are the HTML, [`api`] their JSON twins, [`assets`] the style sheet and
+//! script built into the binary. `commands/web.rs` reads the flags and starts it.
+//!
+//! A new page is a function in `pages/` and a route in [`router`], with its JSON twin in
+//! `api.rs` at `/api/...` and a link in [`pages::layout`]'s navigation.
+
+pub mod api;
+pub mod assets;
+pub mod feed;
+pub mod guard;
+pub mod pages;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::routing::get;
+use axum::Router;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use tokio::net::TcpListener;
+use tokio::sync::{watch, Semaphore};
+
+use crate::engine::Error;
+use crate::output::Output;
+use feed::Latest;
+use guard::Guard;
+
+/// The default address: loopback, beside `qctl metrics`'s 9187.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:9188";
+
+/// Connections served at once; more wait to be accepted.
+const MAX_CONNECTIONS: usize = 512;
+
+/// How long a client has to finish the TLS handshake.
+const HANDSHAKE_LIMIT: Duration = Duration::from_secs(10);
+
+/// What the pages and the API read.
+#[derive(Debug)]
+pub struct App {
+    /// Redis as messages name it (`host:port`, never a password).
+    pub server: String,
+    /// How often the feed reads.
+    pub interval: Duration,
+    /// The latest reading, from the feed.
+    pub latest: watch::Receiver<Arc<Latest>>,
+}
+
+/// Every route, behind the guard.
+pub fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
+    Router::new()
+        .route("/", get(pages::overview::page))
+        .route("/api/overview", get(api::overview))
+        .route("/assets/{name}", get(assets::serve))
+        .fallback(pages::not_found)
+        .with_state(app)
+        .layer(axum::middleware::from_fn_with_state(guard, guard::check))
+}
+
+/// The TLS settings of `--https-cert` and `--https-key` (PEM files).
+pub fn tls_config(cert: &Path, key: &Path) -> Result<Arc<rustls::ServerConfig>, Error> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let unreadable = |what: &str, path: &Path, e: &dyn std::fmt::Display| {
+        Error::BadInput(format!("cannot read the {what} {}: {e}", path.display()))
+    };
+    let certs = CertificateDer::pem_file_iter(cert)
+        .and_then(|certs| certs.collect::<Result<Vec<_>, _>>())
+        .map_err(|e| unreadable("certificate (--https-cert)", cert, &e))?;
+    if certs.is_empty() {
+        return Err(unreadable(
+            "certificate (--https-cert)",
+            cert,
+            &"no PEM certificate in it",
+        ));
+    }
+    let key_der = PrivateKeyDer::from_pem_file(key)
+        .map_err(|e| unreadable("private key (--https-key)", key, &e))?;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .and_then(|b| b.with_no_client_auth().with_single_cert(certs, key_der))
+        .map_err(|e| {
+            Error::BadInput(format!(
+                "cannot serve HTTPS with {} and {}: {e}",
+                cert.display(),
+                key.display()
+            ))
+        })?;
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(Arc::new(config))
+}
+
+/// The URL of the page at `addr`.
+pub fn url(addr: SocketAddr, https: bool) -> String {
+    let scheme = if https { "https" } else { "http" };
+    format!("{scheme}://{addr}/")
+}
+
+/// Serves `router` on `listener` (over TLS with `tls`) until `stop` ends; requests then in
+/// progress are dropped with the process.
+pub async fn serve(
+    listener: TcpListener,
+    router: Router,
+    tls: Option<Arc<rustls::ServerConfig>>,
+    out: Output,
+    stop: impl Future<Output = ()>,
+) {
+    let acceptor = tls.map(tokio_rustls::TlsAcceptor::from);
+    let permits = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    tokio::pin!(stop);
+    loop {
+        let permit = tokio::select! {
+            permit = permits.clone().acquire_owned() => match permit {
+                Ok(permit) => permit,
+                Err(_) => return,
+            },
+            _ = &mut stop => return,
+        };
+        let stream = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(e) => {
+                    out.warn(format_args!("cannot accept a connection: {e}"));
+                    // Out of file descriptors, say: give the others time to finish.
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                    continue;
+                }
+            },
+            _ = &mut stop => return,
+        };
+        let service = TowerToHyperService::new(router.clone());
+        let acceptor = acceptor.clone();
+        tokio::spawn(async move {
+            let _permit = permit;
+            let http = hyper::server::conn::http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(Duration::from_secs(30))
+                .clone();
+            // A client that goes away mid-request is no error of ours.
+            match acceptor {
+                None => {
+                    let _ = http.serve_connection(TokioIo::new(stream), service).await;
+                }
+                Some(acceptor) => {
+                    let handshake = tokio::time::timeout(HANDSHAKE_LIMIT, acceptor.accept(stream));
+                    if let Ok(Ok(stream)) = handshake.await {
+                        let _ = http.serve_connection(TokioIo::new(stream), service).await;
+                    }
+                }
+            }
+        });
+    }
+}

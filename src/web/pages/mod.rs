@@ -1,0 +1,167 @@
+//! The pages, as maud templates: every value put in a page is escaped by maud (text and
+//! attributes alike), and text that came from Redis or a job goes through [`Shown`] first,
+//! which writes its control and bidi characters as `\u{..}`, so that it shows as what it
+//! is. No page holds inline script or style: app.js and app.css come from /assets/.
+//!
+//! A page is a function from the shared [`Latest`] reading (and the request) to
+//! [`Markup`], wrapped in [`layout`]; its route is added in [`super::router`], beside the
+//! route of its JSON twin in [`super::api`].
+
+pub mod chart;
+pub mod overview;
+
+use std::time::Instant;
+
+use axum::http::StatusCode;
+use axum::response::{Html, IntoResponse, Response};
+use maud::{html, Markup, Render, DOCTYPE};
+
+use super::feed::Latest;
+use super::App;
+use crate::engine::text::span;
+
+/// Text that came from Redis, a job or a consumer (queue names, errors quoting them), as
+/// it is shown in a page: control characters and the characters that reorder text (bidi
+/// controls) are written as `\u{202e}`, then maud escapes the rest.
+pub struct Shown<'a>(pub &'a str);
+
+impl Render for Shown<'_> {
+    fn render_to(&self, buffer: &mut String) {
+        visible(self.0).as_str().render_to(buffer);
+    }
+}
+
+/// Whether `c` is shown escaped: a control character, or one that changes the direction of
+/// the text around it.
+fn hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+        )
+}
+
+/// `text` with each [`hidden`] character written as Rust writes it (`\n`, `\u{202e}`), as
+/// the terminal shows control characters and as app.js writes them too.
+pub fn visible(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if hidden(c) {
+            out.extend(c.escape_default());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A page: its title, the navigation, the reading's status (a banner while Redis cannot be
+/// read), and its body. `<body>` carries what app.js needs: the API it polls and how often.
+pub fn layout(app: &App, latest: &Latest, title: &str, api: &str, body: Markup) -> Markup {
+    html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                meta name="color-scheme" content="light dark";
+                title { (Shown(title)) " - qctl web" }
+                link rel="stylesheet" href=(super::assets::path("app", "css"));
+                script src=(super::assets::path("app", "js")) defer {}
+            }
+            body data-api=(api) data-interval-ms=(app.interval.as_millis()) data-interval-words=(interval_words(app)) {
+                header.top {
+                    a.brand href="/" { "qctl web" }
+                    nav aria-label="pages" {
+                        a href="/" { "Overview" }
+                    }
+                    span.server { "Redis at " (Shown(&app.server)) }
+                }
+                (status(app, latest))
+                main { (body) }
+            }
+        }
+    }
+}
+
+/// The reading's status: when the last good reading was, every how often; or a banner
+/// (role=alert) with the error while Redis cannot be read. app.js rewrites it from the
+/// API's `status`.
+fn status(app: &App, latest: &Latest) -> Markup {
+    let now = Instant::now();
+    let read = latest
+        .snapshot
+        .as_ref()
+        .map(|s| span(now.saturating_duration_since(s.at).as_secs_f64()));
+    html! {
+        div #status {
+            @if let Some(failure) = &latest.failure {
+                div.banner role="alert" {
+                    strong { "Redis cannot be read" }
+                    ": " span.error { (Shown(&failure.message)) }
+                    " " span.since {
+                        @match &read {
+                            Some(age) => { "(last good reading " (age) " ago; " }
+                            None => { "(no good reading yet; " }
+                        }
+                        "retrying every " (interval_words(app)) ")"
+                    }
+                }
+            } @else {
+                p.updated {
+                    @match &read {
+                        Some(age) => { "updated " (age) " ago, every " (interval_words(app)) }
+                        None => { "reading Redis..." }
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn interval_words(app: &App) -> String {
+    humantime::format_duration(app.interval).to_string()
+}
+
+/// A page as a response (its headers are the guard's).
+pub fn respond(markup: Markup) -> Response {
+    Html(markup.into_string()).into_response()
+}
+
+/// Any path no page is at.
+pub async fn not_found(
+    axum::extract::State(app): axum::extract::State<std::sync::Arc<App>>,
+) -> Response {
+    let latest = app.latest.borrow().clone();
+    let page = layout(
+        &app,
+        &latest,
+        "Not found",
+        "",
+        html! {
+            h1 { "Not found" }
+            p { "No page is at this address. " a href="/" { "See every queue." } }
+        },
+    );
+    (StatusCode::NOT_FOUND, Html(page.into_string())).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hostile_text_shows_as_text() {
+        let shown = |s: &str| Shown(s).render().into_string();
+        assert_eq!(
+            shown("<script>x</script>"),
+            "&lt;script&gt;x&lt;/script&gt;"
+        );
+        assert_eq!(
+            shown("\"><img src=x onerror=alert(1)>"),
+            "&quot;&gt;&lt;img src=x onerror=alert(1)&gt;"
+        );
+        assert_eq!(shown("a\u{202e}b\0c\x1b\n"), "a\\u{202e}b\\u{0}c\\u{1b}\\n");
+        assert_eq!(shown("mail"), "mail");
+    }
+}
