@@ -93,7 +93,7 @@ pub fn command() -> clap::Command {
         .global(true)
         .hide_short_help(true);
     let mut cmd = texts(without_version_flag(Cli::command()).arg(version), "")
-        .after_help(format!("{}\n{ROOT_HINT}", examples("")))
+        .after_help(format!("{}{ROOT_HINT}", examples("")))
         .after_long_help(format!(
             "{}\n{}\nHelp topics (qctl help TOPIC):\n{topics}",
             examples(""),
