@@ -896,3 +896,59 @@ fn a_second_signal_ends_a_consumer_whose_redis_stopped_answering() {
         llen(&server, "q:active")
     ));
 }
+
+/// A consumer stopped at any moment of its start leaves no entry in `NAME:consumers`: behind
+/// a proxy that delays every reply by 30 ms, so that each step of the start (connections,
+/// the rights check, the registration) takes a while, SIGTERM comes 0 to 1.4 s after the
+/// spawn, and every run exits 143 with nothing registered and nothing in flight. A stop that
+/// dropped the registration after it was sent left its entry behind.
+#[test]
+fn sigterm_at_any_moment_of_a_consumers_start_leaves_no_entry() {
+    let server = RedisServer::start();
+    fill_active(&server, 5);
+    let proxy = FaultProxy::start(server.port());
+    proxy.latency(Duration::from_millis(30));
+    let mut runs = 0;
+    let mut before_start = 0;
+    for delay_ms in (0..=1400).step_by(50) {
+        let mut cmd = qctl_process_at(&proxy.url());
+        cmd.args([
+            "consume",
+            "q",
+            "--drain",
+            "-c",
+            "1",
+            "--shutdown-grace",
+            "0s",
+        ])
+        .args(["--", "sleep", "5"]);
+        let mut child = Background::spawn(cmd);
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        child.signal(Signal::SIGTERM);
+        let status = child
+            .wait_timeout(Duration::from_secs(60))
+            .expect("the consumer ends");
+        // Before qctl takes over SIGTERM (its first milliseconds), the signal ends it as
+        // it ends any process.
+        use std::os::unix::process::ExitStatusExt as _;
+        assert!(
+            status.code() == Some(143) || status.signal() == Some(Signal::SIGTERM as i32),
+            "SIGTERM {delay_ms} ms in: {status:?} {}",
+            child.stderr()
+        );
+        let members: Vec<String> = server.cmd(&[b"ZRANGE", b"q:consumers", b"0", b"-1"]);
+        assert!(
+            members.is_empty(),
+            "SIGTERM {delay_ms} ms in left {members:?}\n{}",
+            child.stderr()
+        );
+        let held: Vec<String> = server.cmd(&[b"KEYS", b"q:inflight:*"]);
+        assert!(held.is_empty(), "SIGTERM {delay_ms} ms in: {held:?}");
+        assert_eq!(llen(&server, "q:active"), 5, "SIGTERM {delay_ms} ms in");
+        runs += 1;
+        before_start += usize::from(child.stderr().contains("before the consumer started"));
+    }
+    figure(&format!(
+        "I14 SIGTERM 0 to 1.4 s into a consumer's start behind 30 ms of latency: {runs} runs, {before_start} before it started, none left an entry"
+    ));
+}

@@ -572,11 +572,12 @@ fn a_consumers_own_rate_of_20_per_second_starts_60_jobs_in_3_seconds_evenly() {
         .map(|w| w[1] - w[0])
         .fold(f64::MAX, f64::min);
     assert!((54..=66).contains(&n), "{n} starts in 3 s at --rate 20/s");
-    // A start that comes late (a fork on a busy machine) makes one close pair; starts kept
-    // in bursts would make most of them close.
+    // A start that comes late (a fork on a busy machine) makes one close pair, and a machine
+    // whose two cores other builds share makes a few (7 of 58 seen so); starts kept in bursts
+    // would make most of them close.
     let median = median_gap(&starts);
     assert!(
-        close <= 6,
+        close <= n / 5,
         "{close} of {n} starts came less than 25 ms after the one before (one every 50 ms)"
     );
     assert!(

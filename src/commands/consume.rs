@@ -99,14 +99,21 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
             sink: sink.clone(),
         })
     };
-    let connected = stop
-        .unless_signalled(Consumer::connect(server, cfg, handler, tx.clone()))
+    // A signal may stop the preparation, which writes nothing, but not the registration
+    // once sent: its reply says whether the entry was made, and a stop that came meanwhile
+    // then ends the run at once, leaving NAME:consumers as every stop does.
+    let prepared = stop
+        .unless_signalled(Consumer::prepare(server, cfg, handler, tx.clone()))
         .await;
-    let Some(consumer) = connected else {
+    let Some(consumer) = prepared else {
         return Ok(stopped_before_start(&mut ctx, &stop, &args));
     };
     let consumer = consumer?;
     let handle = consumer.handle();
+    if let Err(e) = consumer.register().await {
+        handle.give_back_and_leave().await;
+        return Err(e.into());
+    }
     if let Some(p) = &pipe {
         p.start(&queue, &handle.id, tx);
     }

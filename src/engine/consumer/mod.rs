@@ -734,7 +734,29 @@ pub struct Consumer {
 }
 
 impl Consumer {
+    /// [`Consumer::prepare`], then [`Consumer::register`].
     pub async fn connect(
+        server: ServerSpec,
+        cfg: Config,
+        handler: Arc<dyn Handler>,
+        events: mpsc::UnboundedSender<Event>,
+    ) -> Result<Consumer, Error> {
+        let consumer = Consumer::prepare(server, cfg, handler, events).await?;
+        consumer.register().await?;
+        Ok(consumer)
+    }
+
+    /// Enters the consumer in `NAME:consumers` and writes its description: its first write.
+    /// A caller that may be stopped while it waits lets this call end (its reply says whether
+    /// the entry was made), so that a stop never leaves an entry nobody knows of.
+    pub async fn register(&self) -> Result<(), Error> {
+        heartbeat::register(&self.shared).await
+    }
+
+    /// Connects, checks the key types and the rights the consumer needs, and measures the
+    /// server's clock: everything before its first write, so that dropping this future at
+    /// any point leaves nothing in Redis.
+    pub async fn prepare(
         server: ServerSpec,
         cfg: Config,
         handler: Arc<dyn Handler>,
@@ -811,7 +833,6 @@ impl Consumer {
             limited: std::sync::atomic::AtomicBool::new(cfg.rate.is_some()),
             cfg,
         });
-        heartbeat::register(&shared).await?;
         Ok(Consumer { shared })
     }
 
