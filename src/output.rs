@@ -776,6 +776,27 @@ pub fn entry_json(e: &crate::engine::listing::Entry, score_name: &str) -> serde_
     v
 }
 
+/// The JSON of `dead show` (`scheduled show`, `active show`) and of qctl web's job: the
+/// fields of a listed job (the time of `score_name` when the entry has a score), `queue`,
+/// and `location`: `state`, and `position` (active), `due` (scheduled), `died` (dead), or
+/// `consumer` and `started` (in flight; unix seconds, null when not recorded).
+pub fn shown_json(
+    queue: &str,
+    shown: &crate::engine::jobs::Shown,
+    score_name: &str,
+) -> serde_json::Value {
+    let mut v = entry_json(&shown.entry, score_name);
+    v["queue"] = queue.into();
+    v["location"] = serde_json::to_value(&shown.location).unwrap_or_default();
+    if matches!(
+        shown.location,
+        crate::engine::jobs::Location::InFlight { .. }
+    ) {
+        v["location"]["started"] = shown.started.into();
+    }
+    v
+}
+
 impl Output {
     /// A bar counting to `total` on stderr; hidden when stderr is no terminal or with --quiet.
     pub fn progress(&self, total: u64, what: &str) -> ProgressBar {

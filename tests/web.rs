@@ -607,3 +607,639 @@ fn https_serves_the_page_with_the_certificate_given() {
     assert_eq!(ran.code, Some(6), "{ran:?}");
     assert!(ran.err.contains("--https-cert"), "{ran:?}");
 }
+
+/// `qctl ARGS` against `server`: its exit code, stdout and stderr.
+fn qctl_output(server: &RedisServer, args: &[&str]) -> std::process::Output {
+    qctl(server).args(args).output().expect("qctl")
+}
+
+/// Queue `mail`: `dead1` dead after a run that wrote to stderr, `done1` acked by a qctl
+/// consumer, `ready1` and `ready2` ready, `later1` scheduled for an hour from now, and a
+/// record `stranded1` in no state. Queue `busy`: `run1` in flight at a live qctl consumer
+/// (running `sleep`), which is returned.
+fn jobs_in_every_state(server: &RedisServer) -> support::Background {
+    enqueue(server, &["mail", "--id", "dead1", "fail"]);
+    enqueue(server, &["mail", "--id", "done1", "ok"]);
+    qctl(server)
+        .args(["consume", "mail", "--drain", "--max-retries", "0"])
+        .args(FAST)
+        .args([
+            "--",
+            "sh",
+            "-c",
+            "if grep -q fail; then echo 'boom: <b>not bold</b>' >&2; exit 3; fi",
+        ])
+        .assert()
+        .code(7);
+    enqueue(server, &["mail", "--id", "ready1", "r1"]);
+    enqueue(server, &["mail", "--id", "ready2", "r2"]);
+    enqueue(server, &["mail", "--id", "later1", "--in", "1h", "later"]);
+    let record = qctl::engine::Job::new("stranded1", Some(b"s".to_vec())).encode();
+    let _: () = server.cmd(&[b"HSET", b"mail:data", b"stranded1", &record]);
+    enqueue(server, &["busy", "--id", "run1", "x"]);
+    let mut cmd = qctl_process(server);
+    cmd.args(["consume", "busy"])
+        .args(FAST)
+        .args(["--", "sleep", "600"]);
+    let consumer = support::Background::spawn(cmd);
+    assert!(
+        wait_until(LIMIT, || {
+            let out = qctl_output(server, &["inflight", "busy", "--json"]);
+            serde_json::from_slice::<Value>(&out.stdout)
+                .is_ok_and(|v| v[0]["id"] == "run1" && v[0]["started"].is_number())
+        }),
+        "run1 never ran: {}",
+        consumer.stderr()
+    );
+    consumer
+}
+
+#[test]
+fn the_job_api_says_what_show_json_says_in_every_state() {
+    let server = RedisServer::start();
+    let _consumer = jobs_in_every_state(&server);
+    let web = Web::start(&server, &[]);
+    for (queue, id, command, state) in [
+        ("mail", "dead1", "dead", "dead"),
+        ("mail", "later1", "scheduled", "scheduled"),
+        ("mail", "ready2", "dead", "active"),
+        ("busy", "run1", "dead", "in_flight"),
+        ("mail", "stranded1", "dead", "stranded"),
+    ] {
+        let reply = web.get(&format!("/api/queues/{queue}/jobs/{id}"));
+        assert_eq!(reply.status, 200, "{id}: {reply:?}");
+        assert_eq!(reply.header("content-type"), "application/json");
+        let api = reply.json();
+        let out = qctl_output(&server, &[command, "show", queue, id, "--json"]);
+        assert!(out.status.success(), "{id}: {out:?}");
+        let cli: Value = serde_json::from_slice(&out.stdout).expect("show --json");
+        assert_eq!(api, cli, "{id}");
+        assert_eq!(api["location"]["state"], state, "{id}: {api}");
+
+        let page = web.get(&format!("/queues/{queue}/jobs/{id}"));
+        assert_eq!(page.status, 200, "{id}");
+        assert!(
+            page.body
+                .contains(&format!("<span id=\"job-id\">{id}</span>")),
+            "{id}: {}",
+            page.body
+        );
+    }
+    let api = web.get("/api/queues/mail/jobs/dead1").json();
+    assert_eq!(api["failure"]["exit_code"], 3, "{api}");
+    assert!(
+        api["died"].is_number() && api["died_at"].is_string(),
+        "{api}"
+    );
+    assert_eq!(
+        web.get("/api/queues/mail/jobs/ready2").json()["location"]["position"],
+        1
+    );
+    let running = web.get("/api/queues/busy/jobs/run1").json();
+    assert!(running["location"]["started"].is_number(), "{running}");
+
+    // The page: where it is, its failure with stderr as text, its data, its size.
+    let page = web.get("/queues/mail/jobs/dead1").body;
+    for shown in [
+        "dead since ",
+        "<dd class=\"reason\">exit 3</dd>",
+        "boom: &lt;b&gt;not bold&lt;/b&gt;",
+        "<pre class=\"data text\" id=\"data\">fail</pre>",
+        "4 bytes, shown as text",
+        "href=\"/queues/mail/jobs/dead1/data\"",
+    ] {
+        assert!(page.contains(shown), "{shown:?} not in:\n{page}");
+    }
+    let page = web.get("/queues/busy/jobs/run1").body;
+    assert!(
+        page.contains("in flight, reserved by busy:inflight:"),
+        "{page}"
+    );
+    assert!(page.contains("<dt>running</dt><dd>for "), "{page}");
+}
+
+#[test]
+fn a_job_that_is_not_there_is_404_in_the_words_of_the_cli() {
+    let server = RedisServer::start();
+    let _consumer = jobs_in_every_state(&server);
+    let web = Web::start(&server, &[]);
+    for (queue, id, acked) in [
+        ("mial", "dead1", Value::Null),
+        ("mail", "nope", Value::Bool(false)),
+        ("mail", "done1", Value::Bool(true)),
+    ] {
+        let reply = web.get(&format!("/api/queues/{queue}/jobs/{id}"));
+        assert_eq!(reply.status, 404, "{queue} {id}: {reply:?}");
+        let api = reply.json();
+        assert_eq!(api["acked"], acked, "{api}");
+        let words = api["error"].as_str().expect("the error's words");
+        let out = qctl_output(&server, &["dead", "show", queue, id]);
+        assert_eq!(out.status.code(), Some(5), "{out:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(words), "{words:?} not in {err:?}");
+
+        let page = web.get(&format!("/queues/{queue}/jobs/{id}"));
+        assert_eq!(page.status, 404);
+        assert!(
+            page.body.contains(&words.replace('"', "&quot;")),
+            "{words:?} not in:\n{}",
+            page.body
+        );
+        let download = web.get(&format!("/queues/{queue}/jobs/{id}/data"));
+        assert_eq!(download.status, 404);
+        assert_eq!(download.body.trim_end(), words);
+    }
+    let api = web.get("/api/queues/mial/jobs/dead1").json();
+    let words = api["error"].as_str().unwrap_or_default();
+    assert!(
+        words.starts_with("no queue \"mial\" (known: ") && words.contains("mail"),
+        "{api}"
+    );
+    let api = web.get("/api/queues/mail/jobs/done1").json();
+    assert!(
+        api["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("a qctl consumer acked it")),
+        "{api}"
+    );
+    let page = web.get("/queues/mail/jobs/nope").body;
+    assert!(
+        page.contains("it ended without a record of success"),
+        "{page}"
+    );
+    // A queue qctl web was not started with is not shown.
+    let only = Web::start(&server, &["busy"]);
+    let reply = only.get("/api/queues/mail/jobs/dead1");
+    assert_eq!(reply.status, 404);
+    assert!(reply.body.contains("is not shown here"), "{reply:?}");
+}
+
+#[test]
+fn the_download_is_the_exact_bytes_of_the_data_read_once() {
+    let server = RedisServer::start();
+    let binary: Vec<u8> = (0..1024u32).map(|i| (i % 256) as u8).collect();
+    let big: Vec<u8> = (0..16u32 << 20)
+        .map(|i| (i.wrapping_mul(31) % 251) as u8)
+        .collect();
+    support::enqueue(&server, "mail", "binary", &binary);
+    support::enqueue(&server, "mail", "empty", b"");
+    support::enqueue(&server, "mail", "big", &big);
+    // One reading at start, none after: the calls counted are the downloads'.
+    let web = Web::start(&server, &["--interval", "1h"]);
+    for (id, data) in [("binary", &binary), ("empty", &Vec::new()), ("big", &big)] {
+        let _: () = server.cmd(&[b"CONFIG", b"RESETSTAT"]);
+        let (status, headers, body) = web.get_bytes(&format!("/queues/mail/jobs/{id}/data"));
+        assert_eq!(status, 200, "{id}");
+        assert_eq!(headers["content-type"], "application/octet-stream");
+        assert_eq!(
+            headers["content-disposition"],
+            format!("attachment; filename=\"{id}.bin\"; filename*=UTF-8''{id}.bin")
+        );
+        assert_eq!(headers["x-content-type-options"], "nosniff");
+        assert!(
+            body == *data,
+            "{id}: {} bytes, not the {}",
+            body.len(),
+            data.len()
+        );
+        // Read once: one HMGET, no measuring or reading in chunks.
+        assert_eq!(server.calls("hmget"), 1, "{id}");
+        for command in ["hget", "hstrlen"] {
+            assert_eq!(server.calls(command), 0, "{id}: {command}");
+        }
+        let raw = qctl_output(&server, &["dead", "show", "mail", id, "--raw"]);
+        assert!(raw.stdout == *data, "{id}: show --raw differs");
+    }
+    // The page of 16 MiB shows the first 64 KiB and says the size.
+    let page = web.get("/queues/mail/jobs/big");
+    assert_eq!(page.status, 200);
+    assert!(
+        page.body
+            .contains("16,777,216 bytes (16 MiB), shown in hex: the first 64 KiB of 16 MiB"),
+        "{}",
+        &page.body[..page.body.len().min(4000)]
+    );
+    assert!(page.body.len() < 1 << 20, "{} bytes", page.body.len());
+    let page = web.get("/queues/mail/jobs/empty").body;
+    assert!(page.contains("0 bytes, shown as text"), "{page}");
+}
+
+#[test]
+fn a_hostile_id_is_downloaded_under_a_safe_file_name() {
+    let server = RedisServer::start();
+    let id = "\"; filename=evil.sh\r\nX-Evil: 1/../..\\\u{202e}gpj.exe\0";
+    let record = qctl::engine::Job::new(id, Some(b"data".to_vec())).encode();
+    let _: () = server.cmd(&[b"HSET", b"mail:data", id.as_bytes(), &record]);
+    let _: () = server.cmd(&[b"RPUSH", b"mail:active", id.as_bytes()]);
+    let web = Web::start(&server, &[]);
+    let path = segment(id);
+    let (status, headers, body) = web.get_bytes(&format!("/queues/mail/jobs/{path}/data"));
+    assert_eq!(status, 200, "{headers:?}");
+    assert_eq!(body, b"data");
+    assert!(!headers.contains_key("x-evil"), "{headers:?}");
+    let disposition = &headers["content-disposition"];
+    assert!(!disposition.contains('\n'), "{disposition:?}");
+    assert!(
+        disposition
+            .chars()
+            .all(|c| c.is_ascii_graphic() || c == ' '),
+        "{disposition:?}"
+    );
+    let plain = disposition
+        .strip_prefix("attachment; filename=\"")
+        .and_then(|rest| rest.split_once("\"; filename*=UTF-8''"))
+        .map(|(name, _)| name)
+        .unwrap_or_else(|| panic!("{disposition:?}"));
+    assert!(
+        plain
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "._-".contains(c)),
+        "{plain:?}"
+    );
+    assert!(!plain.starts_with('.'), "{plain:?}");
+    let encoded = disposition.rsplit("UTF-8''").next().unwrap_or_default();
+    for bad in [
+        "%2F",
+        "%5C",
+        "%22",
+        "%0D",
+        "%0A",
+        "%00",
+        "%E2%80%AE",
+        "/",
+        "\\",
+    ] {
+        assert!(!encoded.contains(bad), "{bad} in {encoded:?}");
+    }
+    // Its page runs no code and says the id as text.
+    let page = web.get(&format!("/queues/mail/jobs/{path}")).body;
+    assert!(
+        page.contains("&quot;; filename=evil.sh\\r\\nX-Evil: 1/../..\\\\u{202e}gpj.exe\\u{0}"),
+        "{page}"
+    );
+}
+
+/// The values of the attribute `name` in `html`, as a browser reads them.
+fn attributes(html: &str, name: &str) -> Vec<String> {
+    let marker = format!(" {name}=\"");
+    html.split(&marker)
+        .skip(1)
+        .filter_map(|rest| rest.split_once('"'))
+        .map(|(value, _)| {
+            value
+                .replace("&quot;", "\"")
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&amp;", "&")
+        })
+        .collect()
+}
+
+#[test]
+fn the_commands_a_job_page_lists_run_as_they_are_in_a_posix_shell() {
+    let server = RedisServer::start_with(&["--requirepass", "pw-9911"]);
+    let dir = tempfile::tempdir().expect("temp dir");
+    let touched = dir.path().join("touched");
+    let id = format!("-it's \"odd\" $(touch {}) ;x", touched.display());
+    let url = format!("redis://:pw-9911@127.0.0.1:{}", server.port());
+    let as_user = |args: &[&str]| {
+        support::qctl_url(&format!("redis://127.0.0.1:{}", server.port()))
+            .env("QCTL_REDIS_PASSWORD", "pw-9911")
+            .args(args)
+            .output()
+            .expect("qctl")
+    };
+    assert!(as_user(&["enqueue", "mail", &format!("--id={id}"), "x"])
+        .status
+        .success());
+    let out = as_user(&[
+        "consume",
+        "mail",
+        "--drain",
+        "--max-retries",
+        "0",
+        "--",
+        "false",
+    ]);
+    assert_eq!(out.status.code(), Some(7), "{out:?}");
+    let mut cmd = support::qctl_process_at(&url);
+    cmd.args(["web", "--listen", "127.0.0.1:0"]);
+    let web = Web::spawn(cmd);
+    let page = web.get(&format!("/queues/mail/jobs/{}", segment(&id)));
+    assert_eq!(page.status, 200, "{}", page.body);
+    assert!(!page.body.contains("pw-9911"), "{}", page.body);
+    let commands = attributes(&page.body, "data-command");
+    assert_eq!(commands.len(), 3, "{commands:?}");
+    let requeue = &commands[0];
+    assert!(
+        requeue.starts_with(&format!(
+            "qctl -u redis://127.0.0.1:{} dead requeue --yes -- mail '-it'\\''s",
+            server.port()
+        )),
+        "{requeue}"
+    );
+    // Run as it is, by a POSIX shell, with the password from the environment.
+    let bin = assert_cmd::cargo::cargo_bin("qctl");
+    let path_var = format!(
+        "{}:{}",
+        bin.parent().expect("the binary's directory").display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let ran = std::process::Command::new("sh")
+        .arg("-c")
+        .arg(requeue)
+        .env("PATH", path_var)
+        .env("QCTL_REDIS_PASSWORD", "pw-9911")
+        .env_remove("QCTL_REDIS_URL")
+        .output()
+        .expect("sh");
+    assert!(ran.status.success(), "{ran:?}");
+    assert!(!touched.exists(), "the id ran as a command");
+    let active: Vec<String> = redis::cmd("LRANGE")
+        .arg("mail:active")
+        .arg(0)
+        .arg(-1)
+        .query(
+            &mut redis::Client::open(url.as_str())
+                .unwrap()
+                .get_connection()
+                .unwrap(),
+        )
+        .expect("LRANGE");
+    assert_eq!(active, [id]);
+}
+
+#[test]
+fn the_health_api_finds_what_doctor_json_and_check_json_find() {
+    let server = RedisServer::start();
+    fill(&server);
+    let web = Web::start(&server, &[]);
+    let reply = web.get("/api/health");
+    assert_eq!(reply.status, 200, "{reply:?}");
+    let api = reply.json();
+    assert_eq!(api["read"]["queues"], serde_json::json!(["mail", "sms"]));
+
+    let out = qctl_output(&server, &["doctor", "mail", "sms", "--json"]);
+    let doctor: Value = serde_json::from_slice(&out.stdout).expect("doctor --json");
+    let ours = api["doctor"]["findings"].as_array().expect("findings");
+    let theirs = doctor["findings"].as_array().expect("findings");
+    assert_eq!(ours.len(), theirs.len(), "{api}\n{doctor}");
+    assert!(ours.len() > 20, "{api}");
+    for (a, b) in ours.iter().zip(theirs) {
+        // Measured times and sizes differ from one reading to the next.
+        let measured = ["latency", "clock", "memory"].contains(&b["check"].as_str().unwrap_or(""));
+        for (field, value) in b.as_object().expect("a finding") {
+            if field == "summary" && measured {
+                continue;
+            }
+            assert_eq!(&a[field], value, "{field} of {b}");
+        }
+    }
+    assert_eq!(api["doctor"]["status"], doctor["status"]);
+    assert_eq!(api["doctor"]["exit_code"], doctor["exit_code"]);
+
+    let command = api["read"]["check_command"].as_str().expect("the command");
+    let words: Vec<&str> = command.split_whitespace().collect();
+    assert_eq!(
+        words[..3],
+        ["qctl", "-u", server.url().as_str()],
+        "{command}"
+    );
+    assert!(command.contains(" check --warn-"), "{command}");
+    let out = std::process::Command::new(assert_cmd::cargo::cargo_bin("qctl"))
+        .args(&words[1..])
+        .arg("--json")
+        .output()
+        .expect("qctl check");
+    let check: Value = serde_json::from_slice(&out.stdout).expect("check --json");
+    assert_eq!(api["check"], check);
+    assert_eq!(check["queues"].as_array().map(Vec::len), Some(2), "{check}");
+
+    // The page says the same, grouped as doctor groups it.
+    let page = web.get("/health").body;
+    for shown in [
+        "<h3>server 127.0.0.1:",
+        "<h3>rights of the current user on queue mail</h3>",
+        "queue <a href=\"/queues/mail\">mail</a> (",
+        "id=\"check-command\"",
+    ] {
+        assert!(page.contains(shown), "{shown:?} not in:\n{page}");
+    }
+    assert!(page.contains(&format!(
+        "<span class=\"sev {}\">",
+        doctor["status"].as_str().unwrap().to_lowercase()
+    )));
+}
+
+#[test]
+fn health_is_read_at_most_once_per_interval_however_many_ask() {
+    let server = RedisServer::start();
+    fill(&server);
+    let web = Web::start(&server, &["--interval", "1h"]);
+    let _: () = server.cmd(&[b"CONFIG", b"RESETSTAT"]);
+    let times = std::sync::Mutex::new(std::collections::BTreeSet::new());
+    std::thread::scope(|s| {
+        for t in 0..10 {
+            let (web, times) = (&web, &times);
+            s.spawn(move || {
+                for i in 0..5 {
+                    if (t + i) % 2 == 0 {
+                        assert_eq!(web.get("/health").status, 200);
+                    } else {
+                        let api = web.get("/api/health").json();
+                        let time = api["read"]["time"].as_f64().expect("a time");
+                        times.lock().unwrap().insert(time.to_bits());
+                    }
+                }
+            });
+        }
+    });
+    assert_eq!(times.lock().unwrap().len(), 1, "more than one reading");
+    let served: Vec<u64> = ["type", "hscan", "evalsha", "hello"]
+        .iter()
+        .map(|c| server.calls(c))
+        .collect();
+    // What one doctor and one check cost.
+    let _: () = server.cmd(&[b"CONFIG", b"RESETSTAT"]);
+    qctl_output(&server, &["doctor", "mail", "sms", "--json"]);
+    let one: Vec<u64> = ["type", "hscan", "evalsha", "hello"]
+        .iter()
+        .map(|c| server.calls(c))
+        .collect();
+    assert!(one.iter().all(|n| *n > 0), "{one:?}");
+    // qctl doctor opens its connection with HELLO; qctl web's was open already.
+    assert_eq!(
+        served[..3],
+        one[..3],
+        "50 requests cost {served:?}, one doctor {one:?}"
+    );
+    assert!(served[3] <= one[3], "{served:?} {one:?}");
+}
+
+/// `text` as a page shows text from Redis: control characters and those that reorder text
+/// written as Rust writes them.
+fn visible(text: &str) -> String {
+    text.chars()
+        .flat_map(|c| {
+            let hidden = c.is_control()
+                || matches!(c, '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}');
+            if hidden {
+                c.escape_default().collect::<Vec<_>>()
+            } else {
+                vec![c]
+            }
+        })
+        .collect()
+}
+
+/// `text` as one segment of a URL's path: every byte but letters and digits percent-encoded.
+fn segment(text: &str) -> String {
+    text.bytes()
+        .map(|b| {
+            if b.is_ascii_alphanumeric() {
+                (b as char).to_string()
+            } else {
+                format!("%{b:02X}")
+            }
+        })
+        .collect()
+}
+
+#[test]
+fn hostile_records_open_as_text_in_a_browser_and_run_nothing() {
+    let Some(browser) = support::browser::Browser::start(1280, 800) else {
+        return;
+    };
+    let server = RedisServer::start();
+    const SCRIPT: &str = "<script>window.pwned=1</script>";
+    const IMG: &str = "\"><img src=x onerror=\"window.pwned=1\">";
+    // (id, data, shown as text)
+    let records: Vec<(&str, Vec<u8>, bool)> = vec![
+        (SCRIPT, SCRIPT.as_bytes().to_vec(), true),
+        (IMG, IMG.as_bytes().to_vec(), true),
+        (
+            "</textarea>",
+            format!("</textarea>{SCRIPT}").into_bytes(),
+            true,
+        ),
+        ("a\u{202e}b", "\u{202e}txt.exe".as_bytes().to_vec(), true),
+        ("nul\0id", format!("a\0b{SCRIPT}").into_bytes(), false),
+        (
+            "not-utf8",
+            [b"\xff\xfe".as_slice(), SCRIPT.as_bytes()].concat(),
+            false,
+        ),
+    ];
+    for (id, data, _) in &records {
+        let record = qctl::engine::Job::new(*id, Some(data.clone())).encode();
+        let _: () = server.cmd(&[b"HSET", b"mail:data", id.as_bytes(), &record]);
+        let _: () = server.cmd(&[b"RPUSH", b"mail:active", id.as_bytes()]);
+    }
+    // A record that is no CurlyQ record at all, and invalid UTF-8, through a raw HSET.
+    let damaged = [b"\xff\xfe\xc1".as_slice(), SCRIPT.as_bytes()].concat();
+    let _: () = server.cmd(&[b"HSET", b"mail:data", b"damaged", &damaged]);
+    let _: () = server.cmd(&[b"RPUSH", b"mail:active", b"damaged"]);
+    let big = SCRIPT.repeat((16 << 20) / SCRIPT.len() + 1);
+    support::enqueue(&server, "mail", "big", big.as_bytes());
+    let web = Web::start(&server, &[]);
+    let pwned = |b: &support::browser::Browser| b.run_js("return typeof window.pwned");
+
+    for (id, data, text) in &records {
+        browser.open(&format!("{}queues/mail/jobs/{}", web.url, segment(id)));
+        browser.wait("the job's page", |b| b.text("#job-id").is_some());
+        assert_eq!(pwned(&browser), "undefined", "{id:?}");
+        assert_eq!(
+            browser.text("#job-id").as_deref(),
+            Some(visible(id).as_str()),
+            "{id:?}"
+        );
+        let class = browser.run_js("return document.getElementById('data').className");
+        if *text {
+            assert_eq!(class, "data text", "{id:?}");
+            let shown = browser.text("#data").unwrap_or_default();
+            assert_eq!(shown, visible(std::str::from_utf8(data).unwrap()), "{id:?}");
+        } else {
+            assert_eq!(class, "data hex", "{id:?}");
+            let shown = browser.text("#data").unwrap_or_default();
+            assert!(shown.starts_with("00000000  "), "{id:?}: {shown}");
+        }
+        let size = browser.text("#data-size").unwrap_or_default();
+        assert!(
+            size.starts_with(&format!("{} bytes", data.len())),
+            "{id:?}: {size}"
+        );
+    }
+
+    browser.open(&format!("{}queues/mail/jobs/damaged", web.url));
+    browser.wait("the damaged job's page", |b| b.text("#damaged").is_some());
+    assert_eq!(pwned(&browser), "undefined");
+    let shown = browser.text("#data").unwrap_or_default();
+    assert!(shown.starts_with("00000000  ff fe c1 3c 73 63"), "{shown}");
+
+    browser.open(&format!("{}queues/mail/jobs/big", web.url));
+    browser.wait("the big job's page", |b| b.text("#data-size").is_some());
+    assert_eq!(pwned(&browser), "undefined");
+    let size = browser.text("#data-size").unwrap_or_default();
+    assert!(
+        size.contains("(16 MiB), shown as text: the first 64 KiB of 16 MiB"),
+        "{size}"
+    );
+    let shown = browser.text("#data").unwrap_or_default();
+    assert!(
+        shown.starts_with(SCRIPT) && shown.len() <= 64 << 10,
+        "{}",
+        shown.len()
+    );
+
+    // The commands' Copy buttons are there once the script runs, and say what they did.
+    browser.open(&format!("{}queues/mail/jobs/{}", web.url, segment(IMG)));
+    browser.wait("the Copy buttons", |b| {
+        b.find("button.copy").is_some_and(|e| e.displayed())
+    });
+    let copies = browser.find_all("button.copy");
+    assert_eq!(copies.len(), 3);
+    copies[0].click();
+    browser.wait("the copy's note", |b| {
+        b.text(".copied").is_some_and(|t| !t.is_empty())
+    });
+    let note = browser.text(".copied").unwrap_or_default();
+    assert!(note == "copied" || note.starts_with("not copied"), "{note}");
+    assert_eq!(pwned(&browser), "undefined");
+}
+
+#[test]
+fn the_job_and_health_pages_fit_a_laptop_and_a_phone() {
+    let server = RedisServer::start();
+    let _consumer = jobs_in_every_state(&server);
+    let web = Web::start(&server, &[]);
+    for (width, height, mobile) in [(1280, 800, false), (390, 844, true)] {
+        let browser = if mobile {
+            support::browser::Browser::start_mobile(width, height)
+        } else {
+            support::browser::Browser::start(width, height)
+        };
+        let Some(browser) = browser else {
+            return;
+        };
+        for (page, path, ready) in [
+            ("job", "queues/mail/jobs/dead1", "#commands"),
+            ("health", "health", "#check-summary"),
+        ] {
+            browser.open(&format!("{}{path}", web.url));
+            browser.wait(page, |b| b.find(ready).is_some());
+            let overflow = browser.run_js(
+                "return document.documentElement.scrollWidth - document.documentElement.clientWidth",
+            );
+            assert_eq!(overflow, 0, "{page} at {width}x{height} scrolls sideways");
+            let shot = browser.screenshot(&format!("web-{page}-{width}x{height}"));
+            assert_eq!(
+                support::browser::png_size(&shot),
+                (width, height),
+                "{}",
+                shot.display()
+            );
+        }
+        let stale = browser.find("button.copy").map(|b| b.displayed());
+        assert_eq!(stale, None, "the health page has no Copy button");
+    }
+}

@@ -6,11 +6,10 @@ use serde_json::json;
 
 use super::Context;
 use crate::cli::DoctorArgs;
-use crate::engine::conn::Node;
 use crate::engine::doctor::{self, Area, Finding};
 use crate::engine::health::Severity;
 use crate::engine::integrity::{self, Repair, Report};
-use crate::engine::{Error, ExitCode, QueueKeys};
+use crate::engine::{ExitCode, QueueKeys};
 use crate::output::{
     agree, cut, plural, printable, printable_message, shell_quote, stopped_by, wrap,
 };
@@ -36,25 +35,13 @@ pub async fn run(mut ctx: Context, args: DoctorArgs) -> anyhow::Result<ExitCode>
     let mut findings: Vec<Finding> = Vec::new();
     let mut reports: Vec<(QueueKeys, Report)> = Vec::new();
     let cluster = spec.is_cluster();
-    match gather(&spec, &queues, cluster, &mut findings, &mut reports).await {
-        Ok(()) => {}
-        Err(e) => {
-            // Redis could not be read (any more): what was found so far, and UNKNOWN.
-            let mut f = Finding::new(
-                Area::Server,
-                "connect",
-                Severity::Unknown,
-                format!("Redis could not be read: {e}"),
-            )
-            .node(spec.server())
-            .fix(if e.downcast_ref::<Error>().is_some_and(Error::is_auth) {
-                "Give the user with --user and its password with $QCTL_REDIS_PASSWORD or --password-file FILE."
-            } else {
-                "Check the URL, that the server runs and answers, and the user and password."
-            });
-            f.summary = crate::engine::error::redact(&f.summary);
-            findings.push(f);
-        }
+    let examined = async {
+        let mut redis = spec.connect().await?;
+        doctor::examine(&mut redis, &queues, cluster, &mut findings, &mut reports).await
+    };
+    if let Err(e) = examined.await {
+        // Redis could not be read (any more): what was found so far, and UNKNOWN.
+        findings.push(doctor::unreadable(&e, spec.server()));
     }
     let worst = doctor::worst(&findings);
     let shown = if ctx.out.json {
@@ -65,110 +52,13 @@ pub async fn run(mut ctx: Context, args: DoctorArgs) -> anyhow::Result<ExitCode>
     if !args.fix || worst == Severity::Unknown && reports.is_empty() {
         // A closed output does not change the verdict: the exit code is the answer.
         if ctx.out.json {
-            let _ = ctx.out.json_line(&document(&findings, worst, None));
+            let _ = ctx.out.json_line(&doctor::Document::of(&findings, None));
             let _ = ctx.out.flush();
         }
         return Ok(worst.exit_code());
     }
     shown?;
     fix(ctx, &args, spec, findings, reports).await
-}
-
-/// Runs every check, in order: the servers, then each queue's rights and integrity.
-async fn gather(
-    spec: &crate::engine::ServerSpec,
-    queues: &[QueueKeys],
-    cluster: bool,
-    findings: &mut Vec<Finding>,
-    reports: &mut Vec<(QueueKeys, Report)>,
-) -> anyhow::Result<()> {
-    let mut redis = spec.connect().await?;
-    let nodes: Vec<(Node, String)> = if cluster {
-        redis
-            .masters()
-            .await?
-            .into_iter()
-            .map(|n| {
-                let name = match &n {
-                    Node::At { host, port } => format!("{host}:{port}"),
-                    _ => redis.server().to_string(),
-                };
-                (n, name)
-            })
-            .collect()
-    } else {
-        vec![(Node::This, redis.server().to_string())]
-    };
-    let mut hello = None;
-    for (node, name) in &nodes {
-        let (h, found) = doctor::check_server(&mut redis, node, name, cluster).await?;
-        hello.get_or_insert(h);
-        findings.extend(found);
-    }
-    for keys in queues {
-        // The node owning the queue: the first master's name stands for a single server.
-        let node = if cluster {
-            format!("the node of {}", keys.active)
-        } else {
-            redis.server().to_string()
-        };
-        // The rights hold for a queue still to come too: they are checked first.
-        let permissions = doctor::rights(&mut redis, keys).await?;
-        findings.extend(doctor::rights_findings(keys, &node, &permissions));
-        if !super::queue_known(&mut redis, keys).await? {
-            // A mistyped name: UNKNOWN, as for `check`, with the queues it may have meant.
-            let mut f = Finding::new(
-                Area::Queue,
-                "exists",
-                Severity::Unknown,
-                super::no_queue(&mut redis, &keys.name).await?,
-            )
-            .node(&node)
-            .explain("No key of the queue is on this server: a mistyped name, or a queue that holds nothing and was never run by qctl. Its integrity was not checked.")
-            .fix("Check the name: qctl stats lists the queues.");
-            f.queue = Some(keys.name.clone());
-            findings.push(f);
-            continue;
-        }
-        match integrity::check(&mut redis, keys, &node).await {
-            Ok(report) => {
-                findings.extend(report.findings.iter().cloned());
-                reports.push((keys.clone(), report));
-            }
-            Err(e) if e.is_refusal() => {
-                let mut f = Finding::new(
-                    Area::Queue,
-                    "integrity",
-                    Severity::Warning,
-                    format!("the integrity of the queue could not be checked: {e}"),
-                )
-                .node(&node)
-                .explain("A command the check sends was refused; the other checks of the queue were not made.")
-                .fix("Run doctor as a user that may read every key of the queue (see the ACL recipe in docs/configuration.md).");
-                f.queue = Some(keys.name.clone());
-                findings.push(f);
-            }
-            Err(e) => return Err(e.into()),
-        }
-    }
-    Ok(())
-}
-
-/// The JSON document: the overall status, every finding, and what --fix did or would do.
-fn document(
-    findings: &[Finding],
-    worst: Severity,
-    fix: Option<serde_json::Value>,
-) -> serde_json::Value {
-    let mut doc = json!({
-        "status": worst.label(),
-        "exit_code": worst.exit_code() as u8,
-        "findings": findings,
-    });
-    if let Some(fix) = fix {
-        doc["fix"] = fix;
-    }
-    doc
 }
 
 /// The findings for people: grouped by server, rights and queue, each fitting 80 columns;
@@ -298,9 +188,8 @@ async fn fix(
     let worst = doctor::worst(&findings);
     if stranded + missing == 0 {
         if ctx.out.json {
-            ctx.out.json_line(&document(
+            ctx.out.json_line(&doctor::Document::of(
                 &findings,
-                worst,
                 Some(json!({"requeued": [], "removed": []})),
             ))?;
             ctx.out.flush()?;
@@ -343,9 +232,8 @@ async fn fix(
             })
             .collect();
         if ctx.out.json {
-            ctx.out.json_line(&document(
+            ctx.out.json_line(&doctor::Document::of(
                 &findings,
-                worst,
                 Some(json!({"dry_run": true, "requeue": would_requeue, "remove": would_remove})),
             ))?;
         } else {
@@ -411,7 +299,7 @@ async fn fix(
         plural(repair.requeued.len() as u64, "record"),
         plural(repair.removed.len() as u64, "id")
     );
-    let written = write_repair(&mut ctx, &findings, worst, &repair);
+    let written = write_repair(&mut ctx, &findings, &repair);
     let done = repair.requeued.len() + repair.removed.len() + repair.left as usize;
     if let Some(cause) = stop.cause().filter(|_| done < stranded + missing) {
         ctx.out.last_word(&format!(
@@ -439,17 +327,9 @@ async fn fix(
 }
 
 /// A line per id repaired (or, with --json, the document with what was done).
-fn write_repair(
-    ctx: &mut Context,
-    findings: &[Finding],
-    worst: Severity,
-    repair: &Repair,
-) -> std::io::Result<()> {
+fn write_repair(ctx: &mut Context, findings: &[Finding], repair: &Repair) -> std::io::Result<()> {
     if ctx.out.json {
-        ctx.out.json_line(&document(
-            findings,
-            worst,
-            Some(json!({
+        ctx.out.json_line(&doctor::Document::of(findings, Some(json!({
                 "requeued": repair.requeued,
                 "removed": repair.removed.iter().map(|(k, id)| json!({"key": k, "id": id})).collect::<Vec<_>>(),
                 "left": repair.left,

@@ -4,50 +4,14 @@
 use anyhow::Context as _;
 
 use super::Context;
-use crate::engine::consumers;
 use crate::engine::history::{self, Step, Tally};
 use crate::engine::snapshot::{step_json, PERCENTILES};
 use crate::engine::text::millis;
 use crate::engine::{ExitCode, Redis};
-use crate::output::{agree, count, cut, plural, printable, table_width, Fit};
+use crate::output::{count, cut, printable, table_width, Fit};
 
-/// A span for people, as the flags take it: whole days in days (`7d`, `3650d`; humantime
-/// would write `7days` and, past a year, months that are not whole days), any other span as
-/// humantime writes it (`1h 30m`, `5m`).
-pub fn span_words(d: std::time::Duration) -> String {
-    let secs = d.as_secs();
-    if secs >= 86_400 && secs % 86_400 == 0 && d.subsec_nanos() == 0 {
-        format!("{}d", secs / 86_400)
-    } else {
-        humantime::format_duration(d).to_string()
-    }
-}
-
-/// What the history cannot know about `queue`: the jobs its Go CurlyQ consumers run (they
-/// keep no history). None when every live consumer is a qctl consumer.
-pub async fn blind_spot(
-    redis: &mut Redis,
-    keys: &crate::engine::QueueKeys,
-) -> anyhow::Result<Option<String>> {
-    let list = consumers::list(redis, keys).await?;
-    let described = consumers::describe(redis, keys, &list).await?;
-    let go = list
-        .iter()
-        .zip(&described)
-        .filter(|(c, d)| c.in_flight.is_some() && d.is_none())
-        .count();
-    Ok((go > 0).then(|| {
-        let go = go as u64;
-        format!(
-            "{} of {} {} no history ({}): the jobs {} run are not counted here",
-            plural(go, "consumer"),
-            printable(&keys.name),
-            agree(go, "keeps", "keep"),
-            agree(go, "a Go CurlyQ consumer", "Go CurlyQ consumers"),
-            agree(go, "it", "they")
-        )
-    }))
-}
+pub use crate::engine::history::blind_spot;
+pub use crate::engine::text::span_words;
 
 /// `stats --history`: a table per queue (or JSON: one object per step of every queue).
 pub async fn show(

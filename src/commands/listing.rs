@@ -8,12 +8,12 @@ use super::Context;
 use crate::cli::{BulkArgs, FilterArgs, ListArgs, ShowArgs};
 pub use crate::engine::bulk::Action;
 use crate::engine::bulk::{self, Fate, Reading, Selection, Walk};
-use crate::engine::jobs::describe_time;
-use crate::engine::listing::{self, Entry, Filter, Pager};
+use crate::engine::jobs::{describe_time, Found, Gone, Location, Stored};
+use crate::engine::listing::{Entry, Filter, Pager};
 use crate::engine::{self, Error, ExitCode, QueueKeys};
 use crate::output::{
-    dead_reason, entry_json, plural, preview, printable, printable_message, relative, stopped_by,
-    thousands, Fit,
+    dead_reason, entry_json, plural, preview, printable, printable_message, relative, shown_json,
+    stopped_by, thousands, Fit,
 };
 use crate::signals;
 
@@ -291,60 +291,27 @@ pub async fn show(mut ctx: Context, args: ShowArgs, place: Place) -> anyhow::Res
     let mut redis = ctx.server()?.connect().await?;
     super::require_queue(&mut redis, &keys).await?;
     let (queue, id) = (&args.queue, &args.id);
-    let mut entries = listing::fill(&mut redis, &keys, vec![(id.clone(), None)])
+    if args.raw {
+        return raw(&mut ctx, &mut redis, &keys, id, place).await;
+    }
+    let found = engine::jobs::show(&mut redis, &keys, id)
         .await
         .with_context(|| format!("cannot read job {id:?} of queue {queue:?}"))?;
-    let mut entry = entries.pop().expect("one entry per id");
-    let location = engine::jobs::locate(&mut redis, &keys, id).await?;
-    entry.score = match (&location, place) {
-        (engine::jobs::Location::Scheduled { due }, Place::Scheduled) => Some(*due),
-        (engine::jobs::Location::Dead { died }, Place::Dead) => Some(*died),
-        _ => None,
+    let mut shown = match found {
+        Found::Job(shown) => shown,
+        Found::Gone(gone) => return Err(Error::NothingDone(gone.words()).into()),
     };
-    if entry.job.is_none() && matches!(location, engine::jobs::Location::Unknown) {
-        return Err(Error::NothingDone(format!("no job {id:?} in queue {queue:?}")).into());
-    }
-    let expected = match place {
-        Place::Dead => matches!(location, engine::jobs::Location::Dead { .. }),
-        Place::Scheduled => matches!(location, engine::jobs::Location::Scheduled { .. }),
-        Place::Active => matches!(location, engine::jobs::Location::Active { .. }),
-    };
-    if !expected {
-        ctx.out.warn(format_args!(
-            "job {id:?} is not in {}: it is {}",
-            place.key(&keys),
-            printable(&location.to_string())
-        ));
-    }
-    if args.raw {
-        // A damaged record's stored bytes are written as they are, for inspection.
-        let data = match (entry.data(), entry.damage(), &entry.raw) {
-            (Some(d), None, _) => d.to_vec(),
-            (_, Some(why), Some(raw)) => {
-                ctx.out.warn(format_args!(
-                    "job {id:?} has a damaged record ({}); writing its stored bytes",
-                    printable(&why)
-                ));
-                raw.clone()
-            }
-            (_, _, None) => {
-                return Err(
-                    Error::BadInput(format!("job {id:?} has no record in {}", keys.data)).into(),
-                )
-            }
-            (None, None, _) => Vec::new(),
-        };
-        use std::io::Write;
-        let mut stdout = std::io::stdout().lock();
-        stdout.write_all(&data)?;
-        stdout.flush()?;
-        return Ok(ExitCode::Success);
-    }
+    not_in_place(&ctx, &keys, id, &shown.location, place);
+    // The time of its place, when it is in the place the command names.
+    shown.entry.score = shown
+        .score()
+        .filter(|(name, _)| *name == place.score_name())
+        .map(|(_, t)| t);
+    let entry = &shown.entry;
+    let location = &shown.location;
     if ctx.out.json {
-        let mut v = entry_json(&entry, place.score_name());
-        v["queue"] = json!(queue);
-        v["location"] = serde_json::to_value(&location)?;
-        ctx.out.json_line(&v)?;
+        ctx.out
+            .json_line(&shown_json(queue, &shown, place.score_name()))?;
     } else {
         let now = engine::now();
         // What came from the job and from Redis is shown escaped.
@@ -401,6 +368,68 @@ pub async fn show(mut ctx: Context, args: ShowArgs, place: Place) -> anyhow::Res
         }
     }
     ctx.out.flush()?;
+    Ok(ExitCode::Success)
+}
+
+/// Warns when the job is not where the command looks (`dead show` of a ready job).
+fn not_in_place(ctx: &Context, keys: &QueueKeys, id: &str, location: &Location, place: Place) {
+    let expected = match place {
+        Place::Dead => matches!(location, Location::Dead { .. }),
+        Place::Scheduled => matches!(location, Location::Scheduled { .. }),
+        Place::Active => matches!(location, Location::Active { .. }),
+    };
+    if !expected {
+        ctx.out.warn(format_args!(
+            "job {id:?} is not in {}: it is {}",
+            place.key(keys),
+            printable(&location.to_string())
+        ));
+    }
+}
+
+/// `show --raw`: only the job's data bytes, read once; a damaged record's stored bytes are
+/// written as they are, for inspection.
+async fn raw(
+    ctx: &mut Context,
+    redis: &mut engine::Redis,
+    keys: &QueueKeys,
+    id: &str,
+    place: Place,
+) -> anyhow::Result<ExitCode> {
+    let queue = &keys.name;
+    let what = || format!("cannot read job {id:?} of queue {queue:?}");
+    let stored = engine::jobs::stored(redis, keys, id)
+        .await
+        .with_context(what)?;
+    let location = engine::jobs::locate(redis, keys, id).await?;
+    if matches!(stored, Stored::Missing) && location == Location::Unknown {
+        let gone = Gone {
+            queue: queue.clone(),
+            id: id.to_string(),
+            acked: engine::jobs::acked(redis, keys, id).await?,
+        };
+        return Err(Error::NothingDone(gone.words()).into());
+    }
+    not_in_place(ctx, keys, id, &location, place);
+    let data = match stored {
+        Stored::Data(data) => data,
+        Stored::Damaged { why, record } => {
+            ctx.out.warn(format_args!(
+                "job {id:?} has a damaged record ({}); writing its stored bytes",
+                printable(&why)
+            ));
+            record
+        }
+        Stored::Missing => {
+            return Err(
+                Error::BadInput(format!("job {id:?} has no record in {}", keys.data)).into(),
+            )
+        }
+    };
+    use std::io::Write;
+    let mut stdout = std::io::stdout().lock();
+    stdout.write_all(&data)?;
+    stdout.flush()?;
     Ok(ExitCode::Success)
 }
 

@@ -5,14 +5,12 @@ use std::collections::HashMap;
 use std::io::IsTerminal;
 use std::time::{Duration, Instant};
 
-use anyhow::Context as _;
-
 use super::Context;
 use crate::cli::StatsArgs;
-use crate::engine::queues::{self, rate, QueueStats};
+use crate::engine::queues::{rate, QueueStats};
 use crate::engine::snapshot::{stats_json, Watched};
-use crate::engine::{self, Error, ExitCode, Redis};
-use crate::output::{agree, count, plural, printable, queue_cells, Fit, QUEUE_COLUMNS};
+use crate::engine::{Error, ExitCode, Redis};
+use crate::output::{count, plural, queue_cells, Fit, QUEUE_COLUMNS};
 use crate::prometheus;
 
 pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> {
@@ -177,20 +175,9 @@ pub async fn run(mut ctx: Context, args: StatsArgs) -> anyhow::Result<ExitCode> 
     }
 }
 
-/// One reading of the queues: what `stats` shows and `metrics` serves.
-pub(super) struct Reading {
-    pub stats: Vec<QueueStats>,
-    /// When the queues were counted: the server's clock (unix seconds).
-    pub time: f64,
-    pub round_trips: u64,
-    /// Queues that may be missing or were skipped, one line each.
-    pub warnings: Vec<String>,
-    /// The queues passed over because the Redis user may not read their keys.
-    pub unreadable: Option<String>,
-}
+pub(super) use crate::engine::queues::Reading;
 
-/// Counts `queues`, or every queue SCAN finds (at most `max_keys` keys) when none are named;
-/// in a cluster, found queues without a hash tag are skipped with a warning.
+/// Counts `queues`, or every queue SCAN finds (see [`crate::engine::queues::read`]).
 pub(super) async fn read(
     redis: &mut Redis,
     queues: &[String],
@@ -198,60 +185,5 @@ pub(super) async fn read(
     orphan_after: Duration,
     max_keys: u64,
 ) -> anyhow::Result<Reading> {
-    let mut queues = queues.to_vec();
-    let mut warnings = Vec::new();
-    let mut trips = 0;
-    let discovering = queues.is_empty();
-    if discovering {
-        let found = queues::discover(redis, max_keys)
-            .await
-            .context("cannot discover queues")?;
-        trips += found.round_trips;
-        if !found.complete {
-            warnings.push(format!(
-                "stopped discovering after {} (--max-keys); some queues may be missing",
-                plural(found.keys_scanned, "key")
-            ));
-        }
-        queues = found.queues;
-        if cluster {
-            let untagged = queues.len();
-            queues.retain(|q| engine::keys::hash_tag(q).is_some());
-            let untagged = untagged - queues.len();
-            if untagged > 0 {
-                warnings.push(format!(
-                    "skipped {} without a hash tag: in Redis Cluster {} keys are spread over slots",
-                    plural(untagged as u64, "queue"),
-                    agree(untagged as u64, "its", "their")
-                ));
-            }
-        }
-    }
-    // Due jobs and live consumers are judged by the server's clock, as consumers write them.
-    let now = redis.server_time().await?;
-    trips += 1;
-    let counted = queues::stats(redis, &queues, now, orphan_after.as_secs_f64(), discovering)
-        .await
-        .context("cannot count the queues")?;
-    Ok(Reading {
-        stats: counted.stats,
-        time: now,
-        round_trips: trips + counted.round_trips,
-        warnings,
-        unreadable: (!counted.unreadable.is_empty()).then(|| unreadable_note(&counted.unreadable)),
-    })
-}
-
-/// One line for every queue found but not counted because the user may not read its keys.
-fn unreadable_note(queues: &[String]) -> String {
-    const SHOWN: usize = 5;
-    let mut names: Vec<String> = queues.iter().take(SHOWN).map(|q| printable(q)).collect();
-    if queues.len() > SHOWN {
-        names.push(format!("and {} more", queues.len() - SHOWN));
-    }
-    format!(
-        "note: skipped {} whose keys this Redis user may not read (NOPERM): {}",
-        plural(queues.len() as u64, "queue"),
-        names.join(", ")
-    )
+    Ok(crate::engine::queues::read(redis, queues, cluster, orphan_after, max_keys).await?)
 }

@@ -55,6 +55,7 @@ pub async fn run(ctx: Context, args: WebArgs) -> anyhow::Result<ExitCode> {
         _ => None,
     };
     let spec = ctx.server()?;
+    let connection = connection_words(&ctx.global);
     let stop = crate::signals::install()?;
     let mut feed = Feed {
         spec: spec.clone(),
@@ -153,6 +154,15 @@ pub async fn run(ctx: Context, args: WebArgs) -> anyhow::Result<ExitCode> {
         server: spec.server().to_string(),
         interval: args.interval,
         latest,
+        link: web::link::Link::new(spec.clone()),
+        named: args.queues.clone(),
+        connection,
+        health: web::health::Health::new(
+            args.interval,
+            args.queues.clone(),
+            args.orphan_after,
+            args.max_keys,
+        ),
     });
     let guard = Arc::new(Guard {
         listen: addr,
@@ -177,6 +187,52 @@ fn password(args: &WebArgs) -> Result<Option<Password>, Error> {
         .ok()
         .filter(|p| !p.is_empty())
         .map(|p| Password::new(&p)))
+}
+
+/// The connection options of the command line as words of a `qctl` command line, for the
+/// commands the pages show: the URL (when not the default; without its password), the user,
+/// the password file (its path: the password is never shown), TLS, `--cluster`, and the
+/// timeouts when not the defaults.
+fn connection_words(g: &crate::cli::GlobalArgs) -> Vec<String> {
+    let mut words = Vec::new();
+    let url = g
+        .redis
+        .clone()
+        .or_else(|| std::env::var("REDIS_URL").ok().filter(|u| !u.is_empty()));
+    if let Some(url) = url.filter(|u| u != super::DEFAULT_URL) {
+        if let Some(url) = crate::engine::conn::without_password(&url) {
+            words.extend(["-u".to_string(), url]);
+        }
+    }
+    let mut option = |name: &str, value: Option<&std::path::Path>| {
+        if let Some(value) = value {
+            words.extend([name.to_string(), value.display().to_string()]);
+        }
+    };
+    option("--password-file", g.password_file.as_deref());
+    option("--tls-ca-cert", g.tls_ca_cert.as_deref());
+    option("--tls-cert", g.tls_cert.as_deref());
+    option("--tls-key", g.tls_key.as_deref());
+    if let Some(user) = &g.user {
+        words.extend(["--user".to_string(), user.clone()]);
+    }
+    if g.tls_insecure {
+        words.push("--tls-insecure".into());
+    }
+    if g.cluster {
+        words.push("--cluster".into());
+    }
+    let mut timeout = |name: &str, value: std::time::Duration, default: u64| {
+        if value != std::time::Duration::from_secs(default) {
+            words.extend([
+                name.to_string(),
+                humantime::format_duration(value).to_string(),
+            ]);
+        }
+    };
+    timeout("--connect-timeout", g.connect_timeout, 5);
+    timeout("--response-timeout", g.response_timeout, 10);
+    words
 }
 
 /// A warning that --quiet does not silence.

@@ -838,6 +838,29 @@ pub fn hide_secrets(url: &str) -> String {
     conceal(url, url)
 }
 
+/// The URL without its password (in the user part, or as `pass` or `password` in the
+/// query of a socket's URL), for a command line to show: the rest as it was given. A URL
+/// that does not parse is None.
+pub fn without_password(url: &str) -> Option<String> {
+    let mut parsed = url::Url::parse(url).ok()?;
+    if parsed.password().is_some() {
+        parsed.set_password(None).ok()?;
+    }
+    if parsed.query().is_some() {
+        let kept: Vec<(String, String)> = parsed
+            .query_pairs()
+            .filter(|(k, _)| !matches!(k.as_ref(), "pass" | "password"))
+            .map(|(k, v)| (k.into_owned(), v.into_owned()))
+            .collect();
+        if kept.is_empty() {
+            parsed.set_query(None);
+        } else {
+            parsed.query_pairs_mut().clear().extend_pairs(kept);
+        }
+    }
+    Some(parsed.to_string())
+}
+
 /// `text` with every secret part of `url` replaced by `***`.
 fn conceal(text: &str, url: &str) -> String {
     let mut out = text.to_string();
@@ -1366,5 +1389,22 @@ mod tests {
             hide_secrets("redis://u:pw@h:1/0?x=1"),
             "redis://***@h:1/0?***"
         );
+    }
+
+    #[test]
+    fn a_url_without_its_password_keeps_the_rest() {
+        for (url, shown) in [
+            ("redis://u:hunter2@h:1/2", "redis://u@h:1/2"),
+            ("rediss://:hunter2@h:6380", "rediss://h:6380"),
+            ("redis://h:1", "redis://h:1"),
+            (
+                "redis+unix:///tmp/r.sock?db=1&pass=hunter2",
+                "redis+unix:///tmp/r.sock?db=1",
+            ),
+            ("unix:///tmp/r.sock?password=hunter2", "unix:///tmp/r.sock"),
+        ] {
+            assert_eq!(without_password(url).as_deref(), Some(shown), "{url}");
+        }
+        assert_eq!(without_password("not a url"), None);
     }
 }

@@ -378,7 +378,7 @@ pub async fn check_server(
     Ok((hello, out))
 }
 
-type Make<'a> = &'a dyn Fn(&str, Severity, String) -> Finding;
+type Make<'a> = &'a (dyn Fn(&str, Severity, String) -> Finding + Sync);
 
 /// maxmemory-policy and memory use against maxmemory, from INFO memory.
 fn memory_checks(fields: &HashMap<String, String>, finding: Make<'_>, out: &mut Vec<Finding>) {
@@ -972,4 +972,128 @@ pub fn rights_findings(keys: &QueueKeys, node: &str, permissions: &[Permission])
             f
         })
         .collect()
+}
+
+/// What `qctl doctor` reports: the document of `doctor --json` (with `--fix`, what it did or
+/// would do).
+#[derive(Clone, Debug, Serialize)]
+pub struct Document<'a> {
+    /// The worst finding's severity.
+    pub status: &'static str,
+    /// The exit code of the convention.
+    pub exit_code: u8,
+    pub findings: &'a [Finding],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fix: Option<serde_json::Value>,
+}
+
+impl<'a> Document<'a> {
+    pub fn of(findings: &'a [Finding], fix: Option<serde_json::Value>) -> Document<'a> {
+        let worst = worst(findings);
+        Document {
+            status: worst.label(),
+            exit_code: worst.exit_code() as u8,
+            findings,
+            fix,
+        }
+    }
+}
+
+/// Runs every check of `qctl doctor`, in order, adding what it finds to `findings` as it
+/// goes: the servers (every master of a cluster), then each queue's rights and integrity,
+/// whose reports (what `--fix` repairs) go to `reports`. An error is Redis that could not
+/// be read (any more); what was found before it stays.
+pub async fn examine(
+    redis: &mut Redis,
+    queues: &[QueueKeys],
+    cluster: bool,
+    findings: &mut Vec<Finding>,
+    reports: &mut Vec<(QueueKeys, super::integrity::Report)>,
+) -> Result<(), Error> {
+    let nodes: Vec<(Node, String)> = if cluster {
+        redis
+            .masters()
+            .await?
+            .into_iter()
+            .map(|n| {
+                let name = match &n {
+                    Node::At { host, port } => format!("{host}:{port}"),
+                    _ => redis.server().to_string(),
+                };
+                (n, name)
+            })
+            .collect()
+    } else {
+        vec![(Node::This, redis.server().to_string())]
+    };
+    for (node, name) in &nodes {
+        let (_, found) = check_server(redis, node, name, cluster).await?;
+        findings.extend(found);
+    }
+    for keys in queues {
+        // The node owning the queue: the first master's name stands for a single server.
+        let node = if cluster {
+            format!("the node of {}", keys.active)
+        } else {
+            redis.server().to_string()
+        };
+        // The rights hold for a queue still to come too: they are checked first.
+        let permissions = rights(redis, keys).await?;
+        findings.extend(rights_findings(keys, &node, &permissions));
+        if !super::queues::known(redis, keys).await? {
+            // A mistyped name: UNKNOWN, as for `check`, with the queues it may have meant.
+            let mut f = Finding::new(
+                Area::Queue,
+                "exists",
+                Severity::Unknown,
+                super::queues::no_queue(redis, &keys.name).await,
+            )
+            .node(&node)
+            .explain("No key of the queue is on this server: a mistyped name, or a queue that holds nothing and was never run by qctl. Its integrity was not checked.")
+            .fix("Check the name: qctl stats lists the queues.");
+            f.queue = Some(keys.name.clone());
+            findings.push(f);
+            continue;
+        }
+        match super::integrity::check(redis, keys, &node).await {
+            Ok(report) => {
+                findings.extend(report.findings.iter().cloned());
+                reports.push((keys.clone(), report));
+            }
+            Err(e) if e.is_refusal() => {
+                let mut f = Finding::new(
+                    Area::Queue,
+                    "integrity",
+                    Severity::Warning,
+                    format!("the integrity of the queue could not be checked: {e}"),
+                )
+                .node(&node)
+                .explain("A command the check sends was refused; the other checks of the queue were not made.")
+                .fix("Run doctor as a user that may read every key of the queue (see the ACL recipe in docs/configuration.md).");
+                f.queue = Some(keys.name.clone());
+                findings.push(f);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// The finding of a doctor that could not read Redis (any more): UNKNOWN, with the error
+/// (its secrets hidden) and what to check.
+pub fn unreadable(error: &Error, server: &str) -> Finding {
+    let mut f = Finding::new(
+        Area::Server,
+        "connect",
+        Severity::Unknown,
+        format!("Redis could not be read: {error}"),
+    )
+    .node(server)
+    .fix(if error.is_auth() {
+        "Give the user with --user and its password with $QCTL_REDIS_PASSWORD or --password-file FILE."
+    } else {
+        "Check the URL, that the server runs and answers, and the user and password."
+    });
+    f.summary = super::error::redact(&f.summary);
+    f
 }

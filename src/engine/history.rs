@@ -328,6 +328,29 @@ pub fn step_for(span: Duration, rows: u64) -> Duration {
     Duration::from_secs(minutes * 60)
 }
 
+/// What the history cannot know about `queue`: the jobs its Go CurlyQ consumers run (they
+/// keep no history). None when every live consumer is a qctl consumer.
+pub async fn blind_spot(redis: &mut Redis, keys: &QueueKeys) -> Result<Option<String>, Error> {
+    let list = super::consumers::list(redis, keys).await?;
+    let described = super::consumers::describe(redis, keys, &list).await?;
+    let go = list
+        .iter()
+        .zip(&described)
+        .filter(|(c, d)| c.in_flight.is_some() && d.is_none())
+        .count();
+    Ok((go > 0).then(|| {
+        let go = go as u64;
+        format!(
+            "{} of {} {} no history ({}): the jobs {} run are not counted here",
+            super::text::plural(go, "consumer"),
+            super::text::printable(&keys.name),
+            super::text::agree(go, "keeps", "keep"),
+            super::text::agree(go, "a Go CurlyQ consumer", "Go CurlyQ consumers"),
+            super::text::agree(go, "it", "they")
+        )
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

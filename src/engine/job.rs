@@ -214,6 +214,17 @@ fn kind(v: &Value) -> &'static str {
 /// and an integer "Attempt", in that order, and nothing after it), read without building a
 /// msgpack value; None for any other shape, which [`Job::decode`] reads the general way.
 fn decode_usual(bytes: &[u8]) -> Option<Job> {
+    let (id, data, attempt) = usual_parts(bytes)?;
+    Some(Job {
+        id: id.to_string(),
+        data: data.map(|range| bytes[range].to_vec()),
+        attempt,
+    })
+}
+
+/// The parts of a record of the usual shape (see [`decode_usual`]): its id, where its data
+/// is in `bytes` (None: nil), and its Attempt.
+fn usual_parts(bytes: &[u8]) -> Option<(&str, Option<std::ops::Range<usize>>, i64)> {
     use rmp::decode;
     let mut rd = bytes;
     if decode::read_map_len(&mut rd).ok()? != 3 {
@@ -235,9 +246,10 @@ fn decode_usual(bytes: &[u8]) -> Option<Job> {
         }
         0xc4..=0xc6 => {
             let len = decode::read_bin_len(&mut rd).ok()? as usize;
-            let data = rd.get(..len)?.to_vec();
+            rd.get(..len)?;
+            let start = bytes.len() - rd.len();
             rd = &rd[len..];
-            Some(data)
+            Some(start..start + len)
         }
         _ => return None,
     };
@@ -249,11 +261,27 @@ fn decode_usual(bytes: &[u8]) -> Option<Job> {
     if !rd.is_empty() {
         return None;
     }
-    Some(Job {
-        id: id.to_string(),
-        data,
-        attempt,
-    })
+    Some((id, data, attempt))
+}
+
+/// The data of the record `record` stored under `id`, in the record's own buffer when the
+/// record has the usual shape (a 16 MiB payload is not copied); else why the record cannot
+/// be used (it does not decode, or names another id), with the record.
+pub fn data_of(mut record: Vec<u8>, id: &str) -> Result<Vec<u8>, (String, Vec<u8>)> {
+    if let Some((named, range, _)) = usual_parts(&record) {
+        if named != id {
+            return Err((format!("record names another id {named:?}"), record));
+        }
+        let range = range.unwrap_or(0..0);
+        record.truncate(range.end);
+        record.drain(..range.start);
+        return Ok(record);
+    }
+    match Job::decode(&record) {
+        Ok(job) if job.id == id => Ok(job.data.unwrap_or_default()),
+        Ok(job) => Err((format!("record names another id {:?}", job.id), record)),
+        Err(e) => Err((e.to_string(), record)),
+    }
 }
 
 fn read_id(v: Value) -> Result<String, DecodeError> {
@@ -386,6 +414,38 @@ mod tests {
                 assert_eq!(job.attempt, want["attempt"].as_i64().unwrap(), "{name}");
             }
         }
+    }
+
+    #[test]
+    fn data_of_gives_the_data_in_the_records_own_buffer_or_why_not() {
+        let data = vec![0xc1u8; 70_000];
+        let record = Job::new("a-1", Some(data.clone())).encode();
+        let start = record.as_ptr();
+        let got = data_of(record, "a-1").expect("a usual record");
+        assert_eq!(got, data);
+        assert_eq!(got.as_ptr(), start, "the data was copied");
+        assert_eq!(
+            data_of(Job::new("a-1", None).encode(), "a-1"),
+            Ok(Vec::new())
+        );
+        assert_eq!(
+            data_of(Job::new("a-1", Some(Vec::new())).encode(), "a-1"),
+            Ok(Vec::new())
+        );
+        // Another shape, read the general way: an array [ID, Data, Attempt].
+        let mut array = Vec::new();
+        rmp::encode::write_array_len(&mut array, 3).unwrap();
+        rmp::encode::write_str(&mut array, "a-1").unwrap();
+        rmp::encode::write_bin(&mut array, b"xix").unwrap();
+        rmp::encode::write_i64(&mut array, 2).unwrap();
+        assert_eq!(data_of(array, "a-1"), Ok(b"xix".to_vec()));
+        let other = Job::new("b", Some(b"x".to_vec())).encode();
+        let (why, stored) = data_of(other.clone(), "a-1").expect_err("another id");
+        assert_eq!(why, "record names another id \"b\"");
+        assert_eq!(stored, other);
+        let (why, stored) = data_of(b"\xff\xfe".to_vec(), "a-1").expect_err("no record");
+        assert!(!why.is_empty());
+        assert_eq!(stored, b"\xff\xfe");
     }
 
     #[test]

@@ -96,6 +96,32 @@ pub async fn exists(redis: &mut Redis, keys: &QueueKeys) -> Result<bool, Error> 
     Ok(found.iter().any(|n| *n > 0))
 }
 
+/// Whether the queue has a key on the server; true when the user may not look (what reads
+/// it next then says what it may not do, naming the key).
+pub async fn known(redis: &mut Redis, keys: &QueueKeys) -> Result<bool, Error> {
+    match exists(redis, keys).await {
+        Ok(known) => Ok(known),
+        Err(e) if e.is_key_denied() => Ok(true),
+        Err(e) => Err(e),
+    }
+}
+
+/// The words for a queue that has no key on the server, with the names it may have meant:
+/// `no queue "mial" (known: mail, mail-retry)`.
+pub async fn no_queue(redis: &mut Redis, name: &str) -> String {
+    // A user who may not SCAN is told no more than that.
+    let Ok((names, found)) = near(redis, name).await else {
+        return format!("no queue {name:?}");
+    };
+    let shown: Vec<String> = names.iter().map(|n| super::text::printable(n)).collect();
+    let known = match (found, shown.len()) {
+        (0, _) => "this server has no queues".to_string(),
+        (n, k) if n > k => format!("known: {} and {} more", shown.join(", "), n - k),
+        _ => format!("known: {}", shown.join(", ")),
+    };
+    format!("no queue {name:?} ({known})")
+}
+
 /// How many keys [`near`] scans at most for the names of queues.
 const NEAR_KEYS: u64 = 1_000_000;
 
@@ -390,6 +416,87 @@ pub async fn stats(
 /// before 1970 (a score of 0, a negative one, `-inf`) counts from 1970.
 fn overdue(due: Option<f64>, now: f64) -> f64 {
     due.map_or(0.0, |due| (now - due.max(0.0)).max(0.0))
+}
+
+/// One reading of the queues: what `stats` shows, `metrics` serves and `check` judges.
+#[derive(Debug)]
+pub struct Reading {
+    pub stats: Vec<QueueStats>,
+    /// When the queues were counted: the server's clock (unix seconds).
+    pub time: f64,
+    pub round_trips: u64,
+    /// Queues that may be missing or were skipped, one line each.
+    pub warnings: Vec<String>,
+    /// The queues passed over because the Redis user may not read their keys.
+    pub unreadable: Option<String>,
+}
+
+/// Counts `queues`, or every queue SCAN finds (at most `max_keys` keys) when none are named;
+/// in a cluster, found queues without a hash tag are skipped with a warning.
+pub async fn read(
+    redis: &mut Redis,
+    queues: &[String],
+    cluster: bool,
+    orphan_after: std::time::Duration,
+    max_keys: u64,
+) -> Result<Reading, Error> {
+    use super::text::{agree, plural};
+    let mut queues = queues.to_vec();
+    let mut warnings = Vec::new();
+    let mut trips = 0;
+    let discovering = queues.is_empty();
+    if discovering {
+        let found = discover(redis, max_keys).await?;
+        trips += found.round_trips;
+        if !found.complete {
+            warnings.push(format!(
+                "stopped discovering after {} (--max-keys); some queues may be missing",
+                plural(found.keys_scanned, "key")
+            ));
+        }
+        queues = found.queues;
+        if cluster {
+            let untagged = queues.len();
+            queues.retain(|q| super::keys::hash_tag(q).is_some());
+            let untagged = untagged - queues.len();
+            if untagged > 0 {
+                warnings.push(format!(
+                    "skipped {} without a hash tag: in Redis Cluster {} keys are spread over slots",
+                    plural(untagged as u64, "queue"),
+                    agree(untagged as u64, "its", "their")
+                ));
+            }
+        }
+    }
+    // Due jobs and live consumers are judged by the server's clock, as consumers write them.
+    let now = redis.server_time().await?;
+    trips += 1;
+    let counted = stats(redis, &queues, now, orphan_after.as_secs_f64(), discovering).await?;
+    Ok(Reading {
+        stats: counted.stats,
+        time: now,
+        round_trips: trips + counted.round_trips,
+        warnings,
+        unreadable: (!counted.unreadable.is_empty()).then(|| unreadable_note(&counted.unreadable)),
+    })
+}
+
+/// One line for every queue found but not counted because the user may not read its keys.
+fn unreadable_note(queues: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut names: Vec<String> = queues
+        .iter()
+        .take(SHOWN)
+        .map(|q| super::text::printable(q))
+        .collect();
+    if queues.len() > SHOWN {
+        names.push(format!("and {} more", queues.len() - SHOWN));
+    }
+    format!(
+        "note: skipped {} whose keys this Redis user may not read (NOPERM): {}",
+        super::text::plural(queues.len() as u64, "queue"),
+        names.join(", ")
+    )
 }
 
 #[cfg(test)]

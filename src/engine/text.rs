@@ -99,6 +99,18 @@ pub fn millis(ms: Option<f64>) -> String {
     }
 }
 
+/// A span for people, as the flags take it: whole days in days (`7d`, `3650d`; humantime
+/// would write `7days` and, past a year, months that are not whole days), any other span as
+/// humantime writes it (`1h 30m`, `5m`).
+pub fn span_words(d: std::time::Duration) -> String {
+    let secs = d.as_secs();
+    if secs >= 86_400 && secs % 86_400 == 0 && d.subsec_nanos() == 0 {
+        format!("{}d", secs / 86_400)
+    } else {
+        humantime::format_duration(d).to_string()
+    }
+}
+
 /// Text for a table cell or a one-line message: control characters (a newline in a queue
 /// name or id) are escaped, so they cannot break a table or fake a line.
 pub fn printable(text: &str) -> String {

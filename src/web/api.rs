@@ -4,12 +4,16 @@
 //! `GET /api/overview`: `{"status": {...}, "queues": [...]}`; each queue has the fields of
 //! `stats --watch --json` and a `history` of its last 60 minutes, one object per minute with
 //! the fields of `stats --history --json`.
+//!
+//! `GET /api/queues/{queue}/jobs/{id}`: the job as `dead show --json` (`scheduled show`
+//! for a scheduled one) gives it. `GET /api/health`: `doctor --json`'s and `check --json`'s
+//! documents, with when they were read.
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use axum::extract::State;
-use axum::http::header;
+use axum::extract::{Path, State};
+use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::ser::{SerializeSeq, Serializer};
 use serde::Serialize;
@@ -170,4 +174,80 @@ impl Serialize for History<'_> {
         }
         seq.end()
     }
+}
+
+/// A JSON response.
+fn json_response(status: StatusCode, value: &impl Serialize) -> Response {
+    let body = serde_json::to_vec(value).unwrap_or_default();
+    (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// `GET /api/queues/{queue}/jobs/{id}`: as `dead show QUEUE ID --json` gives it (and
+/// `scheduled show` a scheduled one: with `died` or `due` as its place gives it). One that cannot be shown: its status (404: no such queue or job)
+/// and `{"error": "...", "acked": ...}` (`acked`: for a job not there, whether a qctl
+/// consumer acked it; else null).
+pub async fn job(
+    State(app): State<Arc<App>>,
+    Path((queue, id)): Path<(String, String)>,
+) -> Response {
+    match super::pages::job::load(&app, &queue, &id).await {
+        Ok(mut shown) => {
+            let score = shown.score();
+            shown.entry.score = score.map(|(_, t)| t);
+            let name = score.map_or("due", |(name, _)| name);
+            json_response(
+                StatusCode::OK,
+                &crate::output::shown_json(&queue, &shown, name),
+            )
+        }
+        Err(refused) => json_response(
+            refused.status,
+            &serde_json::json!({
+                "error": refused.words,
+                "acked": refused.gone.map(|g| g.acked),
+            }),
+        ),
+    }
+}
+
+#[derive(Serialize)]
+struct Health<'a> {
+    read: Read<'a>,
+    doctor: crate::engine::doctor::Document<'a>,
+    check: &'a crate::engine::health::Checked,
+}
+
+/// When the health was read, of which queues, and how often it may be.
+#[derive(Serialize)]
+struct Read<'a> {
+    /// When it was read (unix seconds, this host's clock).
+    time: f64,
+    age_secs: f64,
+    /// At most one reading per this, whoever asks.
+    every_secs: f64,
+    /// The queues doctor examined.
+    queues: &'a [String],
+    /// The `qctl check` command line of `check`.
+    check_command: String,
+}
+
+/// `GET /api/health`: `{"read": {...}, "doctor": {...}, "check": {...}}`, `doctor` as
+/// `qctl doctor QUEUE... --json` gives it for the queues shown, `check` as `qctl check
+/// --json` with the page's thresholds (`read.check_command`).
+pub async fn health(State(app): State<Arc<App>>) -> Response {
+    let reading = super::pages::health::read(&app).await;
+    json_response(
+        StatusCode::OK,
+        &Health {
+            read: Read {
+                time: reading.time,
+                age_secs: reading.at.elapsed().as_secs_f64(),
+                every_secs: app.health.every.as_secs_f64(),
+                queues: &reading.queues,
+                check_command: super::pages::health::check_line(&app),
+            },
+            doctor: crate::engine::doctor::Document::of(&reading.findings, None),
+            check: &reading.checked,
+        },
+    )
 }

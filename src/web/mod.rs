@@ -4,6 +4,9 @@
 //! headers; [`pages`] are the HTML, [`api`] their JSON twins, [`assets`] the style sheet and
 //! script built into the binary. `commands/web.rs` reads the flags and starts it.
 //!
+//! Pages that read Redis when asked (a job, the health) do it through the engine on the
+//! connection of [`link`]; the health is read at most once per its interval ([`health`]).
+//!
 //! A new page is a function in `pages/` and a route in [`router`], with its JSON twin in
 //! `api.rs` at `/api/...` and a link in [`pages::layout`]'s navigation.
 
@@ -11,6 +14,8 @@ pub mod api;
 pub mod assets;
 pub mod feed;
 pub mod guard;
+pub mod health;
+pub mod link;
 pub mod pages;
 
 use std::future::Future;
@@ -49,6 +54,15 @@ pub struct App {
     pub interval: Duration,
     /// The latest reading, from the feed.
     pub latest: watch::Receiver<Arc<Latest>>,
+    /// The connection of the pages that read when asked.
+    pub link: link::Link,
+    /// The queues named on the command line (none: every queue found).
+    pub named: Vec<String>,
+    /// The connection options qctl web was started with, as words of a `qctl` command line
+    /// (`-u`, `--user`, `--cluster`, ...; never a password), for the commands pages show.
+    pub connection: Vec<String>,
+    /// The health, read when asked.
+    pub health: health::Health,
 }
 
 /// Every route, behind the guard.
@@ -56,6 +70,11 @@ pub fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
     Router::new()
         .route("/", get(pages::overview::page))
         .route("/api/overview", get(api::overview))
+        .route("/queues/{queue}/jobs/{id}", get(pages::job::page))
+        .route("/queues/{queue}/jobs/{id}/data", get(pages::job::data))
+        .route("/api/queues/{queue}/jobs/{id}", get(api::job))
+        .route("/health", get(pages::health::page))
+        .route("/api/health", get(api::health))
         .route("/assets/{name}", get(assets::serve))
         .fallback(pages::not_found)
         .with_state(app)

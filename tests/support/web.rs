@@ -34,6 +34,15 @@ impl Reply {
     }
 }
 
+/// An HTTP client that takes any status as an answer, within a minute.
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(60)))
+        .build()
+        .into()
+}
+
 impl Web {
     /// `qctl web --listen 127.0.0.1:0 ARGS` against `server`.
     pub fn start(server: &RedisServer, args: &[&str]) -> Web {
@@ -85,12 +94,7 @@ impl Web {
 
     /// GET `path` with these headers (a Host header given replaces the URL's).
     pub fn request(&self, path: &str, headers: &[(&str, &str)]) -> Reply {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_global(Some(Duration::from_secs(30)))
-            .build()
-            .into();
-        let mut request = agent.get(format!("{}{}", self.url, path.trim_start_matches('/')));
+        let mut request = agent().get(format!("{}{}", self.url, path.trim_start_matches('/')));
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
@@ -116,6 +120,33 @@ impl Web {
             headers,
             body,
         }
+    }
+
+    /// GET `path`: the status, the headers (names in lowercase; a header given twice has
+    /// its values joined by `\n`) and the body's bytes as they came.
+    pub fn get_bytes(&self, path: &str) -> (u16, HashMap<String, String>, Vec<u8>) {
+        let mut response = agent()
+            .get(format!("{}{}", self.url, path.trim_start_matches('/')))
+            .call()
+            .expect("an HTTP response");
+        let mut headers: HashMap<String, String> = HashMap::new();
+        for (k, v) in response.headers() {
+            let v = String::from_utf8_lossy(v.as_bytes()).into_owned();
+            headers
+                .entry(k.as_str().to_ascii_lowercase())
+                .and_modify(|e| {
+                    e.push('\n');
+                    e.push_str(&v);
+                })
+                .or_insert(v);
+        }
+        let body = response
+            .body_mut()
+            .with_config()
+            .limit(256 << 20)
+            .read_to_vec()
+            .expect("a body");
+        (response.status().as_u16(), headers, body)
     }
 
     /// `GET /api/overview`, which must answer 200.

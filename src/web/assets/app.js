@@ -365,3 +365,48 @@
 
   setTimeout(poll, interval);
 })();
+
+// Copy buttons (the job page's command lines): each copies its data-command, as it is,
+// whatever the page shows escaped. Without this script the buttons stay hidden.
+(function () {
+  const buttons = document.querySelectorAll("button[data-command]");
+  for (const button of buttons) button.hidden = false;
+
+  function say(button, words) {
+    const note = button.nextElementSibling;
+    if (note && note.classList.contains("copied")) note.textContent = words;
+  }
+
+  // Where the clipboard API is not offered (plain HTTP beyond loopback), the command is put
+  // in a text field, selected and copied with the browser's own command.
+  function fallback(button, text) {
+    const field = document.createElement("textarea");
+    field.value = text;
+    field.setAttribute("readonly", "");
+    field.className = "offscreen";
+    document.body.append(field);
+    field.select();
+    let copied = false;
+    try {
+      copied = document.execCommand("copy");
+    } catch (e) {
+      copied = false;
+    }
+    field.remove();
+    say(button, copied ? "copied" : "not copied: select the line and copy it");
+  }
+
+  document.addEventListener("click", function (event) {
+    const button = event.target.closest("button[data-command]");
+    if (!button) return;
+    const text = button.dataset.command;
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(
+        function () { say(button, "copied"); },
+        function () { fallback(button, text); }
+      );
+    } else {
+      fallback(button, text);
+    }
+  });
+})();

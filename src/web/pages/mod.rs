@@ -8,6 +8,8 @@
 //! route of its JSON twin in [`super::api`].
 
 pub mod chart;
+pub mod health;
+pub mod job;
 pub mod overview;
 
 use std::time::Instant;
@@ -55,6 +57,39 @@ pub fn visible(text: &str) -> String {
     out
 }
 
+/// Text of many lines that came from a job (its data, a handler's stderr), as a page shows
+/// it in a `<pre>`: as [`Shown`], but line breaks and tabs stay what they are.
+pub struct ShownLines<'a>(pub &'a str);
+
+impl Render for ShownLines<'_> {
+    fn render_to(&self, buffer: &mut String) {
+        let mut out = String::with_capacity(self.0.len());
+        for c in self.0.chars() {
+            if hidden(c) && !matches!(c, '\n' | '\t') {
+                out.extend(c.escape_default());
+            } else {
+                out.push(c);
+            }
+        }
+        out.as_str().render_to(buffer);
+    }
+}
+
+/// `text` as one segment of a path: every byte but letters, digits and `-._~`
+/// percent-encoded (a `/` in a queue's name is `%2F`), so that a link names what it means
+/// whatever the name holds.
+pub fn segment(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for b in text.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 /// A page: its title, the navigation, the reading's status (a banner while Redis cannot be
 /// read), and its body. `<body>` carries what app.js needs: the API it polls and how often.
 pub fn layout(app: &App, latest: &Latest, title: &str, api: &str, body: Markup) -> Markup {
@@ -74,6 +109,7 @@ pub fn layout(app: &App, latest: &Latest, title: &str, api: &str, body: Markup) 
                     a.brand href="/" { "qctl web" }
                     nav aria-label="pages" {
                         a href="/" { "Overview" }
+                        a href="/health" { "Health" }
                     }
                     span.server { "Redis at " (Shown(&app.server)) }
                 }
@@ -163,5 +199,23 @@ mod tests {
         );
         assert_eq!(shown("a\u{202e}b\0c\x1b\n"), "a\\u{202e}b\\u{0}c\\u{1b}\\n");
         assert_eq!(shown("mail"), "mail");
+    }
+
+    #[test]
+    fn lines_keep_their_breaks_and_escape_the_rest() {
+        let shown = |s: &str| ShownLines(s).render().into_string();
+        assert_eq!(
+            shown("a\n\tb\u{202e}c\0</pre><script>"),
+            "a\n\tb\\u{202e}c\\u{0}&lt;/pre&gt;&lt;script&gt;"
+        );
+        assert_eq!(shown("x\r\n"), "x\\r\n");
+    }
+
+    #[test]
+    fn a_segment_is_percent_encoded_but_for_unreserved_characters() {
+        assert_eq!(segment("mail"), "mail");
+        assert_eq!(segment("a/b c?d#e%"), "a%2Fb%20c%3Fd%23e%25");
+        assert_eq!(segment("é\u{202e}"), "%C3%A9%E2%80%AE");
+        assert_eq!(segment(""), "");
     }
 }
