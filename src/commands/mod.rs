@@ -348,39 +348,20 @@ fn unknown_change(err: Error, what: impl FnOnce() -> String) -> anyhow::Error {
     ))
 }
 
-/// The words for a queue that has no key on the server, with the names it may have meant:
-/// `no queue "mial" (known: mail, mail-retry)`.
+/// The words for a queue that has no key on the server (see [`crate::engine::queues::no_queue`]).
 async fn no_queue(redis: &mut crate::engine::Redis, name: &str) -> anyhow::Result<String> {
-    // A user who may not SCAN is told no more than that.
-    let Ok((names, found)) = crate::engine::queues::near(redis, name).await else {
-        return Ok(format!("no queue {name:?}"));
-    };
-    let shown: Vec<String> = names.iter().map(|n| crate::output::printable(n)).collect();
-    let known = match (found, shown.len()) {
-        (0, _) => "this server has no queues".to_string(),
-        (n, k) if n > k => format!("known: {} and {} more", shown.join(", "), n - k),
-        _ => format!("known: {}", shown.join(", ")),
-    };
-    Ok(format!("no queue {:?} ({known})", name))
+    Ok(crate::engine::queues::no_queue(redis, name).await)
 }
 
 /// Fails (exit 5) when `keys` names a queue with no key on the server, naming the queues
 /// it may have meant: read commands have nothing to read there.
 async fn require_queue(redis: &mut crate::engine::Redis, keys: &QueueKeys) -> anyhow::Result<()> {
-    if queue_known(redis, keys).await? {
-        return Ok(());
-    }
-    Err(Error::NothingDone(no_queue(redis, &keys.name).await?).into())
+    Ok(crate::engine::queues::require(redis, keys).await?)
 }
 
-/// Whether the queue has a key on the server; true when the user may not look (the
-/// command's own reads then say what it may not do, naming the key).
+/// Whether the queue has a key on the server (see [`crate::engine::queues::known`]).
 async fn queue_known(redis: &mut crate::engine::Redis, keys: &QueueKeys) -> anyhow::Result<bool> {
-    match crate::engine::queues::exists(redis, keys).await {
-        Ok(known) => Ok(known),
-        Err(e) if e.is_key_denied() => Ok(true),
-        Err(e) => Err(e.into()),
-    }
+    Ok(crate::engine::queues::known(redis, keys).await?)
 }
 
 /// For the commands that serve queues (`metrics`, `web`): refuses (exit 5) a queue named

@@ -153,6 +153,10 @@ pub async fn run(ctx: Context, args: WebArgs) -> anyhow::Result<ExitCode> {
         server: spec.server().to_string(),
         interval: args.interval,
         latest,
+        link: web::Link::new(spec.clone()),
+        queues: args.queues.clone(),
+        cluster: ctx.global.cluster,
+        orphan_after: args.orphan_after,
     });
     let guard = Arc::new(Guard {
         listen: addr,

@@ -114,6 +114,41 @@ pub async fn near(redis: &mut Redis, name: &str) -> Result<(Vec<String>, usize),
     Ok((ranked.into_iter().take(5).map(|(_, q)| q).collect(), count))
 }
 
+/// The words for a queue that has no key on the server, with the names it may have meant:
+/// `no queue "mial" (known: mail, mail-retry)`.
+pub async fn no_queue(redis: &mut Redis, name: &str) -> String {
+    // A user who may not SCAN is told no more than that.
+    let Ok((names, found)) = near(redis, name).await else {
+        return format!("no queue {name:?}");
+    };
+    let shown: Vec<String> = names.iter().map(|n| super::text::printable(n)).collect();
+    let known = match (found, shown.len()) {
+        (0, _) => "this server has no queues".to_string(),
+        (n, k) if n > k => format!("known: {} and {} more", shown.join(", "), n - k),
+        _ => format!("known: {}", shown.join(", ")),
+    };
+    format!("no queue {name:?} ({known})")
+}
+
+/// Whether the queue has a key on the server; true when the user may not look (the
+/// command's own reads then say what it may not do, naming the key).
+pub async fn known(redis: &mut Redis, keys: &QueueKeys) -> Result<bool, Error> {
+    match exists(redis, keys).await {
+        Ok(known) => Ok(known),
+        Err(e) if e.is_key_denied() => Ok(true),
+        Err(e) => Err(e),
+    }
+}
+
+/// Fails ([`Error::NothingDone`], exit 5) when `keys` names a queue with no key on the
+/// server, in the words of [`no_queue`]: a read has nothing to read there.
+pub async fn require(redis: &mut Redis, keys: &QueueKeys) -> Result<(), Error> {
+    if known(redis, keys).await? {
+        return Ok(());
+    }
+    Err(Error::NothingDone(no_queue(redis, &keys.name).await))
+}
+
 /// Queues in batches of at most [`STATS_BATCH`] for one round trip each; in a cluster, a
 /// batch holds only queues of one slot (a pipeline cannot span slots).
 pub fn batches(queues: &[String], cluster: bool) -> Vec<Vec<String>> {

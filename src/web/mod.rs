@@ -5,13 +5,18 @@
 //! script built into the binary. `commands/web.rs` reads the flags and starts it.
 //!
 //! A new page is a function in `pages/` and a route in [`router`], with its JSON twin in
-//! `api.rs` at `/api/...` and a link in [`pages::layout`]'s navigation.
+//! `api.rs` at `/api/...` and a link in [`pages::layout`]'s navigation. A page that shows
+//! more than the shared reading (a page of jobs, a queue's consumers) reads it at the
+//! request, on [`App::link`], through a function of the web module that calls the engine
+//! functions the CLI's commands call ([`queue`] for a queue's pages); no page's code calls
+//! Redis itself.
 
 pub mod api;
 pub mod assets;
 pub mod feed;
 pub mod guard;
 pub mod pages;
+pub mod queue;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -26,7 +31,7 @@ use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio::sync::{watch, Semaphore};
 
-use crate::engine::Error;
+use crate::engine::{Error, QueueKeys, Redis, ServerSpec};
 use crate::output::Output;
 use feed::Latest;
 use guard::Guard;
@@ -49,6 +54,67 @@ pub struct App {
     pub interval: Duration,
     /// The latest reading, from the feed.
     pub latest: watch::Receiver<Arc<Latest>>,
+    /// The connection of the reads a page makes itself.
+    pub link: Link,
+    /// The queues named on the command line: only those are shown (none: every queue).
+    pub queues: Vec<String>,
+    /// Whether keys are those of a Redis Cluster (`--cluster`): a queue name needs a hash tag.
+    pub cluster: bool,
+    /// Heartbeat age past which a consumer counts as expired (`--orphan-after`).
+    pub orphan_after: Duration,
+}
+
+impl App {
+    /// The keys of `queue`; in a cluster, only for a name with a hash tag.
+    pub fn keys(&self, queue: &str) -> Result<QueueKeys, Error> {
+        if self.cluster {
+            QueueKeys::for_cluster(queue)
+        } else {
+            Ok(QueueKeys::new(queue))
+        }
+    }
+}
+
+/// The connection of the reads a page makes itself (a page of jobs, a queue's consumers),
+/// beside the feed's: shared by every request, opened by the first, and opened again after
+/// a failure of the link.
+pub struct Link {
+    spec: ServerSpec,
+    redis: tokio::sync::Mutex<Option<Redis>>,
+}
+
+impl std::fmt::Debug for Link {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Link").field("spec", &self.spec).finish()
+    }
+}
+
+impl Link {
+    pub fn new(spec: ServerSpec) -> Link {
+        Link {
+            spec,
+            redis: tokio::sync::Mutex::new(None),
+        }
+    }
+
+    /// The connection (a clone shares it), opened if there is none.
+    pub async fn redis(&self) -> Result<Redis, Error> {
+        let mut held = self.redis.lock().await;
+        if let Some(redis) = &*held {
+            return Ok(redis.clone());
+        }
+        let redis = self.spec.connect().await?;
+        *held = Some(redis.clone());
+        Ok(redis)
+    }
+
+    /// After a read failed with `e`: a failure of the link (not a refusal) has the next
+    /// request open a fresh connection.
+    pub async fn failed(&self, e: &Error) {
+        if !e.is_refusal() {
+            *self.redis.lock().await = None;
+        }
+    }
 }
 
 /// Every route, behind the guard.
@@ -56,6 +122,12 @@ pub fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
     Router::new()
         .route("/", get(pages::overview::page))
         .route("/api/overview", get(api::overview))
+        .route("/queues/{queue}", get(pages::queue::summary))
+        .route("/queues/{queue}/{state}", get(pages::queue::list))
+        .route("/queues/{queue}/{state}/groups", get(pages::queue::groups))
+        .route("/api/queues/{queue}", get(api::queue))
+        .route("/api/queues/{queue}/{state}", get(api::jobs))
+        .route("/api/queues/{queue}/{state}/groups", get(api::groups))
         .route("/assets/{name}", get(assets::serve))
         .fallback(pages::not_found)
         .with_state(app)

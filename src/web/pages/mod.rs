@@ -9,6 +9,7 @@
 
 pub mod chart;
 pub mod overview;
+pub mod queue;
 
 use std::time::Instant;
 
