@@ -12,9 +12,16 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::GlobalArgs;
-pub use crate::engine::text::{
-    agree, plural, printable, printable_message, shell_quote, thousands,
+use crate::engine::consumers::{
+    command_line, host_pid, short_name, ConsumerInfo, Description, InFlight, Process,
 };
+use crate::engine::failure::Failure;
+use crate::engine::listing::{Entry, Place};
+use crate::engine::tail::Happening;
+pub use crate::engine::text::{
+    agree, plural, printable, printable_message, relative, shell_quote, thousands,
+};
+use crate::engine::QueueKeys;
 
 /// Cancelled when a write to stdout or stderr finds the stream closed (its reader is gone):
 /// a consumer or a bulk command then stops as it does on SIGTERM.
@@ -683,22 +690,6 @@ pub fn count(c: crate::engine::queues::Count) -> String {
     c.map_or("?".into(), |n| n.to_string())
 }
 
-/// `3m ago`, `in 5m`, rounded to the largest sensible unit.
-pub fn relative(t: f64, now: f64) -> String {
-    if t.is_nan() {
-        return "at an invalid time".into();
-    }
-    if t.is_infinite() {
-        return if t < 0.0 { "at -inf" } else { "at +inf" }.into();
-    }
-    let text = crate::engine::text::span(t - now);
-    if t >= now {
-        format!("in {text}")
-    } else {
-        format!("{text} ago")
-    }
-}
-
 /// Data for a table cell: UTF-8 text cut at `max` characters on one line, or a binary mark.
 pub fn preview(data: &[u8], max: usize) -> String {
     match std::str::from_utf8(data) {
@@ -720,7 +711,7 @@ pub fn preview(data: &[u8], max: usize) -> String {
 
 /// Why a dead job died, for a table cell: the recorded reason and the first line of its
 /// stderr.
-pub fn dead_reason(e: &crate::engine::listing::Entry) -> String {
+pub fn dead_reason(e: &Entry) -> String {
     match (&e.failure, e.damage()) {
         (_, Some(why)) => format!("damaged: {}", printable(&why)),
         (Some(f), None) => {
@@ -746,7 +737,7 @@ pub fn dead_reason(e: &crate::engine::listing::Entry) -> String {
 /// The stable JSON form of a listed job: `id`, `score` (unix seconds; death or due time),
 /// `time` (the same as RFC 3339), `attempt`, `data` (UTF-8) or `data_b64`, `damaged` (why the
 /// record cannot be read, else null), `failure` (the recorded failure, else null).
-pub fn entry_json(e: &crate::engine::listing::Entry, score_name: &str) -> serde_json::Value {
+pub fn entry_json(e: &Entry, score_name: &str) -> serde_json::Value {
     use base64::Engine as _;
     let data = e.data();
     let (text, b64) = match data.map(std::str::from_utf8) {
@@ -795,6 +786,318 @@ pub fn shown_json(
         v["location"]["started"] = shown.started.into();
     }
     v
+}
+
+/// The JSON of a listed job: in the active list, `ahead` (jobs before it) instead of a time.
+pub fn listed_json(e: &Entry, place: Place) -> serde_json::Value {
+    if place != Place::Active {
+        return entry_json(e, place.score_name());
+    }
+    let ahead = e.score;
+    let mut v = entry_json(
+        &Entry {
+            score: None,
+            ..e.clone()
+        },
+        place.score_name(),
+    );
+    v["ahead"] = ahead.map(|a| a as u64).into();
+    v
+}
+
+/// The cells of a group's row in `dead groups` and `scheduled groups`: GROUP, COUNT,
+/// FAILURES, FIRST, LAST.
+pub fn group_cells(g: &crate::engine::groups::Group, now: f64) -> Vec<String> {
+    let attempts = match g.attempts {
+        None => "-".to_string(),
+        Some((lo, hi)) if lo == hi => lo.to_string(),
+        Some((lo, hi)) => format!("{lo}..{hi}"),
+    };
+    vec![
+        g.fingerprint.clone(),
+        thousands(g.count),
+        attempts,
+        relative(g.first, now),
+        relative(g.last, now),
+    ]
+}
+
+/// A happening of `qctl tail` in words, after its time and queue: `dead ID after run 3:
+/// exit 1: ...`, `consumer 0b7d3e2a joined (qctl 0.1.0 on host:42, per-job: ./run)`.
+pub fn event_text(keys: &QueueKeys, time: f64, happening: &Happening, now: f64) -> String {
+    match happening {
+        Happening::Dead { id, failure } => format!(
+            "dead {}{}",
+            printable(id),
+            match failure {
+                Some(f) => format!(" after run {}: {}", f.attempt + 1, why(f)),
+                None =>
+                    ": no failure recorded (a Go CurlyQ consumer or another tool moved it)".into(),
+            }
+        ),
+        Happening::Retry { id, due, failure } => format!(
+            "retry {} {}{}",
+            printable(id),
+            if !due.is_finite() {
+                "due at an unknown time".to_string()
+            } else if *due > time {
+                format!(
+                    "due {} ({} later)",
+                    clock(*due),
+                    relative(*due, time).trim_start_matches("in ")
+                )
+            } else {
+                "due at once".to_string()
+            },
+            failure
+                .as_ref()
+                .map(|f| format!(" after run {}: {}", f.attempt + 1, why(f)))
+                .unwrap_or_default()
+        ),
+        Happening::Joined {
+            consumer,
+            described,
+        } => format!(
+            "consumer {} joined{}",
+            short_name(consumer, keys),
+            described
+                .as_ref()
+                .map_or(" (writes no description: Go CurlyQ?)".to_string(), who)
+        ),
+        Happening::Left { consumer } => format!("consumer {} left", short_name(consumer, keys)),
+        Happening::Expired {
+            consumer,
+            heartbeat,
+            in_flight,
+        } => format!(
+            "consumer {} expired: heartbeat {}, {} in flight",
+            short_name(consumer, keys),
+            relative(*heartbeat, now),
+            in_flight.map_or("? jobs".into(), |n| plural(n, "job"))
+        ),
+        Happening::Recovered { consumer } => format!(
+            "consumer {} recovered: its jobs went back to {}",
+            short_name(consumer, keys),
+            keys.active
+        ),
+        Happening::Paused => "paused".into(),
+        Happening::Resumed => "resumed".into(),
+    }
+}
+
+/// A failure in a line: the reason and the first line of stderr, without control
+/// characters.
+fn why(f: &Failure) -> String {
+    let first = f
+        .stderr
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .map(|l| format!(": {}", printable(l)))
+        .unwrap_or_default();
+    format!("{}{first}", printable(&f.reason))
+}
+
+fn who(d: &Description) -> String {
+    format!(
+        " (qctl {} on {}, {}: {})",
+        printable(d.version.as_deref().unwrap_or("-")),
+        host_pid(Some(d)),
+        printable(d.mode.as_deref().unwrap_or("-")),
+        d.command.as_deref().map(command_line).unwrap_or_default()
+    )
+}
+
+/// A time of day, UTC, as the lines start with it.
+pub fn clock(t: f64) -> String {
+    chrono::DateTime::from_timestamp(t.floor() as i64, 0)
+        .map(|d| d.format("%H:%M:%S").to_string())
+        .unwrap_or_else(|| format!("{t}"))
+}
+
+/// The columns of `qctl consumers`'s table; [`consumer_cells`] are a row's.
+pub const CONSUMER_COLUMNS: [(&str, Fit); 8] = [
+    ("CONSUMER", Fit::Keep),
+    ("RUN BY", Fit::Keep),
+    ("HOST:PID", Fit::Cut(12)),
+    ("HEARTBEAT", Fit::Keep),
+    ("IN FLIGHT", Fit::Number),
+    ("RAN", Fit::Extra),
+    ("FAILED", Fit::Extra),
+    ("STATE", Fit::Cut(8)),
+];
+
+/// A consumer as `qctl consumers` names it: the start of its UUID, or a member with a
+/// problem in full, for whoever sets it right.
+pub fn consumer_name(c: &ConsumerInfo, keys: &QueueKeys) -> String {
+    match &c.problem {
+        Some(_) => printable(&c.key),
+        None => short_name(&c.key, keys),
+    }
+}
+
+/// A row of `qctl consumers`'s table, with what it `described` of itself, whether its
+/// `process` runs, the server's clock `now` and the oldest heartbeat alive, `cutoff`.
+pub fn consumer_cells(
+    c: &ConsumerInfo,
+    described: Option<&Description>,
+    process: Option<Process>,
+    keys: &QueueKeys,
+    now: f64,
+    cutoff: f64,
+) -> Vec<String> {
+    let state = c.state(described, process, now, cutoff);
+    let d = described.cloned().unwrap_or_default();
+    let dash = |v: Option<String>| v.unwrap_or_else(|| "-".into());
+    vec![
+        consumer_name(c, keys),
+        match &d.version {
+            Some(v) => format!("qctl {}", printable(v)),
+            None => c.run_by(keys, false).into(),
+        },
+        host_pid(Some(&d)),
+        if c.heartbeat.is_finite() {
+            relative(c.heartbeat, now)
+        } else {
+            crate::engine::jobs::describe_time(c.heartbeat)
+        },
+        c.in_flight.map_or("?".into(), |n| n.to_string()),
+        dash(d.ran.map(|n| n.to_string())),
+        dash(d.failed.map(|n| n.to_string())),
+        state,
+    ]
+}
+
+/// The JSON of a job in flight, as `qctl inflight --json` writes it: the fields of
+/// [`entry_json`] and those of [`held_json`].
+pub fn inflight_json(
+    e: &Entry,
+    job: &InFlight,
+    d: Option<&Description>,
+    now: f64,
+) -> serde_json::Value {
+    let mut v = entry_json(e, "score");
+    if let (Some(v), serde_json::Value::Object(held)) = (v.as_object_mut(), held_json(job, d, now))
+    {
+        v.extend(held);
+    }
+    v
+}
+
+/// What `qctl inflight --json` says of a job in flight but for its record: `id`,
+/// `consumer` (its in-flight key), `run_by` (`qctl` for a consumer that described itself,
+/// else `CurlyQ`), `host`, `pid`, `started` and `running_secs` (null when not known).
+pub fn held_json(job: &InFlight, d: Option<&Description>, now: f64) -> serde_json::Value {
+    serde_json::json!({
+        "id": job.id,
+        "consumer": job.consumer,
+        "run_by": if d.is_some() { "qctl" } else { "CurlyQ" },
+        "host": d.and_then(|d| d.host.clone()),
+        "pid": d.and_then(|d| d.pid),
+        "started": job.started,
+        "running_secs": job.running(now),
+    })
+}
+
+/// The columns of `qctl inflight`'s table; [`inflight_cells`] are a row's.
+pub const INFLIGHT_COLUMNS: [(&str, Fit); 6] = [
+    ("ID", Fit::Keep),
+    ("CONSUMER", Fit::Keep),
+    ("HOST:PID", Fit::Cut(12)),
+    ("RUNNING", Fit::Keep),
+    ("FAILURES", Fit::Number),
+    ("DATA", Fit::Cut(8)),
+];
+
+/// A row of `qctl inflight`'s table: RUNNING is `-` when the start is not known
+/// ([`crate::engine::consumers::NO_START`]).
+pub fn inflight_cells(
+    e: &Entry,
+    job: &InFlight,
+    d: Option<&Description>,
+    keys: &QueueKeys,
+    now: f64,
+) -> Vec<String> {
+    vec![
+        printable(&job.id),
+        short_name(&job.consumer, keys),
+        host_pid(d),
+        job.running(now)
+            .map_or("-".into(), crate::engine::text::running),
+        e.attempt().map_or("-".into(), |a| a.to_string()),
+        match e.damage() {
+            Some(why) => format!("<damaged: {}>", printable(&why)),
+            None => preview(e.data().unwrap_or_default(), 200),
+        },
+    ]
+}
+
+/// The columns of a listing's table (`dead list`, `scheduled list`, `active list`), as they
+/// fit a narrow terminal; [`listed_cells`] are a row's.
+pub fn listed_columns(place: Place) -> &'static [(&'static str, Fit)] {
+    match place {
+        Place::Dead => &[
+            ("ID", Fit::Keep),
+            ("FAILURES", Fit::Number),
+            ("DIED", Fit::Keep),
+            ("REASON", Fit::Cut(12)),
+            ("DATA", Fit::Cut(8)),
+        ],
+        Place::Scheduled => &[
+            ("ID", Fit::Keep),
+            ("KIND", Fit::Keep),
+            ("DUE", Fit::Keep),
+            ("FAILURES", Fit::Number),
+            ("DATA", Fit::Cut(8)),
+        ],
+        Place::Active => &[
+            ("AHEAD", Fit::Number),
+            ("ID", Fit::Keep),
+            ("FAILURES", Fit::Number),
+            ("DATA", Fit::Cut(8)),
+        ],
+    }
+}
+
+/// One table row of a listing; `index` is the job's position in the listing.
+pub fn listed_cells(place: Place, e: &Entry, index: u64, now: f64) -> Vec<String> {
+    let attempts = e.attempt().map_or("-".to_string(), |a| a.to_string());
+    let data = match e.damage() {
+        Some(why) => format!("<damaged: {}>", printable(&why)),
+        None => preview(e.data().unwrap_or_default(), 60),
+    };
+    // Relative, to fit a narrow terminal: the time itself is in `show` and in JSON.
+    let when = e.score.map(|s| due_text(place, s, now)).unwrap_or_default();
+    let id = printable(&e.id);
+    match place {
+        Place::Dead => vec![id, attempts, when, dead_reason(e), data],
+        Place::Scheduled => {
+            let kind = if e.attempt().unwrap_or(0) > 0 {
+                "retry"
+            } else {
+                "delayed"
+            };
+            vec![id, kind.into(), when, attempts, data]
+        }
+        Place::Active => vec![
+            e.score.map_or(index, |a| a as u64).to_string(),
+            id,
+            attempts,
+            data,
+        ],
+    }
+}
+
+/// When a listed job died or is due, relative to `now`, as a table cell shows it.
+pub fn due_text(place: Place, t: f64, now: f64) -> String {
+    match place {
+        Place::Scheduled if t == f64::NEG_INFINITY => "due (score -inf)".into(),
+        Place::Scheduled if t == f64::INFINITY => "never due (score +inf)".into(),
+        Place::Scheduled if t <= now => {
+            format!("overdue {}", relative(t, now).trim_end_matches(" ago"))
+        }
+        _ => relative(t, now),
+    }
 }
 
 impl Output {

@@ -1243,3 +1243,1108 @@ fn the_job_and_health_pages_fit_a_laptop_and_a_phone() {
         assert_eq!(stale, None, "the health page has no Copy button");
     }
 }
+
+// ---- A queue's pages: the summary, pages of jobs, failures grouped ----
+
+/// `qctl --json ARGS` against `server`, parsed; it must succeed.
+fn cli_json(server: &RedisServer, args: &[&str]) -> Value {
+    let out = qctl(server).arg("--json").args(args).assert().success();
+    serde_json::from_slice(&out.get_output().stdout)
+        .unwrap_or_else(|e| panic!("qctl {args:?} --json ({e})"))
+}
+
+/// The ids of a list of jobs.
+fn ids(jobs: &Value) -> Vec<String> {
+    jobs.as_array()
+        .unwrap_or_else(|| panic!("not a list: {jobs}"))
+        .iter()
+        .map(|j| j["id"].as_str().expect("an id").to_string())
+        .collect()
+}
+
+/// A failure record as a qctl consumer writes it.
+fn failure(reason: &str, stderr: &str, attempt: i64, time: f64) -> qctl::engine::failure::Failure {
+    qctl::engine::failure::Failure {
+        reason: reason.into(),
+        exit_code: reason.strip_prefix("exit ").and_then(|c| c.parse().ok()),
+        stderr: stderr.into(),
+        attempt,
+        time,
+        consumer: "q:inflight:0b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff".into(),
+        ..Default::default()
+    }
+}
+
+/// One job to put in a set, as raw bytes: its id, its record, its failure record, its score.
+struct Planted {
+    id: Vec<u8>,
+    record: Vec<u8>,
+    failure: Option<Vec<u8>>,
+    score: f64,
+}
+
+impl Planted {
+    /// A job as qctl's consumers leave it: its record with `attempt` failures, and the last.
+    fn job(
+        id: &str,
+        data: &[u8],
+        attempt: i64,
+        failed: Option<qctl::engine::failure::Failure>,
+        score: f64,
+    ) -> Planted {
+        let mut job = qctl::engine::Job::new(id, Some(data.to_vec()));
+        job.attempt = attempt;
+        Planted {
+            id: id.as_bytes().to_vec(),
+            record: job.encode(),
+            failure: failed.map(|f| f.to_json().into_bytes()),
+            score,
+        }
+    }
+}
+
+/// Puts `jobs` in `queue`'s sorted set `set` (`dead`, `scheduled`) with their records, in
+/// one pipeline.
+fn plant(server: &RedisServer, queue: &str, set: &str, jobs: &[Planted]) {
+    let mut pipe = redis::pipe();
+    for j in jobs {
+        pipe.cmd("HSET")
+            .arg(format!("{queue}:data"))
+            .arg(&j.id)
+            .arg(&j.record)
+            .ignore();
+        if let Some(f) = &j.failure {
+            pipe.cmd("HSET")
+                .arg(format!("{queue}:failures"))
+                .arg(&j.id)
+                .arg(f)
+                .ignore();
+        }
+        pipe.cmd("ZADD")
+            .arg(format!("{queue}:{set}"))
+            .arg(j.score)
+            .arg(&j.id)
+            .ignore();
+    }
+    let () = pipe.query(&mut server.conn()).expect("plant the jobs");
+}
+
+/// Every command Redis ran so far, with its count (INFO commandstats).
+fn commands_run(server: &RedisServer) -> std::collections::BTreeMap<String, u64> {
+    let info: String = server.cmd(&[b"INFO", b"commandstats"]);
+    info.lines()
+        .filter_map(|l| {
+            let (name, rest) = l.strip_prefix("cmdstat_")?.split_once(":calls=")?;
+            Some((name.to_string(), rest.split(',').next()?.parse().ok()?))
+        })
+        .collect()
+}
+
+/// The commands Redis ran for one request (and the INFO that counts them).
+fn commands_of(
+    server: &RedisServer,
+    web: &Web,
+    path: &str,
+) -> std::collections::BTreeMap<String, u64> {
+    let before = commands_run(server);
+    let reply = web.get(path);
+    assert_eq!(reply.status, 200, "{path}: {reply:?}");
+    let after = commands_run(server);
+    after
+        .into_iter()
+        .map(|(name, n)| {
+            let was = before.get(&name).copied().unwrap_or(0);
+            (name, n - was)
+        })
+        .filter(|(_, n)| *n > 0)
+        .collect()
+}
+
+/// The ids of the jobs of a page's table, in order, as its links name them (decoded).
+fn page_ids(html: &str) -> Vec<String> {
+    html.split("<th scope=\"row\"><a href=\"")
+        .skip(1)
+        .map(|rest| {
+            let href = &rest[..rest.find('"').expect("the link's end")];
+            let id = href.rsplit('/').next().expect("an id");
+            url_decode(id)
+        })
+        .collect()
+}
+
+fn url_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            out.push(u8::from_str_radix(&text[i + 1..i + 3], 16).expect("hex"));
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).expect("UTF-8")
+}
+
+/// 5,000 dead jobs in `big`, one a second, with one of two failures.
+fn five_thousand_dead(server: &RedisServer) {
+    let start = 1_700_000_000.0;
+    let jobs: Vec<Planted> = (0..5000)
+        .map(|i| {
+            let (reason, stderr) = if i % 3 == 0 {
+                ("exit 2", format!("timeout after {i} ms"))
+            } else {
+                ("exit 1", format!("no such user u{i}"))
+            };
+            Planted::job(
+                &format!("job-{i:05}"),
+                format!("data of {i}").as_bytes(),
+                1 + (i % 4) as i64,
+                Some(failure(reason, &stderr, (i % 4) as i64, start + i as f64)),
+                start + i as f64,
+            )
+        })
+        .collect();
+    plant(server, "big", "dead", &jobs);
+}
+
+#[test]
+fn the_50th_page_of_5000_dead_jobs_is_dead_list_at_offset_980_and_costs_what_the_first_does() {
+    let server = RedisServer::start();
+    five_thousand_dead(&server);
+    // One reading at the start and none while the pages are asked.
+    let web = Web::start(&server, &["--interval", "1h"]);
+
+    let api = web.get("/api/queues/big/dead?offset=980&limit=20");
+    assert_eq!(api.status, 200, "{api:?}");
+    assert_eq!(api.header("content-type"), "application/json");
+    let page = api.json();
+    let cli = cli_json(
+        &server,
+        &["dead", "list", "big", "--offset", "980", "--limit", "20"],
+    );
+    assert_eq!(page["jobs"], cli, "the 50th page");
+    assert_eq!(page["total"], 5000);
+    assert_eq!(page["offset"], 980);
+    assert_eq!(page["limit"], 20);
+    assert_eq!(page["next_offset"], 1000);
+    let last = web.get("/api/queues/big/dead?offset=4990&limit=20").json();
+    assert_eq!(ids(&last["jobs"]).len(), 10);
+    assert_eq!(last["next_offset"], Value::Null);
+
+    // The page: the same jobs, with the CLI's closing words and links to the pages around.
+    let html = web.get("/queues/big/dead?offset=980").body;
+    assert_eq!(page_ids(&html), ids(&cli));
+    assert!(html.contains("20 shown of 5,000 in big:dead"), "{html}");
+    assert!(
+        html.contains("href=\"/queues/big/dead?offset=1000\"")
+            && html.contains("href=\"/queues/big/dead?offset=960\""),
+        "{html}"
+    );
+
+    // A page deep in the set costs Redis what the first one costs: the same commands, as
+    // many times, by rank.
+    let first = commands_of(&server, &web, "/api/queues/big/dead?limit=20");
+    let deep = commands_of(&server, &web, "/api/queues/big/dead?offset=4960&limit=20");
+    assert_eq!(first, deep);
+    assert!(first.values().sum::<u64>() < 100, "{first:?}");
+    let first = commands_of(&server, &web, "/queues/big/dead");
+    let deep = commands_of(&server, &web, "/queues/big/dead?offset=4960");
+    assert_eq!(first, deep);
+}
+
+#[test]
+fn a_list_filtered_lists_what_the_cli_filter_lists_and_a_bad_value_is_refused_in_its_words() {
+    let server = RedisServer::start();
+    five_thousand_dead(&server);
+    let web = Web::start(&server, &["--interval", "1h"]);
+    let group = cli_json(&server, &["dead", "groups", "big"])["groups"][1]["fingerprint"]
+        .as_str()
+        .expect("a fingerprint")
+        .to_string();
+    for (query, flags) in [
+        ("grep=data+of+12", vec!["--grep", "data of 12"]),
+        (
+            "reason=TIMEOUT&limit=7",
+            vec!["--reason", "TIMEOUT", "--limit", "7"],
+        ),
+        (
+            "reason=user&offset=40",
+            vec!["--reason", "user", "--offset", "40"],
+        ),
+        (
+            "min_attempts=4&offset=3&limit=5",
+            vec!["--min-attempts", "4", "--offset", "3", "--limit", "5"],
+        ),
+        (
+            "since=1700000100&until=1700000130",
+            vec!["--since", "1700000100", "--until", "1700000130"],
+        ),
+        (
+            "since=2023-11-14T22:15:00Z&limit=3&offset=2",
+            vec![
+                "--since",
+                "2023-11-14T22:15:00Z",
+                "--limit",
+                "3",
+                "--offset",
+                "2",
+            ],
+        ),
+        (
+            &*format!("group={group}&limit=50"),
+            vec!["--group", &group, "--limit", "50"],
+        ),
+        ("group=none", vec!["--group", "none"]),
+    ] {
+        let mut args = vec!["dead", "list", "big"];
+        args.extend(&flags);
+        let cli = cli_json(&server, &args);
+        let page = web.get(&format!("/api/queues/big/dead?{query}"));
+        assert_eq!(page.status, 200, "{query}: {page:?}");
+        let page = page.json();
+        assert_eq!(ids(&page["jobs"]), ids(&cli), "{query}");
+        assert_eq!(page["jobs"], cli, "{query}");
+        let html = web.get(&format!("/queues/big/dead?{query}")).body;
+        assert_eq!(page_ids(&html), ids(&cli), "{query}");
+    }
+    // The form's fields keep what was asked; an empty field is no filter.
+    let html = web
+        .get("/queues/big/dead?grep=data+of+12&reason=&group=")
+        .body;
+    assert!(
+        html.contains("name=\"grep\" value=\"data of 12\""),
+        "{html}"
+    );
+    assert_eq!(
+        page_ids(&html),
+        ids(&cli_json(
+            &server,
+            &["dead", "list", "big", "--grep", "data of 12"]
+        ))
+    );
+
+    // A bad value: 400, with what clap says of the same value of the flag.
+    for (query, flag, value) in [
+        ("since=soon", "--since", "soon"),
+        ("until=%2B2x", "--until", "+2x"),
+        ("group=abc", "--group", "abc"),
+        ("min_attempts=-1", "--min-attempts", "-1"),
+        ("offset=x", "--offset", "x"),
+    ] {
+        let ran = run(qctl(&server).args(["dead", "list", "big", flag, value]));
+        assert_eq!(ran.code, Some(2), "{ran:?}");
+        let words = ran.err.lines().next().unwrap_or_default();
+        let why = words
+            .rsplit_once("': ")
+            .map(|(_, why)| why)
+            .expect("clap's words");
+        let api = web.get(&format!("/api/queues/big/dead?{query}"));
+        assert_eq!(api.status, 400, "{query}: {api:?}");
+        let error = api.json()["error"].as_str().expect("an error").to_string();
+        assert!(
+            error.ends_with(why) && error.contains(flag),
+            "{query}: {error:?} against {why:?}"
+        );
+        let page = web.get(&format!("/queues/big/dead?{query}"));
+        assert_eq!(page.status, 400);
+        assert!(page.body.contains("Bad request"), "{}", page.body);
+    }
+    // Ready jobs have no time: refused as the CLI refuses it.
+    let ran = run(qctl(&server).args(["active", "list", "big", "--since", "1h"]));
+    let api = web.get("/api/queues/big/ready?since=1h");
+    assert_eq!(api.status, 400, "{api:?}");
+    assert_eq!(
+        api.json()["error"].as_str().map(|e| format!("qctl: {e}")),
+        ran.err.lines().next().map(str::to_string)
+    );
+    let api = web.get("/api/queues/big/inflight?grep=x");
+    assert_eq!(api.status, 400, "{api:?}");
+    let api = web.get("/api/queues/big/dead?limit=0");
+    assert_eq!(api.status, 400, "{api:?}");
+}
+
+#[test]
+fn failures_grouped_answer_as_dead_groups_json_and_each_group_links_to_its_jobs() {
+    let server = RedisServer::start();
+    five_thousand_dead(&server);
+    let now = qctl::engine::now();
+    let scheduled: Vec<Planted> = (0..30)
+        .map(|i| {
+            let failed = (i % 2 == 0).then(|| failure("exit 7", "gateway 502", 0, now));
+            Planted::job(
+                &format!("s{i}"),
+                b"later",
+                1,
+                failed,
+                now + 3600.0 + i as f64,
+            )
+        })
+        .collect();
+    plant(&server, "big", "scheduled", &scheduled);
+    let web = Web::start(&server, &["--interval", "1h"]);
+    for (path, args) in [
+        ("/api/queues/big/dead/groups", vec!["dead", "groups", "big"]),
+        (
+            "/api/queues/big/dead/groups?limit=1",
+            vec!["dead", "groups", "big", "--limit", "1"],
+        ),
+        (
+            "/api/queues/big/dead/groups?since=1700004000&until=1700004010",
+            vec![
+                "dead",
+                "groups",
+                "big",
+                "--since",
+                "1700004000",
+                "--until",
+                "1700004010",
+            ],
+        ),
+        (
+            "/api/queues/big/scheduled/groups",
+            vec!["scheduled", "groups", "big"],
+        ),
+    ] {
+        let api = web.get(path);
+        assert_eq!(api.status, 200, "{path}: {api:?}");
+        assert_eq!(api.json(), cli_json(&server, &args), "{path}");
+    }
+
+    let html = web.get("/queues/big/dead/groups").body;
+    let groups = cli_json(&server, &["dead", "groups", "big"]);
+    for g in groups["groups"].as_array().expect("groups") {
+        let fp = g["fingerprint"].as_str().expect("a fingerprint");
+        let link = format!("href=\"/queues/big/dead?group={fp}\"");
+        assert!(html.contains(&link), "{link} in {html}");
+        let jobs = web.get(&format!("/api/queues/big/dead?group={fp}")).json();
+        assert_eq!(
+            jobs["jobs"],
+            cli_json(&server, &["dead", "list", "big", "--group", fp])
+        );
+    }
+    let summary = format!(
+        "5,000 jobs of big:dead in {} groups",
+        groups["groups_found"]
+    );
+    assert!(html.contains(&summary), "{summary} in {html}");
+    let html = web.get("/queues/big/scheduled/groups").body;
+    assert!(
+        html.contains("href=\"/queues/big/scheduled?group=none\""),
+        "{html}"
+    );
+    assert_eq!(web.get("/queues/big/ready/groups").status, 404);
+}
+
+#[test]
+fn an_unknown_queue_is_not_found_in_the_cli_words_and_queues_not_named_are_not_shown() {
+    let server = RedisServer::start();
+    fill(&server);
+    let ran = run(qctl(&server).args(["dead", "list", "mial"]));
+    assert_eq!(ran.code, Some(5), "{ran:?}");
+    let words = ran.err.trim().trim_start_matches("qctl: ").to_string();
+    assert!(
+        words.starts_with("no queue \"mial\" (known: mail"),
+        "{words}"
+    );
+    let web = Web::start(&server, &[]);
+    for path in [
+        "/api/queues/mial",
+        "/api/queues/mial/dead",
+        "/api/queues/mial/dead/groups",
+    ] {
+        let api = web.get(path);
+        assert_eq!(api.status, 404, "{path}");
+        assert_eq!(api.json()["error"], words.as_str(), "{path}");
+    }
+    for path in [
+        "/queues/mial",
+        "/queues/mial/ready",
+        "/queues/mial/scheduled/groups",
+    ] {
+        let page = web.get(path);
+        assert_eq!(page.status, 404, "{path}");
+        assert!(
+            page.body.contains("no queue &quot;mial&quot; (known: mail"),
+            "{}",
+            page.body
+        );
+        assert_safe_headers(&page, path);
+    }
+    assert_eq!(web.get("/queues/mail/done").status, 404);
+    assert_eq!(web.get("/api/queues/mail/done").status, 404);
+
+    let web = Web::start(&server, &["sms"]);
+    assert_eq!(web.get("/queues/sms").status, 200);
+    for path in [
+        "/queues/mail",
+        "/queues/mail/dead",
+        "/api/queues/mail/dead",
+        "/api/queues/mail",
+    ] {
+        let reply = web.get(path);
+        assert_eq!(reply.status, 404, "{path}: {reply:?}");
+        assert!(reply.body.contains("known: sms"), "{path}: {reply:?}");
+    }
+}
+
+/// The fields of `consumers --json` that do not change from one reading to the next.
+const STEADY: [&str; 14] = [
+    "consumer",
+    "run_by",
+    "host",
+    "pid",
+    "version",
+    "command",
+    "mode",
+    "concurrency",
+    "started",
+    "ran",
+    "failed",
+    "in_flight",
+    "alive",
+    "process",
+];
+
+#[test]
+fn the_queue_summary_answers_what_stats_consumers_inflight_limit_and_tail_answer() {
+    let server = RedisServer::start();
+    fill(&server);
+    qctl(&server)
+        .args(["limit", "work", "--max-running", "5"])
+        .assert()
+        .success();
+    enqueue(&server, &["work", "--id", "held", "hold"]);
+    // A Go CurlyQ consumer's state: a member in work:consumers, its in-flight set holding f,
+    // no description; and one whose heartbeat is ten minutes old.
+    support::hold_in_flight(&server, "work");
+    let mut args = vec!["work", "-c", "2", "--shutdown-grace", "1s"];
+    args.extend(FAST);
+    args.extend(["--orphan-after", "1h", "--", "sleep", "60"]);
+    let _consumer = support::spawn_consumer_at(&server.url(), &args);
+    let started = wait_until(LIMIT, || {
+        cli_json(&server, &["inflight", "work"])
+            .as_array()
+            .is_some_and(|jobs| {
+                jobs.iter()
+                    .any(|j| j["id"] == "held" && j["started"].is_number())
+            })
+    });
+    assert!(started, "{}", cli_json(&server, &["inflight", "work"]));
+    let web = Web::start(&server, &["--interval", "300ms", "--orphan-after", "1h"]);
+
+    let mut api = Value::Null;
+    let counted = wait_until(LIMIT, || {
+        api = web.get("/api/queues/work").json();
+        api["stats"] == cli_json(&server, &["stats", "work", "--orphan-after", "1h"])[0]
+    });
+    assert!(counted, "{api}");
+    let consumers = cli_json(&server, &["consumers", "work", "--orphan-after", "1h"]);
+    assert_eq!(consumers.as_array().map(Vec::len), Some(3), "{consumers}");
+    let ours = api["consumers"].as_array().expect("consumers");
+    assert_eq!(ours.len(), 3);
+    for theirs in consumers.as_array().expect("consumers") {
+        let mine = ours
+            .iter()
+            .find(|c| c["consumer"] == theirs["consumer"])
+            .unwrap_or_else(|| panic!("{} missing: {api}", theirs["consumer"]));
+        for field in STEADY {
+            assert_eq!(
+                mine[field], theirs[field],
+                "{field} of {}",
+                theirs["consumer"]
+            );
+        }
+        let keys = |v: &Value| v.as_object().map(|o| o.keys().cloned().collect::<Vec<_>>());
+        assert_eq!(keys(mine), keys(theirs));
+    }
+    let inflight = cli_json(&server, &["inflight", "work"]);
+    let inflight = inflight.as_array().expect("jobs");
+    let running = api["inflight"].as_array().expect("inflight");
+    assert_eq!(running.len(), inflight.len());
+    for (mine, theirs) in running.iter().zip(inflight) {
+        for field in ["id", "consumer", "run_by", "host", "pid", "started"] {
+            assert_eq!(
+                mine[field], theirs[field],
+                "{field}: {mine} against {theirs}"
+            );
+        }
+    }
+    let mut limits = cli_json(&server, &["limit", "work", "--orphan-after", "1h"]);
+    limits["tokens"] = Value::Null;
+    api["limits"]["tokens"] = Value::Null;
+    assert_eq!(api["limits"], limits);
+
+    // Its recent events, as `tail --no-follow --since 10m --json` has them: mail's death.
+    let mail = web.get("/api/queues/mail").json();
+    let out = qctl(&server)
+        .args(["--json", "tail", "mail", "--no-follow", "--since", "10m"])
+        .assert()
+        .success();
+    let tail: Vec<Value> = String::from_utf8_lossy(&out.get_output().stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .filter(|v: &Value| v["event"] != "following")
+        .collect();
+    assert_eq!(tail.len(), 1, "{tail:?}");
+    assert_eq!(mail["events"], Value::Array(tail));
+
+    // The page: the consumers as `consumers` names them, what each runs, and what cannot be
+    // known of the Go one, in the CLI's words.
+    let page = web.get("/queues/work");
+    assert_eq!(page.status, 200);
+    let html = page.body;
+    for text in [
+        "0b7d3e2a",
+        "1b7d3e2a",
+        "CurlyQ",
+        "href=\"/queues/work/jobs/held\"",
+        "href=\"/queues/work/jobs/f\"",
+        ">f</a> (-)",
+        "10m ago",
+        "(how long each has run is not known: no start recorded)",
+        qctl::engine::consumers::UNDESCRIBED,
+        qctl::engine::consumers::NO_START,
+        "max running  5",
+        "per-job, concurrency 2",
+        "sleep 60",
+    ] {
+        assert!(html.contains(text), "{text:?} not in {html}");
+    }
+    let mail = web.get("/queues/mail").body;
+    assert!(mail.contains(" after run 1: exit 1"), "{mail}");
+}
+
+#[test]
+fn each_list_answers_what_its_command_answers_go_written_records_too() {
+    let server = RedisServer::start();
+    fill(&server);
+    // Records as Go CurlyQ writes them (and as it cannot read them), moved to the dead set
+    // without a failure record, as a Go consumer moves them.
+    let vectors = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/golden/decode.jsonl"
+    ))
+    .expect("the golden vectors");
+    let go: Vec<Planted> = vectors
+        .lines()
+        .enumerate()
+        .map(|(i, line)| {
+            let case: Value = serde_json::from_str(line).expect("a vector");
+            let hex = case["hex"].as_str().expect("hex");
+            let record = (0..hex.len())
+                .step_by(2)
+                .map(|k| u8::from_str_radix(&hex[k..k + 2], 16).expect("hex"))
+                .collect();
+            let id = if i == 0 {
+                "a".to_string()
+            } else {
+                format!("g{i:02}")
+            };
+            Planted {
+                id: id.into_bytes(),
+                record,
+                failure: None,
+                score: 1_700_000_000.0 + i as f64,
+            }
+        })
+        .collect();
+    plant(&server, "mail", "dead", &go);
+    support::hold_in_flight(&server, "mail");
+    let web = Web::start(&server, &[]);
+    for (state, args) in [
+        ("ready", vec!["active", "list", "mail"]),
+        ("scheduled", vec!["scheduled", "list", "mail"]),
+        ("dead", vec!["dead", "list", "mail", "--limit", "50"]),
+        (
+            "dead",
+            vec!["dead", "list", "mail", "--limit", "5", "--offset", "4"],
+        ),
+    ] {
+        let limit = args
+            .iter()
+            .skip_while(|a| **a != "--limit")
+            .nth(1)
+            .unwrap_or(&"20");
+        let offset = args
+            .iter()
+            .skip_while(|a| **a != "--offset")
+            .nth(1)
+            .unwrap_or(&"0");
+        let api = web.get(&format!(
+            "/api/queues/mail/{state}?limit={limit}&offset={offset}"
+        ));
+        assert_eq!(api.status, 200, "{state}: {api:?}");
+        let page = api.json();
+        assert_eq!(page["jobs"], cli_json(&server, &args), "{state} {args:?}");
+        let html = web
+            .get(&format!(
+                "/queues/mail/{state}?limit={limit}&offset={offset}"
+            ))
+            .body;
+        assert_eq!(page_ids(&html), ids(&page["jobs"]), "{state}");
+    }
+    let dead = web.get("/queues/mail/dead?limit=50").body;
+    assert!(dead.contains("damaged: "), "{dead}");
+    let groups = web.get("/api/queues/mail/dead/groups").json();
+    assert_eq!(groups, cli_json(&server, &["dead", "groups", "mail"]));
+    assert!(web
+        .get("/queues/mail/dead/groups")
+        .body
+        .contains("no failure recorded (moved by Go CurlyQ or another tool)"));
+
+    // In flight at a Go CurlyQ consumer: no start known, no host, as `inflight` says.
+    let page = web.get("/api/queues/mail/inflight").json();
+    let cli = cli_json(&server, &["inflight", "mail"]);
+    assert_eq!(page["jobs"], cli);
+    assert_eq!(page["jobs"][0]["run_by"], "CurlyQ");
+    assert_eq!(page["jobs"][0]["running_secs"], Value::Null);
+    assert_eq!(
+        (&page["total"], &page["next_offset"]),
+        (&Value::from(1), &Value::Null)
+    );
+    let html = web.get("/queues/mail/inflight").body;
+    assert_eq!(page_ids(&html), ["f"]);
+    assert!(html.contains("1 shown of 1 in flight"), "{html}");
+    let empty = web.get("/queues/sms/inflight").body;
+    assert!(
+        empty.contains("no jobs in flight in queue &quot;sms&quot;"),
+        "{empty}"
+    );
+    let empty = web.get("/queues/sms/dead").body;
+    assert!(empty.contains("no jobs in sms:dead"), "{empty}");
+}
+
+/// Hostile records: ids, data, failures, consumer names and descriptions that would run
+/// script or reorder text if a page wrote them as HTML, NUL bytes, invalid UTF-8.
+const PWN_SCRIPT: &str = "<script>window.pwned=1</script>";
+const PWN_IMG: &str = "\"><img src=x onerror=\"window.pwned=1\">";
+
+fn plant_hostile(server: &RedisServer) {
+    let now = qctl::engine::now();
+    let hostile_failure = failure(
+        &format!("exit 1 {PWN_SCRIPT}"),
+        &format!("</textarea>{PWN_IMG}\u{202e}evil\0nul\n"),
+        0,
+        now,
+    );
+    let mut jobs = vec![
+        Planted::job(
+            PWN_SCRIPT,
+            PWN_IMG.as_bytes(),
+            1,
+            Some(hostile_failure.clone()),
+            now - 1.0,
+        ),
+        Planted::job(
+            PWN_IMG,
+            format!("</textarea>{PWN_SCRIPT}\0\0").as_bytes(),
+            2,
+            Some(hostile_failure),
+            now - 2.0,
+        ),
+        Planted::job(
+            "rtl\u{202e}gpj.exe/a b",
+            b"\xff\xfe<script>window.pwned=1</script>",
+            1,
+            None,
+            now - 3.0,
+        ),
+        Planted::job("nul\0id", b"x", 1, None, now - 4.0),
+    ];
+    // A record that is no msgpack at all, and not UTF-8.
+    jobs.push(Planted {
+        id: b"raw</textarea>".to_vec(),
+        record: b"\xff\xfe<script>window.pwned=1</script>".to_vec(),
+        failure: Some(b"<img src=x onerror=window.pwned=1>".to_vec()),
+        score: now - 5.0,
+    });
+    plant(server, "q", "dead", &jobs);
+    // Consumers: a member that is no in-flight key, and a described one with a hostile
+    // host and command holding a hostile id.
+    let uuid = "2b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff";
+    let member = format!("q:inflight:{uuid}");
+    let now_text = now.to_string();
+    let _: () = server.cmd(&[
+        b"ZADD",
+        b"q:consumers",
+        now_text.as_bytes(),
+        PWN_IMG.as_bytes(),
+    ]);
+    let _: () = server.cmd(&[
+        b"ZADD",
+        b"q:consumers",
+        now_text.as_bytes(),
+        member.as_bytes(),
+    ]);
+    let _: () = server.cmd(&[b"SADD", member.as_bytes(), PWN_SCRIPT.as_bytes()]);
+    let command = serde_json::to_string(&[PWN_IMG, PWN_SCRIPT, "\u{202e}x"]).unwrap();
+    let _: () = server.cmd(&[
+        b"HSET",
+        format!("q:consumer:{uuid}").as_bytes(),
+        b"host",
+        PWN_SCRIPT.as_bytes(),
+        b"pid",
+        b"1",
+        b"version",
+        b"<b>1</b>",
+        b"command",
+        command.as_bytes(),
+        b"mode",
+        PWN_IMG.as_bytes(),
+    ]);
+}
+
+#[test]
+fn hostile_records_are_text_in_every_queue_page_and_their_links_are_encoded() {
+    let server = RedisServer::start();
+    plant_hostile(&server);
+    let web = Web::start(&server, &[]);
+    for path in [
+        "/queues/q",
+        "/queues/q/dead",
+        "/queues/q/dead?grep=%3Cscript",
+        "/queues/q/inflight",
+        "/queues/q/dead/groups",
+        "/queues/q/dead?grep=%3Cscript%3E%22%3E%3Cimg",
+    ] {
+        let page = web.get(path);
+        assert_eq!(page.status, 200, "{path}: {page:?}");
+        let html = &page.body;
+        for raw in [
+            "<script>window",
+            "<img src=x",
+            "\u{202e}",
+            "\0",
+            "</textarea>",
+            "<b>1",
+        ] {
+            assert!(!html.contains(raw), "{raw:?} in {path}:\n{html}");
+        }
+        assert_eq!(html.matches("<script").count(), 1, "{path}");
+    }
+    let dead = web.get("/queues/q/dead").body;
+    for shown in [
+        "&lt;script&gt;window.pwned=1&lt;/script&gt;",
+        "&quot;&gt;&lt;img src=x onerror=&quot;window.pwned=1&quot;&gt;",
+        "rtl\\u{202e}gpj.exe/a b",
+        "nul\\u{0}id",
+        "&lt;binary, 33 bytes&gt;",
+        "raw&lt;/textarea&gt;",
+    ] {
+        assert!(dead.contains(shown), "{shown:?} not in {dead}");
+    }
+    // Each id's link is its one encoded path segment, which the route decodes back.
+    for href in [
+        "/queues/q/jobs/%3Cscript%3Ewindow.pwned%3D1%3C%2Fscript%3E",
+        "/queues/q/jobs/rtl%E2%80%AEgpj.exe%2Fa%20b",
+        "/queues/q/jobs/nul%00id",
+    ] {
+        assert!(
+            dead.contains(&format!("href=\"{href}\"")),
+            "{href} not in {dead}"
+        );
+    }
+    // The JSON has them as they are.
+    let api = web.get("/api/queues/q/dead").json();
+    assert_eq!(api["jobs"], cli_json(&server, &["dead", "list", "q"]));
+    assert_eq!(api["jobs"][0]["id"], PWN_SCRIPT);
+    let summary = web.get("/api/queues/q").json();
+    assert_eq!(summary["consumers"].as_array().map(Vec::len), Some(2));
+    // A queue whose name needs encoding, in links and in the route.
+    let name = "a/b <c>";
+    support::enqueue(&server, name, "x", b"y");
+    let page = web.get("/queues/a%2Fb%20%3Cc%3E/ready");
+    assert_eq!(page.status, 200, "{page:?}");
+    assert!(
+        page.body
+            .contains("href=\"/queues/a%2Fb%20%3Cc%3E/jobs/x\""),
+        "{}",
+        page.body
+    );
+    assert!(
+        page.body
+            .contains("<span class=\"queue\">a/b &lt;c&gt;</span>"),
+        "{}",
+        page.body
+    );
+}
+
+/// The ids a browser shows in the table of jobs of the page it is on, as the links name
+/// them.
+fn shown_ids(browser: &support::browser::Browser) -> Vec<String> {
+    let v = browser.run_js(
+        "return Array.from(document.querySelectorAll('table.jobs tbody th a'))\
+         .map(a => decodeURIComponent(a.getAttribute('href').split('/').pop()));",
+    );
+    v.as_array()
+        .expect("a list")
+        .iter()
+        .map(|id| id.as_str().expect("an id").to_string())
+        .collect()
+}
+
+/// The console's errors but the browser's own request for /favicon.ico, which no page
+/// names.
+fn page_errors(browser: &support::browser::Browser) -> Vec<String> {
+    browser
+        .console_errors()
+        .into_iter()
+        .filter(|e| !e.contains("/favicon.ico"))
+        .collect()
+}
+
+/// 90 dead jobs in `mail`, in two groups.
+fn ninety_dead(server: &RedisServer) {
+    let now = qctl::engine::now();
+    let jobs: Vec<Planted> = (0..90)
+        .map(|i| {
+            let failed = if i % 3 == 0 {
+                failure("exit 2", &format!("timeout after {i} ms"), 0, now)
+            } else {
+                failure("exit 1", "connection refused", 1, now)
+            };
+            Planted::job(
+                &format!("job-{i:02}"),
+                format!("data {i}").as_bytes(),
+                1 + (i % 3) as i64,
+                Some(failed),
+                now - 90.0 + i as f64,
+            )
+        })
+        .collect();
+    plant(server, "mail", "dead", &jobs);
+}
+
+#[test]
+fn in_a_browser_the_dead_tab_pages_groups_and_filters_list_what_dead_list_lists() {
+    let server = RedisServer::start();
+    ninety_dead(&server);
+    support::hold_in_flight(&server, "mail");
+    qctl(&server)
+        .args(["limit", "mail", "--rate", "10/s"])
+        .assert()
+        .success();
+    let web = Web::start(&server, &[]);
+    let Some(browser) = support::browser::Browser::start(1280, 800) else {
+        return;
+    };
+    let dead_ids = |args: &[&str]| {
+        let mut all = vec!["dead", "list", "mail"];
+        all.extend(args);
+        ids(&cli_json(&server, &all))
+    };
+
+    // The dead tab, reached from the queue's page.
+    browser.open(&format!("{}queues/mail", web.url));
+    browser.wait("the consumers", |b| b.find("table.consumers").is_some());
+    browser.screenshot("queue-1280x800");
+    browser
+        .element("nav.tabs a[href=\"/queues/mail/dead\"]")
+        .click();
+    browser.wait("the dead tab", |b| b.url().ends_with("/queues/mail/dead"));
+    assert_eq!(shown_ids(&browser), dead_ids(&[]));
+    assert_eq!(
+        browser.text("#shown").as_deref(),
+        Some("20 shown of 90 in mail:dead")
+    );
+    browser.screenshot("dead-1280x800");
+
+    // The next page, and the one before.
+    browser.element("a[rel=next]").click();
+    browser.wait("the second page", |b| b.url().ends_with("?offset=20"));
+    assert_eq!(shown_ids(&browser), dead_ids(&["--offset", "20"]));
+    browser.element("a[rel=prev]").click();
+    browser.wait("the first page", |b| b.url().ends_with("/queues/mail/dead"));
+    assert_eq!(shown_ids(&browser), dead_ids(&[]));
+
+    // A group's link lists its jobs.
+    browser
+        .element("nav.tabs a[href=\"/queues/mail/dead/groups\"]")
+        .click();
+    browser.wait("the groups", |b| b.find("a.group").is_some());
+    let group = browser.element("a.group").text();
+    browser.element("a.group").click();
+    browser.wait("the group's jobs", |b| b.url().contains("group="));
+    assert_eq!(shown_ids(&browser), dead_ids(&["--group", &group]));
+
+    // The filter form, without script: a GET of the same page.
+    browser.open(&format!("{}queues/mail/dead", web.url));
+    browser.element("input[name=grep]").type_text("data 1");
+    browser.element("input[name=min_attempts]").type_text("2");
+    browser.element("form.filters button").click();
+    browser.wait("the filtered page", |b| b.url().contains("grep=data+1"));
+    assert_eq!(
+        shown_ids(&browser),
+        dead_ids(&["--grep", "data 1", "--min-attempts", "2"])
+    );
+    assert_eq!(
+        browser.element("input[name=grep]").property("value"),
+        "data 1"
+    );
+    // A bad value: the page says what is wrong.
+    browser.open(&format!("{}queues/mail/dead?since=soon", web.url));
+    let refusal = browser.text(".refusal").unwrap_or_default();
+    assert!(
+        refusal.starts_with("invalid value 'soon' for '--since <TIME>'"),
+        "{refusal}"
+    );
+    let errors = page_errors(&browser);
+    assert_eq!(
+        errors.iter().filter(|e| !e.contains("400")).count(),
+        0,
+        "{errors:?}"
+    );
+
+    let Some(phone) = support::browser::Browser::start_mobile(390, 844) else {
+        return;
+    };
+    phone.open(&format!("{}queues/mail", web.url));
+    phone.wait("the consumers", |b| b.find("table.consumers").is_some());
+    phone.screenshot("queue-390x844");
+    phone.open(&format!("{}queues/mail/dead", web.url));
+    phone.wait("the dead jobs", |b| b.find("table.jobs").is_some());
+    phone.screenshot("dead-390x844");
+    // The page fits the phone's width: only the tables scroll sideways.
+    let overflow = phone.run_js("return document.documentElement.scrollWidth - window.innerWidth;");
+    assert!(overflow.as_f64().is_some_and(|o| o <= 0.0), "{overflow}");
+}
+
+#[test]
+fn in_a_browser_hostile_records_show_as_text_and_run_nothing() {
+    let server = RedisServer::start();
+    plant_hostile(&server);
+    let web = Web::start(&server, &[]);
+    let Some(browser) = support::browser::Browser::start(1280, 800) else {
+        return;
+    };
+    for path in [
+        "queues/q",
+        "queues/q/dead",
+        "queues/q/dead?grep=%3Cscript",
+        "queues/q/dead/groups",
+        "queues/q/inflight",
+    ] {
+        browser.open(&format!("{}{path}", web.url));
+        browser.wait("the page", |b| b.find("main h1").is_some());
+        assert_eq!(
+            browser.run_js("return typeof window.pwned;"),
+            "undefined",
+            "{path}"
+        );
+        assert_eq!(
+            browser.run_js("return document.images.length;"),
+            0,
+            "{path}"
+        );
+        let text = browser.body_text();
+        assert!(!text.contains('\u{202e}'), "{path}: {text}");
+        let errors = page_errors(&browser);
+        assert!(errors.is_empty(), "{path}: {errors:?}");
+    }
+    browser.open(&format!("{}queues/q/dead", web.url));
+    let text = browser.body_text();
+    for shown in [
+        PWN_SCRIPT,
+        PWN_IMG,
+        "rtl\\u{202e}gpj.exe/a b",
+        "nul\\u{0}id",
+        "raw</textarea>",
+    ] {
+        assert!(text.contains(shown), "{shown:?} not in {text}");
+    }
+    // The link of an id holding `/` takes the route that id, whole.
+    let href = browser
+        .element("table.jobs tbody tr:nth-child(3) th a")
+        .property("href");
+    assert!(
+        href.as_str()
+            .is_some_and(|h| h.ends_with("/queues/q/jobs/rtl%E2%80%AEgpj.exe%2Fa%20b")),
+        "{href}"
+    );
+    browser.open(&format!("{}queues/q", web.url));
+    let text = browser.body_text();
+    assert!(
+        text.contains(PWN_IMG) && text.contains(PWN_SCRIPT),
+        "{text}"
+    );
+    assert_eq!(browser.run_js("return typeof window.pwned;"), "undefined");
+}
+
+#[test]
+fn a_queue_page_says_when_redis_cannot_be_read_and_reads_it_again_when_it_is_back() {
+    let mut server = RedisServer::start();
+    enqueue(&server, &["mail", "x"]);
+    let web = Web::start(&server, &["--interval", "300ms"]);
+    assert_eq!(web.get("/api/queues/mail/ready").json()["total"], 1);
+    server.stop();
+    for path in [
+        "/queues/mail",
+        "/queues/mail/ready",
+        "/queues/mail/dead/groups",
+    ] {
+        let page = web.get(path);
+        assert_eq!(page.status, 503, "{path}: {page:?}");
+        assert!(
+            page.body.contains("cannot reach Redis"),
+            "{path}: {}",
+            page.body
+        );
+        let api = web.get(&format!("/api{path}"));
+        assert_eq!(api.status, 503, "{path}: {api:?}");
+        assert!(api.json()["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("cannot reach Redis")));
+    }
+    server.restart();
+    enqueue(&server, &["mail", "back"]);
+    let mut total = Value::Null;
+    assert!(
+        wait_until(LIMIT, || {
+            let reply = web.get("/api/queues/mail/ready");
+            total = if reply.status == 200 {
+                reply.json()["total"].clone()
+            } else {
+                Value::Null
+            };
+            total == 1
+        }),
+        "{total}"
+    );
+    assert_eq!(web.get("/queues/mail").status, 200);
+}
+
+#[test]
+fn a_key_of_the_wrong_type_is_said_where_it_is_read_in_the_cli_words() {
+    let server = RedisServer::start();
+    enqueue(&server, &["wt", "x"]);
+    let _: () = server.cmd(&[b"SET", b"wt:dead", b"not a set"]);
+    let web = Web::start(&server, &[]);
+    // The summary shows what it can read, and says what Redis refused.
+    let api = web.get("/api/queues/wt");
+    assert_eq!(api.status, 200, "{api:?}");
+    let api = api.json();
+    assert_eq!(api["events"], Value::Null);
+    let error = api["errors"]["events"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("WRONGTYPE") && error.contains("wt:dead"),
+        "{api}"
+    );
+    assert_eq!(api["consumers"], serde_json::json!([]));
+    assert_eq!(api["stats"]["wrong_type"], serde_json::json!(["wt:dead"]));
+    let page = web.get("/queues/wt").body;
+    assert!(page.contains("WRONGTYPE"), "{page}");
+    // The list itself cannot be read: 502, in the words the CLI says it with.
+    let ran = run(qctl(&server).args(["dead", "list", "wt"]));
+    let api = web.get("/api/queues/wt/dead");
+    assert_eq!(api.status, 502, "{api:?}");
+    let error = api.json()["error"].as_str().unwrap_or_default().to_string();
+    assert!(
+        error.contains("WRONGTYPE") && ran.err.contains(&error),
+        "{error:?} in {ran:?}"
+    );
+    assert_eq!(web.get("/queues/wt/dead").status, 502);
+    assert_eq!(web.get("/api/queues/wt/ready").status, 200);
+}

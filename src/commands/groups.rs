@@ -2,15 +2,13 @@
 //! their failure, largest group first.
 
 use anyhow::Context as _;
-use serde_json::json;
 
 use super::listing::Place;
 use super::Context;
 use crate::cli::GroupsArgs;
-use crate::engine::groups::{self, Group, MAX_GROUPS};
-use crate::engine::jobs::describe_time;
+use crate::engine::groups::{self, MAX_GROUPS};
 use crate::engine::{self, ExitCode};
-use crate::output::{agree, cut, plural, printable, relative, thousands, wrap};
+use crate::output::{agree, cut, group_cells, plural, printable, thousands, wrap};
 
 /// The width the table keeps within.
 const WIDTH: usize = 80;
@@ -38,15 +36,7 @@ pub async fn run(mut ctx: Context, args: GroupsArgs, place: Place) -> anyhow::Re
     };
     let more = found.groups.len() - shown.len();
     if ctx.out.json {
-        let value = json!({
-            "queue": args.queue,
-            "set": set,
-            "jobs": found.jobs,
-            "groups_found": found.groups.len(),
-            "more_groups": more,
-            "ungrouped": found.ungrouped,
-            "groups": shown.iter().map(group_json).collect::<Vec<_>>(),
-        });
+        let value = found.json(&args.queue, &set, shown.len());
         ctx.out.json_line(&value)?;
     } else if found.jobs == 0 {
         ctx.out.note(format_args!("no jobs in {set}"));
@@ -59,7 +49,7 @@ pub async fn run(mut ctx: Context, args: GroupsArgs, place: Place) -> anyhow::Re
         }
         let now = engine::now();
         for g in shown {
-            table.add_row(cells(g, now));
+            table.add_row(group_cells(g, now));
         }
         // Each row is followed by its pattern and a sample id, indented, on lines of their
         // own: at 80 columns a pattern or a UUID has no room in a column.
@@ -116,40 +106,4 @@ pub async fn run(mut ctx: Context, args: GroupsArgs, place: Place) -> anyhow::Re
         }
     }
     Ok(ExitCode::Success)
-}
-
-/// The stable JSON form of a group: `fingerprint`, `pattern`, `count`, `first` and `last`
-/// (unix seconds) with `first_at` and `last_at` (RFC 3339), `attempts_min` and
-/// `attempts_max` (null when no failure record tells them), `sample` (an id) and `example`
-/// (its failure as recorded, or null).
-fn group_json(g: &Group) -> serde_json::Value {
-    json!({
-        "fingerprint": g.fingerprint,
-        "pattern": g.pattern,
-        "count": g.count,
-        "first": g.first,
-        "first_at": describe_time(g.first),
-        "last": g.last,
-        "last_at": describe_time(g.last),
-        "attempts_min": g.attempts.map(|a| a.0),
-        "attempts_max": g.attempts.map(|a| a.1),
-        "sample": g.sample,
-        "example": (!g.example.is_empty()).then_some(&g.example),
-    })
-}
-
-/// The cells of a group's row.
-fn cells(g: &Group, now: f64) -> Vec<String> {
-    let attempts = match g.attempts {
-        None => "-".to_string(),
-        Some((lo, hi)) if lo == hi => lo.to_string(),
-        Some((lo, hi)) => format!("{lo}..{hi}"),
-    };
-    vec![
-        g.fingerprint.clone(),
-        thousands(g.count),
-        attempts,
-        relative(g.first, now),
-        relative(g.last, now),
-    ]
 }

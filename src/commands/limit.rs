@@ -1,13 +1,10 @@
 //! `qctl limit QUEUE`: show or set the rate and the running cap every qctl consumer of a
 //! queue obeys (engine/limits.rs), and how much of them is in use.
 
-use serde_json::json;
-
 use super::Context;
 use crate::cli::LimitArgs;
-use crate::engine::limits::{self, Change, Limits, Usage};
-use crate::engine::{ExitCode, QueueKeys};
-use crate::output::{agree, plural};
+use crate::engine::limits::{self, Change};
+use crate::engine::ExitCode;
 
 pub async fn run(mut ctx: Context, args: LimitArgs) -> anyhow::Result<ExitCode> {
     let keys = ctx.keys(&args.queue)?;
@@ -43,23 +40,11 @@ pub async fn run(mut ctx: Context, args: LimitArgs) -> anyhow::Result<ExitCode> 
     let now = limits::read(&mut redis, &keys).await?;
     let usage = limits::usage(&mut redis, &keys, &now, args.orphan_after).await?;
     if ctx.out.json {
-        let value = json!({
-            "queue": queue,
-            "rate": now.rate,
-            "rate_text": now.rate_text,
-            // The burst in force: 1 when a rate was set without one.
-            "burst": now.rate.map(|_| now.burst.unwrap_or(1)),
-            "max_running": now.max_running,
-            "stops_all": now.stop_all(),
-            "running": usage.running,
-            "tokens": usage.tokens,
-            "qctl_consumers": usage.qctl_consumers,
-            "other_consumers": usage.other_consumers,
-        });
+        let value = limits::json(queue, &now, &usage);
         let written = ctx.out.json_line(&value).and_then(|_| ctx.out.flush());
         ctx.out.after_done(written)?;
     } else {
-        let lines = describe(queue, &now, &usage);
+        let lines = limits::describe(queue, &now, &usage);
         if args.is_read_only() {
             for line in &lines {
                 ctx.out.line(line)?;
@@ -72,60 +57,7 @@ pub async fn run(mut ctx: Context, args: LimitArgs) -> anyhow::Result<ExitCode> 
         }
     }
     if usage.other_consumers > 0 && !now.is_empty() {
-        ctx.out.warn(ignored(&keys, &usage));
+        ctx.out.warn(limits::ignored(&keys, &usage));
     }
     Ok(ExitCode::Success)
-}
-
-/// The limits and their use, a line each.
-fn describe(queue: &str, limits: &Limits, usage: &Usage) -> Vec<String> {
-    if limits.is_empty() {
-        return vec![format!(
-            "queue {queue:?} has no limits: its consumers start jobs as fast as they can"
-        )];
-    }
-    let mut lines = vec![format!(
-        "limits of queue {queue:?}, obeyed by every qctl consumer:"
-    )];
-    if let Some(rate) = limits.rate {
-        let text = limits
-            .rate_text
-            .clone()
-            .unwrap_or_else(|| format!("{rate}/s"));
-        let burst = limits.burst.unwrap_or(1);
-        let tokens = usage
-            .tokens
-            .map(|t| format!("; {t:.1} of {burst} may start now"))
-            .unwrap_or_default();
-        lines.push(format!("  rate         {text} (burst {burst}){tokens}"));
-    }
-    if let Some(max) = limits.max_running {
-        lines.push(format!(
-            "  max running  {max}; {} in flight at {}",
-            usage.running,
-            plural(
-                usage.qctl_consumers + usage.other_consumers,
-                "live consumer"
-            )
-        ));
-    }
-    if limits.stop_all() {
-        lines.push("  a cap or rate of 0: no job starts, as if the queue were paused".to_string());
-    }
-    lines
-}
-
-/// The warning when consumers that ignore the limits are seen.
-fn ignored(keys: &QueueKeys, usage: &Usage) -> String {
-    let n = usage.other_consumers;
-    format!(
-        "{} of queue {:?} {} not qctl's (Go CurlyQ consumers, which register without a \
-         description in {}:consumer:<uuid>): {} these limits; {} jobs still count against the cap",
-        plural(n, "consumer"),
-        keys.name,
-        agree(n, "is", "are"),
-        keys.name,
-        agree(n, "it ignores", "they ignore"),
-        agree(n, "its", "their")
-    )
 }

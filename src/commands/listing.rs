@@ -9,41 +9,17 @@ use crate::cli::{BulkArgs, FilterArgs, ListArgs, ShowArgs};
 pub use crate::engine::bulk::Action;
 use crate::engine::bulk::{self, Fate, Reading, Selection, Walk};
 use crate::engine::jobs::{describe_time, Found, Gone, Location, Stored};
-use crate::engine::listing::{Entry, Filter, Pager};
+pub use crate::engine::listing::Place;
+use crate::engine::listing::{self, Entry, Filter, Pager};
 use crate::engine::{self, Error, ExitCode, QueueKeys};
 use crate::output::{
-    dead_reason, entry_json, plural, preview, printable, printable_message, relative, shown_json,
-    stopped_by, thousands, Fit,
+    due_text, listed_cells, listed_columns, listed_json, plural, preview, printable,
+    printable_message, shown_json, stopped_by, thousands,
 };
 use crate::signals;
 
 /// Ids reported one by one on stderr before only counting them.
 const MAX_REPORTED: usize = 50;
-
-/// The three places a job can wait.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Place {
-    Dead,
-    Scheduled,
-    Active,
-}
-
-impl Place {
-    pub(super) fn key(self, keys: &QueueKeys) -> &str {
-        match self {
-            Place::Dead => &keys.dead,
-            Place::Scheduled => &keys.scheduled,
-            Place::Active => &keys.active,
-        }
-    }
-
-    fn score_name(self) -> &'static str {
-        match self {
-            Place::Dead => "died",
-            _ => "due",
-        }
-    }
-}
 
 fn verb(action: Action) -> &'static str {
     match action {
@@ -53,18 +29,9 @@ fn verb(action: Action) -> &'static str {
     }
 }
 
-/// The filter of `args` for jobs in `place`; ready jobs have no time, so selecting them by
-/// one is refused rather than ignored.
+/// The filter of `args` for jobs in `place` (see [`Filter::for_place`]).
 pub fn filter_for(args: &FilterArgs, place: Place) -> Result<Filter, Error> {
-    if place == Place::Active && (args.since.is_some() || args.until.is_some()) {
-        return Err(Error::Usage(
-            "--since and --until select by time, and ready jobs have none (a dead job has its \
-             time of death, a scheduled one its due time): use --grep, --reason, --group or \
-             --min-attempts"
-                .into(),
-        ));
-    }
-    Ok(filter(args))
+    filter(args).for_place(place)
 }
 
 pub fn filter(args: &FilterArgs) -> Filter {
@@ -84,45 +51,11 @@ pub async fn list(mut ctx: Context, args: ListArgs, place: Place) -> anyhow::Res
     super::require_queue(&mut redis, &keys).await?;
     let filter = filter_for(&args.filter, place)?;
     let limit = page_limit(args.limit);
-    let mut pager = match place {
-        Place::Active => Pager::active(&mut redis, &keys, &filter, args.offset, limit).await,
-        Place::Dead => Pager::zset(&mut redis, &keys.dead, true, &filter, args.offset, limit).await,
-        Place::Scheduled => {
-            Pager::zset(
-                &mut redis,
-                &keys.scheduled,
-                false,
-                &filter,
-                args.offset,
-                limit,
-            )
-            .await
-        }
-    }
-    .with_context(|| format!("cannot list {}", place.key(&keys)))?;
+    let mut pager = Pager::of(&mut redis, &keys, place, &filter, args.offset, limit)
+        .await
+        .with_context(|| format!("cannot list {}", place.key(&keys)))?;
     let now = engine::now();
-    let columns: &[(&str, Fit)] = match place {
-        Place::Dead => &[
-            ("ID", Fit::Keep),
-            ("FAILURES", Fit::Number),
-            ("DIED", Fit::Keep),
-            ("REASON", Fit::Cut(12)),
-            ("DATA", Fit::Cut(8)),
-        ],
-        Place::Scheduled => &[
-            ("ID", Fit::Keep),
-            ("KIND", Fit::Keep),
-            ("DUE", Fit::Keep),
-            ("FAILURES", Fit::Number),
-            ("DATA", Fit::Cut(8)),
-        ],
-        Place::Active => &[
-            ("AHEAD", Fit::Number),
-            ("ID", Fit::Keep),
-            ("FAILURES", Fit::Number),
-            ("DATA", Fit::Cut(8)),
-        ],
-    };
+    let columns = listed_columns(place);
     let mut rows = Vec::new();
     let mut shown = 0u64;
     // JSON is written chunk by chunk as it is read, so any --limit runs in bounded memory.
@@ -143,7 +76,7 @@ pub async fn list(mut ctx: Context, args: ListArgs, place: Place) -> anyhow::Res
                 }
                 ctx.out.json(&listed_json(e, place))?;
             } else {
-                rows.push(row(place, e, args.offset + shown, now));
+                rows.push(listed_cells(place, e, args.offset + shown, now));
             }
             shown += 1;
         }
@@ -152,7 +85,8 @@ pub async fn list(mut ctx: Context, args: ListArgs, place: Place) -> anyhow::Res
         ctx.out.raw(b"]\n")?;
     } else if !args.jsonl {
         if shown == 0 {
-            let note = nothing_shown(&mut redis, &keys, place, &args, &filter).await?;
+            let note =
+                listing::nothing_shown(&mut redis, &keys, place, &filter, args.offset).await?;
             ctx.out.note(note);
         } else {
             let table = ctx.out.fit_table(columns, rows);
@@ -187,103 +121,6 @@ pub fn next_page(offset: Option<u64>) -> String {
     offset
         .map(|o| format!("; next page: --offset {o} (--limit 0 shows every one)"))
         .unwrap_or_default()
-}
-
-/// Why a listing shows no job: the key is empty, or nothing matched, with how many jobs it
-/// holds (`no dead jobs match (300,000 in big:dead)`).
-async fn nothing_shown(
-    redis: &mut crate::engine::Redis,
-    keys: &QueueKeys,
-    place: Place,
-    args: &ListArgs,
-    filter: &Filter,
-) -> anyhow::Result<String> {
-    let key = place.key(keys);
-    let cmd = match place {
-        Place::Active => "LLEN",
-        _ => "ZCARD",
-    };
-    let held: u64 = redis
-        .query(redis::cmd(cmd).arg(key), format_args!("{cmd} {key}"))
-        .await?;
-    let what = match place {
-        Place::Dead => "dead jobs",
-        Place::Scheduled => "scheduled jobs",
-        Place::Active => "ready jobs",
-    };
-    let total = format!("{} in {}", thousands(held), printable(key));
-    Ok(if held == 0 {
-        // The ready list holds no running job: say where those are.
-        let hint = match place {
-            Place::Active => format!(
-                " (it holds jobs ready to run; running ones: qctl inflight {})",
-                crate::output::shell_quote(&args.queue)
-            ),
-            _ => String::new(),
-        };
-        format!("no jobs in {}{hint}", printable(key))
-    } else if !filter.is_empty() {
-        format!("no {what} match ({total})")
-    } else {
-        format!("no {what} at --offset {} ({total})", thousands(args.offset))
-    })
-}
-
-/// The JSON of a listed job: in the active list, `ahead` (jobs before it) instead of a time.
-fn listed_json(e: &Entry, place: Place) -> serde_json::Value {
-    if place != Place::Active {
-        return entry_json(e, place.score_name());
-    }
-    let ahead = e.score;
-    let mut v = entry_json(
-        &Entry {
-            score: None,
-            ..e.clone()
-        },
-        place.score_name(),
-    );
-    v["ahead"] = ahead.map(|a| a as u64).into();
-    v
-}
-
-/// One table row of a listing; `index` is the job's position in the listing.
-fn row(place: Place, e: &Entry, index: u64, now: f64) -> Vec<String> {
-    let attempts = e.attempt().map_or("-".to_string(), |a| a.to_string());
-    let data = match e.damage() {
-        Some(why) => format!("<damaged: {}>", printable(&why)),
-        None => preview(e.data().unwrap_or_default(), 60),
-    };
-    // Relative, to fit a narrow terminal: the time itself is in `show` and in JSON.
-    let when = e.score.map(|s| due_text(place, s, now)).unwrap_or_default();
-    let id = printable(&e.id);
-    match place {
-        Place::Dead => vec![id, attempts, when, dead_reason(e), data],
-        Place::Scheduled => {
-            let kind = if e.attempt().unwrap_or(0) > 0 {
-                "retry"
-            } else {
-                "delayed"
-            };
-            vec![id, kind.into(), when, attempts, data]
-        }
-        Place::Active => vec![
-            e.score.map_or(index, |a| a as u64).to_string(),
-            id,
-            attempts,
-            data,
-        ],
-    }
-}
-
-fn due_text(place: Place, t: f64, now: f64) -> String {
-    match place {
-        Place::Scheduled if t == f64::NEG_INFINITY => "due (score -inf)".into(),
-        Place::Scheduled if t == f64::INFINITY => "never due (score +inf)".into(),
-        Place::Scheduled if t <= now => {
-            format!("overdue {}", relative(t, now).trim_end_matches(" ago"))
-        }
-        _ => relative(t, now),
-    }
 }
 
 pub async fn show(mut ctx: Context, args: ShowArgs, place: Place) -> anyhow::Result<ExitCode> {
@@ -668,11 +505,7 @@ impl Tally {
     /// `requeued 63,500 of 300,000 dead jobs; run the same command again to go on`, with the
     /// ids not found or skipped and the jobs whose fate is not known.
     fn describe(&self, missing: &[String], skipped: &[(String, String)]) -> String {
-        let noun = match self.place {
-            Place::Dead => "dead jobs",
-            Place::Scheduled => "scheduled jobs",
-            Place::Active => "ready jobs",
-        };
+        let noun = self.place.jobs();
         let (done, count) = (thousands(self.done), thousands(self.count));
         let mut text = match self.action {
             Action::Requeue { .. } => format!("requeued {done} of {count} {noun}"),

@@ -356,10 +356,7 @@ async fn no_queue(redis: &mut crate::engine::Redis, name: &str) -> anyhow::Resul
 /// Fails (exit 5) when `keys` names a queue with no key on the server, naming the queues
 /// it may have meant: read commands have nothing to read there.
 async fn require_queue(redis: &mut crate::engine::Redis, keys: &QueueKeys) -> anyhow::Result<()> {
-    if queue_known(redis, keys).await? {
-        return Ok(());
-    }
-    Err(Error::NothingDone(no_queue(redis, &keys.name).await?).into())
+    Ok(crate::engine::queues::require(redis, keys).await?)
 }
 
 /// Whether the queue has a key on the server (see [`crate::engine::queues::known`]).

@@ -6,11 +6,9 @@ use serde_json::json;
 
 use super::Context;
 use crate::cli::TailArgs;
-use crate::engine::consumers::{command_line, host_pid, short_name, Description};
-use crate::engine::failure::Failure;
-use crate::engine::tail::{Counts, Follower, Happening};
+use crate::engine::tail::{event_json, Counts, Follower, Happening};
 use crate::engine::{Error, ExitCode};
-use crate::output::{plural, printable, relative, thousands};
+use crate::output::{clock, event_text, plural, printable, relative, thousands};
 use crate::signals;
 
 /// The longest wait between tries while Redis cannot be reached.
@@ -251,99 +249,9 @@ fn show(
     now: f64,
 ) -> std::io::Result<()> {
     if ctx.out.json {
-        let mut v = serde_json::to_value(happening).map_err(std::io::Error::from)?;
-        v["time"] = time.into();
-        v["queue"] = keys.name.clone().into();
-        return ctx.out.json_line(&v);
+        return ctx.out.json_line(&event_json(&keys.name, time, happening));
     }
-    let text = match happening {
-        Happening::Dead { id, failure } => format!(
-            "dead {}{}",
-            printable(id),
-            match failure {
-                Some(f) => format!(" after run {}: {}", f.attempt + 1, why(f)),
-                None =>
-                    ": no failure recorded (a Go CurlyQ consumer or another tool moved it)".into(),
-            }
-        ),
-        Happening::Retry { id, due, failure } => format!(
-            "retry {} {}{}",
-            printable(id),
-            if !due.is_finite() {
-                "due at an unknown time".to_string()
-            } else if *due > time {
-                format!(
-                    "due {} ({} later)",
-                    clock(*due),
-                    relative(*due, time).trim_start_matches("in ")
-                )
-            } else {
-                "due at once".to_string()
-            },
-            failure
-                .as_ref()
-                .map(|f| format!(" after run {}: {}", f.attempt + 1, why(f)))
-                .unwrap_or_default()
-        ),
-        Happening::Joined {
-            consumer,
-            described,
-        } => format!(
-            "consumer {} joined{}",
-            short_name(consumer, keys),
-            described
-                .as_ref()
-                .map_or(" (writes no description: Go CurlyQ?)".to_string(), who)
-        ),
-        Happening::Left { consumer } => format!("consumer {} left", short_name(consumer, keys)),
-        Happening::Expired {
-            consumer,
-            heartbeat,
-            in_flight,
-        } => format!(
-            "consumer {} expired: heartbeat {}, {} in flight",
-            short_name(consumer, keys),
-            relative(*heartbeat, now),
-            in_flight.map_or("? jobs".into(), |n| plural(n, "job"))
-        ),
-        Happening::Recovered { consumer } => format!(
-            "consumer {} recovered: its jobs went back to {}",
-            short_name(consumer, keys),
-            keys.active
-        ),
-        Happening::Paused => "paused".into(),
-        Happening::Resumed => "resumed".into(),
-    };
+    let text = event_text(keys, time, happening, now);
     ctx.out
         .line(format!("{} {} {text}", clock(time), printable(&keys.name)))
-}
-
-/// A failure in a line: the reason and the first line of stderr, without control
-/// characters.
-fn why(f: &Failure) -> String {
-    let first = f
-        .stderr
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .map(|l| format!(": {}", printable(l)))
-        .unwrap_or_default();
-    format!("{}{first}", printable(&f.reason))
-}
-
-fn who(d: &Description) -> String {
-    format!(
-        " (qctl {} on {}, {}: {})",
-        printable(d.version.as_deref().unwrap_or("-")),
-        host_pid(Some(d)),
-        printable(d.mode.as_deref().unwrap_or("-")),
-        d.command.as_deref().map(command_line).unwrap_or_default()
-    )
-}
-
-/// A time of day, UTC, as the lines start with it.
-fn clock(t: f64) -> String {
-    chrono::DateTime::from_timestamp(t.floor() as i64, 0)
-        .map(|d| d.format("%H:%M:%S").to_string())
-        .unwrap_or_else(|| format!("{t}"))
 }

@@ -163,6 +163,7 @@ pub async fn run(ctx: Context, args: WebArgs) -> anyhow::Result<ExitCode> {
             args.orphan_after,
             args.max_keys,
         ),
+        orphan_after: args.orphan_after,
     });
     let guard = Arc::new(Guard {
         listen: addr,

@@ -6,7 +6,7 @@ use super::conn::Redis;
 use super::error::Error;
 use super::keys::QueueKeys;
 use super::scripts::{self, Rights};
-use super::text::{printable, shell_quote};
+use super::text::{printable, relative, shell_quote};
 
 /// Every command a consumer sends, each with its key, to be checked at its start before it
 /// writes anything. `inflight`, its own in-flight key, also stands for those of the consumers
@@ -701,6 +701,144 @@ pub async fn describe(
     Ok(out)
 }
 
+/// What `qctl consumers` says under its table when a consumer wrote no description.
+pub const UNDESCRIBED: &str = "RUN BY CurlyQ: no description written (a Go CurlyQ consumer, or a \
+                               qctl one that expired more than a day ago)";
+
+/// What `qctl inflight` says under its table when a job's start is not known.
+pub const NO_START: &str =
+    "RUNNING -: no start recorded (Go CurlyQ consumer, buffered job, or just started)";
+
+/// The consumers of a queue as `qctl consumers` and the views show them: each member, what
+/// it wrote about itself, whether its process runs, at the server's clock.
+#[derive(Debug, Clone)]
+pub struct Seen {
+    pub list: Vec<ConsumerInfo>,
+    /// What each wrote about itself (see [`describe`]).
+    pub described: Vec<Option<Description>>,
+    /// Whether each one's process runs, for those on this host ([`Description::process`]).
+    pub processes: Vec<Option<Process>>,
+    /// The server's clock when they were read (unix seconds).
+    pub now: f64,
+}
+
+/// Reads the consumers of a queue with their descriptions and the server's clock; three
+/// round trips.
+pub async fn seen(redis: &mut Redis, keys: &QueueKeys) -> Result<Seen, Error> {
+    let list = list(redis, keys).await?;
+    let described = describe(redis, keys, &list).await?;
+    let now = redis.server_time().await?;
+    let processes = described
+        .iter()
+        .map(|d| d.as_ref().and_then(Description::process))
+        .collect();
+    Ok(Seen {
+        list,
+        described,
+        processes,
+        now,
+    })
+}
+
+impl Seen {
+    /// Each consumer as `qctl consumers --json` writes it; alive when its heartbeat is
+    /// younger than `orphan_after` and its process is not known to be gone.
+    pub fn json(
+        &self,
+        keys: &QueueKeys,
+        orphan_after: std::time::Duration,
+    ) -> Vec<serde_json::Value> {
+        let now = self.now;
+        let cutoff = now - orphan_after.as_secs_f64();
+        self.list
+            .iter()
+            .zip(&self.described)
+            .zip(&self.processes)
+            .map(|((c, d), process)| {
+                let d = d.clone().unwrap_or_default();
+                serde_json::json!({
+                    "consumer": c.key,
+                    "run_by": c.run_by(keys, d.version.is_some()),
+                    "host": d.host,
+                    "pid": d.pid,
+                    "version": d.version,
+                    "command": d.command,
+                    "mode": d.mode,
+                    "concurrency": d.concurrency,
+                    "depth": d.depth,
+                    "depth_auto": d.depth_auto,
+                    "started": d.started,
+                    "ran": d.ran,
+                    "failed": d.failed,
+                    "heartbeat": c.heartbeat,
+                    "heartbeat_age_secs": (now - c.heartbeat).max(0.0),
+                    "clock_ahead_secs": c.clock_ahead(now),
+                    "in_flight": c.in_flight,
+                    "alive": c.heartbeat > cutoff && *process != Some(Process::Gone),
+                    "process": process,
+                    "problem": c.problem.clone().or_else(|| c.clock_ahead(now).map(|_| c.ahead_problem(now))),
+                })
+            })
+            .collect()
+    }
+
+    /// Each consumer's description, by its in-flight key (those that wrote one).
+    pub fn descriptions(&self) -> std::collections::HashMap<&str, &Description> {
+        self.list
+            .iter()
+            .zip(&self.described)
+            .filter_map(|(c, d)| Some((c.key.as_str(), d.as_ref()?)))
+            .collect()
+    }
+
+    /// Whether a consumer with an in-flight key wrote no description: [`UNDESCRIBED`].
+    pub fn undescribed(&self, keys: &QueueKeys) -> bool {
+        self.list
+            .iter()
+            .zip(&self.described)
+            .any(|(c, d)| d.is_none() && keys.consumer_uuid(&c.key).is_some())
+    }
+}
+
+impl Description {
+    /// How it runs its jobs, as `qctl consumers` says it before the command: `per-job,
+    /// concurrency 4, up 3h`, `pipe, concurrency 2, depth 8 (automatic), up 5m`.
+    pub fn setup(&self, now: f64) -> String {
+        format!(
+            "{}{}{}{}",
+            printable(self.mode.as_deref().unwrap_or("-")),
+            self.concurrency
+                .map_or(String::new(), |n| format!(", concurrency {n}")),
+            self.depth_words(),
+            self.started.map_or(String::new(), |t| format!(
+                ", up {}",
+                relative(t, now).trim_end_matches(" ago")
+            )),
+        )
+    }
+
+    /// `, depth 8, 16 (automatic)`: what a `--pipe` consumer's handlers may each hold now.
+    fn depth_words(&self) -> String {
+        let Some(depth) = &self.depth else {
+            return String::new();
+        };
+        let how = if self.depth_auto == Some(true) {
+            " (automatic)"
+        } else {
+            ""
+        };
+        let each = match depth.as_slice() {
+            [] => return String::new(),
+            [first, rest @ ..] if rest.iter().all(|n| n == first) => first.to_string(),
+            all => {
+                let words: Vec<String> = all.iter().map(u64::to_string).collect();
+                words.join(", ")
+            }
+        };
+        format!(", depth {each}{how}")
+    }
+}
+
 /// A job reserved by a consumer: in its in-flight set, maybe running.
 #[derive(Debug, Clone, PartialEq)]
 pub struct InFlight {
@@ -711,6 +849,13 @@ pub struct InFlight {
     /// Go CurlyQ consumers, jobs a qctl consumer holds but has not started yet, and jobs
     /// started within the last second.
     pub started: Option<f64>,
+}
+
+impl InFlight {
+    /// How long it has run at the server's clock `now`, when its start is known.
+    pub fn running(&self, now: f64) -> Option<f64> {
+        self.started.map(|t| (now - t).max(0.0))
+    }
 }
 
 /// Every job in flight at the consumers of `list`, those running longest first (then those

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use super::conn::Redis;
 use super::error::Error;
 use super::failure::{Failure, STDERR_TAIL};
+use super::jobs::describe_time;
 use super::keys::QueueKeys;
 use super::listing::{lengths, split, CALL_BYTES, CHUNK};
 
@@ -382,6 +383,45 @@ pub struct Groups {
     pub groups: Vec<Group>,
     /// Jobs of groups beyond [`MAX_GROUPS`], counted in none.
     pub ungrouped: u64,
+}
+
+impl Group {
+    /// The stable JSON form of a group: `fingerprint`, `pattern`, `count`, `first` and
+    /// `last` (unix seconds) with `first_at` and `last_at` (RFC 3339), `attempts_min` and
+    /// `attempts_max` (null when no failure record tells them), `sample` (an id) and
+    /// `example` (its failure as recorded, or null).
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "fingerprint": self.fingerprint,
+            "pattern": self.pattern,
+            "count": self.count,
+            "first": self.first,
+            "first_at": describe_time(self.first),
+            "last": self.last,
+            "last_at": describe_time(self.last),
+            "attempts_min": self.attempts.map(|a| a.0),
+            "attempts_max": self.attempts.map(|a| a.1),
+            "sample": self.sample,
+            "example": (!self.example.is_empty()).then_some(&self.example),
+        })
+    }
+}
+
+impl Groups {
+    /// The groups of `set` (a key of queue `queue`) as `dead groups --json` writes them, the
+    /// first `shown` of them.
+    pub fn json(&self, queue: &str, set: &str, shown: usize) -> serde_json::Value {
+        let shown = &self.groups[..shown.min(self.groups.len())];
+        serde_json::json!({
+            "queue": queue,
+            "set": set,
+            "jobs": self.jobs,
+            "groups_found": self.groups.len(),
+            "more_groups": self.groups.len() - shown.len(),
+            "ungrouped": self.ungrouped,
+            "groups": shown.iter().map(Group::json).collect::<Vec<_>>(),
+        })
+    }
 }
 
 /// Counts jobs into groups, holding one entry per group (at most [`MAX_GROUPS`]).

@@ -12,6 +12,7 @@ use serde::Serialize;
 use super::conn::Redis;
 use super::error::Error;
 use super::keys::QueueKeys;
+use super::text::{agree, plural};
 
 /// A rate: so many jobs per interval (`100/s`, `30/m`, `500/h`).
 #[derive(Clone, Debug, PartialEq)]
@@ -304,6 +305,76 @@ pub async fn usage(
         });
     }
     Ok(usage)
+}
+
+/// The limits and their use as `qctl limit QUEUE --json` writes them.
+pub fn json(queue: &str, limits: &Limits, usage: &Usage) -> serde_json::Value {
+    serde_json::json!({
+        "queue": queue,
+        "rate": limits.rate,
+        "rate_text": limits.rate_text,
+        // The burst in force: 1 when a rate was set without one.
+        "burst": limits.rate.map(|_| limits.burst.unwrap_or(1)),
+        "max_running": limits.max_running,
+        "stops_all": limits.stop_all(),
+        "running": usage.running,
+        "tokens": usage.tokens,
+        "qctl_consumers": usage.qctl_consumers,
+        "other_consumers": usage.other_consumers,
+    })
+}
+
+/// The limits and their use, a line each.
+pub fn describe(queue: &str, limits: &Limits, usage: &Usage) -> Vec<String> {
+    if limits.is_empty() {
+        return vec![format!(
+            "queue {queue:?} has no limits: its consumers start jobs as fast as they can"
+        )];
+    }
+    let mut lines = vec![format!(
+        "limits of queue {queue:?}, obeyed by every qctl consumer:"
+    )];
+    if let Some(rate) = limits.rate {
+        let text = limits
+            .rate_text
+            .clone()
+            .unwrap_or_else(|| format!("{rate}/s"));
+        let burst = limits.burst.unwrap_or(1);
+        let tokens = usage
+            .tokens
+            .map(|t| format!("; {t:.1} of {burst} may start now"))
+            .unwrap_or_default();
+        lines.push(format!("  rate         {text} (burst {burst}){tokens}"));
+    }
+    if let Some(max) = limits.max_running {
+        lines.push(format!(
+            "  max running  {max}; {} in flight at {}",
+            usage.running,
+            plural(
+                usage.qctl_consumers + usage.other_consumers,
+                "live consumer"
+            )
+        ));
+    }
+    if limits.stop_all() {
+        lines.push("  a cap or rate of 0: no job starts, as if the queue were paused".to_string());
+    }
+    lines
+}
+
+/// The warning when consumers that ignore the limits are seen.
+pub fn ignored(keys: &QueueKeys, usage: &Usage) -> String {
+    let n = usage.other_consumers;
+    format!(
+        "{} of queue {:?} {} not qctl's (Go CurlyQ consumers, which register without a \
+         description in {}:consumer:<uuid>): {} these limits; {} jobs still count against the cap",
+        plural(n, "consumer"),
+        keys.name,
+        agree(n, "is", "are"),
+        keys.name,
+        agree(n, "it ignores", "they ignore"),
+        agree(n, "its", "their")
+    )
 }
 
 #[cfg(test)]

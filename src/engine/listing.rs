@@ -13,6 +13,7 @@ use super::error::Error;
 use super::failure::Failure;
 use super::job::{DecodeError, Job};
 use super::keys::QueueKeys;
+use super::text::{printable, shell_quote, thousands};
 
 /// Ids read per round trip when a filter must look at records.
 pub const CHUNK: usize = 1000;
@@ -143,6 +144,42 @@ impl Entry {
     }
 }
 
+/// The three places a job can wait: the dead set, the scheduled set, the ready list.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Place {
+    Dead,
+    Scheduled,
+    Active,
+}
+
+impl Place {
+    /// Its key.
+    pub fn key(self, keys: &QueueKeys) -> &str {
+        match self {
+            Place::Dead => &keys.dead,
+            Place::Scheduled => &keys.scheduled,
+            Place::Active => &keys.active,
+        }
+    }
+
+    /// What a listed job's score is called in JSON: `died`, or `due`.
+    pub fn score_name(self) -> &'static str {
+        match self {
+            Place::Dead => "died",
+            _ => "due",
+        }
+    }
+
+    /// Its jobs, in words: `dead jobs`, `scheduled jobs`, `ready jobs`.
+    pub fn jobs(self) -> &'static str {
+        match self {
+            Place::Dead => "dead jobs",
+            Place::Scheduled => "scheduled jobs",
+            Place::Active => "ready jobs",
+        }
+    }
+}
+
 /// Which jobs of a set to show.
 #[derive(Debug, Clone, Default)]
 pub struct Filter {
@@ -162,6 +199,20 @@ pub struct Filter {
 }
 
 impl Filter {
+    /// The filter for jobs in `place`: ready jobs have no time, so selecting them by one is
+    /// refused rather than ignored.
+    pub fn for_place(self, place: Place) -> Result<Filter, Error> {
+        if place == Place::Active && (self.since.is_some() || self.until.is_some()) {
+            return Err(Error::Usage(
+                "--since and --until select by time, and ready jobs have none (a dead job has \
+                 its time of death, a scheduled one its due time): use --grep, --reason, \
+                 --group or --min-attempts"
+                    .into(),
+            ));
+        }
+        Ok(self)
+    }
+
     /// Whether it needs to read each job (its record or its failure), not only the scores.
     pub fn needs_records(&self) -> bool {
         self.grep.is_some() || self.min_attempts.is_some() || self.needs_failures()
@@ -408,6 +459,25 @@ pub struct Pager {
 }
 
 impl Pager {
+    /// A page of the jobs in `place` as the listings show them: the dead newest first, the
+    /// scheduled soonest due first, the ready next to run first.
+    pub async fn of(
+        redis: &mut Redis,
+        keys: &QueueKeys,
+        place: Place,
+        filter: &Filter,
+        offset: u64,
+        limit: u64,
+    ) -> Result<Pager, Error> {
+        match place {
+            Place::Active => Pager::active(redis, keys, filter, offset, limit).await,
+            Place::Dead => Pager::zset(redis, &keys.dead, true, filter, offset, limit).await,
+            Place::Scheduled => {
+                Pager::zset(redis, &keys.scheduled, false, filter, offset, limit).await
+            }
+        }
+    }
+
     /// A page of a sorted set, `newest_first` or oldest first, after `offset` matches.
     pub async fn zset(
         redis: &mut Redis,
@@ -589,4 +659,43 @@ impl Pager {
         };
         Fetched::measure(redis, keys, ids, true).await
     }
+}
+
+/// Why a listing of `place` shows no job, read when it shows none: the key is empty, or
+/// nothing matched, with how many jobs it holds (`no dead jobs match (300,000 in big:dead)`).
+pub async fn nothing_shown(
+    redis: &mut Redis,
+    keys: &QueueKeys,
+    place: Place,
+    filter: &Filter,
+    offset: u64,
+) -> Result<String, Error> {
+    let key = place.key(keys);
+    let cmd = match place {
+        Place::Active => "LLEN",
+        _ => "ZCARD",
+    };
+    let held: u64 = redis
+        .query(redis::cmd(cmd).arg(key), format!("{cmd} {key}"))
+        .await?;
+    let total = format!("{} in {}", thousands(held), printable(key));
+    Ok(if held == 0 {
+        // The ready list holds no running job: say where those are.
+        let hint = match place {
+            Place::Active => format!(
+                " (it holds jobs ready to run; running ones: qctl inflight {})",
+                shell_quote(&keys.name)
+            ),
+            _ => String::new(),
+        };
+        format!("no jobs in {}{hint}", printable(key))
+    } else if !filter.is_empty() {
+        format!("no {} match ({total})", place.jobs())
+    } else {
+        format!(
+            "no {} at --offset {} ({total})",
+            place.jobs(),
+            thousands(offset)
+        )
+    })
 }

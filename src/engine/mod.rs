@@ -20,6 +20,7 @@ pub mod keys;
 pub mod limits;
 pub mod listing;
 pub mod r#move;
+pub mod parse;
 pub mod queues;
 pub mod redis_url;
 pub mod scheduled;

@@ -140,6 +140,15 @@ pub async fn near(redis: &mut Redis, name: &str) -> Result<(Vec<String>, usize),
     Ok((ranked.into_iter().take(5).map(|(_, q)| q).collect(), count))
 }
 
+/// Fails ([`Error::NothingDone`], exit 5) when `keys` names a queue with no key on the
+/// server, in the words of [`no_queue`]: a read has nothing to read there.
+pub async fn require(redis: &mut Redis, keys: &QueueKeys) -> Result<(), Error> {
+    if known(redis, keys).await? {
+        return Ok(());
+    }
+    Err(Error::NothingDone(no_queue(redis, &keys.name).await))
+}
+
 /// Queues in batches of at most [`STATS_BATCH`] for one round trip each; in a cluster, a
 /// batch holds only queues of one slot (a pipeline cannot span slots).
 pub fn batches(queues: &[String], cluster: bool) -> Vec<Vec<String>> {

@@ -54,6 +54,15 @@ pub enum Happening {
     Resumed,
 }
 
+/// A happening as `qctl tail --json` writes it: its fields (`event` names it), with its
+/// `time` and `queue`.
+pub fn event_json(queue: &str, time: f64, happening: &Happening) -> serde_json::Value {
+    let mut v = serde_json::to_value(happening).unwrap_or_default();
+    v["time"] = time.into();
+    v["queue"] = queue.into();
+    v
+}
+
 /// What a queue holds at a tick.
 #[derive(Clone, Debug, Default, PartialEq, serde::Serialize)]
 pub struct Counts {

@@ -57,6 +57,33 @@ pub fn span(secs: f64) -> String {
     }
 }
 
+/// `3m ago`, `in 5m`, rounded to the largest sensible unit.
+pub fn relative(t: f64, now: f64) -> String {
+    if t.is_nan() {
+        return "at an invalid time".into();
+    }
+    if t.is_infinite() {
+        return if t < 0.0 { "at -inf" } else { "at +inf" }.into();
+    }
+    let text = span(t - now);
+    if t >= now {
+        format!("in {text}")
+    } else {
+        format!("{text} ago")
+    }
+}
+
+/// A running time: `42s`, `3m 05s`, `2h 10m`, `3d 4h`.
+pub fn running(secs: f64) -> String {
+    let s = secs.floor() as u64;
+    match s {
+        0..=59 => format!("{s}s"),
+        60..=3599 => format!("{}m {:02}s", s / 60, s % 60),
+        3600..=86399 => format!("{}h {:02}m", s / 3600, s % 3600 / 60),
+        _ => format!("{}d {}h", s / 86400, s % 86400 / 3600),
+    }
+}
+
 /// `512 MiB`, `2.54 MiB`, `900.5 KiB`, `12 bytes`: a size in messages, in the binary units
 /// of Redis's own settings (`512mb` is 512 MiB); two decimals below 10, one above, so that
 /// a size just over a limit does not read as the limit.
@@ -174,6 +201,15 @@ mod tests {
         ] {
             assert_eq!(size(n), text);
         }
+    }
+
+    #[test]
+    fn running_times_read_at_a_glance() {
+        assert_eq!(running(0.4), "0s");
+        assert_eq!(running(42.9), "42s");
+        assert_eq!(running(185.0), "3m 05s");
+        assert_eq!(running(7800.0), "2h 10m");
+        assert_eq!(running(273600.0), "3d 4h");
     }
 
     #[test]

@@ -8,11 +8,15 @@
 //! `GET /api/queues/{queue}/jobs/{id}`: the job as `dead show --json` (`scheduled show`
 //! for a scheduled one) gives it. `GET /api/health`: `doctor --json`'s and `check --json`'s
 //! documents, with when they were read.
+//!
+//! A queue's: `GET /api/queues/{queue}` ([`queue`]), `GET /api/queues/{queue}/{state}`
+//! ([`jobs`]), `GET /api/queues/{queue}/{dead,scheduled}/groups` ([`groups`]); a refusal is
+//! `{"error": "..."}` with its status.
 
 use std::sync::Arc;
 use std::time::Instant;
 
-use axum::extract::{Path, State};
+use axum::extract::{Path, RawQuery, State};
 use axum::http::{header, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::ser::{SerializeSeq, Serializer};
@@ -21,9 +25,13 @@ use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::feed::Latest;
+use super::queue::{self as web_queue, Lister, Refusal};
 use super::App;
+use crate::engine::limits;
 use crate::engine::snapshot::{stats_json, Snapshot, StepJson, Watched};
+use crate::engine::tail::event_json;
 use crate::engine::text::{agree, plural};
+use crate::output::held_json;
 
 /// The reading a response comes from.
 #[derive(Debug, Serialize)]
@@ -250,4 +258,183 @@ pub async fn health(State(app): State<Arc<App>>) -> Response {
             check: &reading.checked,
         },
     )
+}
+
+/// A refusal as JSON: `{"error": "..."}` with its status.
+fn refused(refusal: Refusal) -> Response {
+    let body =
+        serde_json::to_vec(&serde_json::json!({ "error": refusal.message })).unwrap_or_default();
+    (
+        refusal.status,
+        [(header::CONTENT_TYPE, "application/json")],
+        body,
+    )
+        .into_response()
+}
+
+/// `GET /api/queues/{queue}`: `{"queue", "stats", "consumers", "inflight", "limits",
+/// "events", "events_since", "events_more", "errors"}`: `stats` as `stats QUEUE --json` has
+/// it (from the last reading; null before it counted the queue), `consumers` as `consumers
+/// QUEUE --json`, `inflight` the jobs in flight as `inflight QUEUE --json` has them but for
+/// the fields of their records, `limits` as `limit QUEUE --json`, `events` as `tail QUEUE
+/// --no-follow --since 10m --json` writes them (but its first line), with `events_since` and
+/// `events_more` (more happened than read). A part Redis refused to read is null, and
+/// `errors` says why, by the name of the part.
+pub async fn queue(State(app): State<Arc<App>>, Path(queue): Path<String>) -> Response {
+    let keys = match web_queue::find(&app, &queue).await {
+        Ok(keys) => keys,
+        Err(refusal) => return refused(refusal),
+    };
+    let summary = match web_queue::summary(&app, &keys).await {
+        Ok(s) => s,
+        Err(e) => return refused(e.into()),
+    };
+    let mut errors = serde_json::Map::new();
+    let mut failed = |part: &str, e: &crate::engine::Error| {
+        errors.insert(part.into(), e.to_string().into());
+        Value::Null
+    };
+    let (consumers, inflight) = match &summary.consumers {
+        Ok(c) => {
+            let described = c.seen.descriptions();
+            let inflight: Vec<Value> = c
+                .running
+                .iter()
+                .map(|job| {
+                    held_json(
+                        job,
+                        described.get(job.consumer.as_str()).copied(),
+                        c.seen.now,
+                    )
+                })
+                .collect();
+            (c.seen.json(&keys, app.orphan_after).into(), inflight.into())
+        }
+        Err(e) => (failed("consumers", e), Value::Null),
+    };
+    let limits = match &summary.limits {
+        Ok((limits, usage)) => limits::json(&queue, limits, usage),
+        Err(e) => failed("limits", e),
+    };
+    let (events, since, more) = match &summary.events {
+        Ok(events) => (
+            events
+                .happened
+                .iter()
+                .map(|(time, happening)| event_json(&queue, *time, happening))
+                .collect::<Vec<_>>()
+                .into(),
+            events.since.into(),
+            events.more.into(),
+        ),
+        Err(e) => (failed("events", e), Value::Null, Value::Null),
+    };
+    let value = serde_json::json!({
+        "queue": queue,
+        "stats": summary.stats.as_ref().map(|s| stats_json(s, None)),
+        "consumers": consumers,
+        "inflight": inflight,
+        "limits": limits,
+        "events": events,
+        "events_since": since,
+        "events_more": more,
+        "errors": errors,
+    });
+    json_response(StatusCode::OK, &value)
+}
+
+/// `GET /api/queues/{queue}/{state}?...`: a page of jobs, `{"jobs": [...], "total": N,
+/// "offset": N, "limit": N, "next_offset": N or null}`, each job as its command's `--json`
+/// writes it. Written as it is read, a chunk at a time: a page of large records is never
+/// held whole. A failure of Redis after the first chunk ends the response short of its
+/// closing brace, so it cannot be taken for a whole page.
+pub async fn jobs(
+    State(app): State<Arc<App>>,
+    Path((queue, state)): Path<(String, String)>,
+    RawQuery(query): RawQuery,
+) -> Response {
+    let Some(state) = web_queue::State::parse(&state) else {
+        return refused(super::pages::queue::no_state(&state));
+    };
+    let keys = match web_queue::find(&app, &queue).await {
+        Ok(keys) => keys,
+        Err(refusal) => return refused(refusal),
+    };
+    let asked = match web_queue::ask(state, query.as_deref()) {
+        Ok(asked) => asked,
+        Err(refusal) => return refused(refusal),
+    };
+    let lister = match Lister::open(&app, &keys, state, &asked).await {
+        Ok(lister) => lister,
+        Err(e) => return refused(e.into()),
+    };
+    let body = futures_util::stream::unfold(Some((lister, true)), |step| async move {
+        let (mut lister, first) = step?;
+        let mut out = Vec::new();
+        if first {
+            out.extend_from_slice(b"{\"jobs\":[");
+        }
+        match lister.next().await {
+            Ok(Some(chunk)) => {
+                for (i, l) in chunk.iter().enumerate() {
+                    if lister.shown > chunk.len() as u64 || i > 0 {
+                        out.push(b',');
+                    }
+                    let _ = serde_json::to_writer(&mut out, &lister.json(l));
+                }
+                Some((Ok::<_, std::io::Error>(out), Some((lister, false))))
+            }
+            Ok(None) => {
+                // The envelope's other fields after the jobs.
+                let next = lister
+                    .next_offset()
+                    .map_or("null".to_string(), |n| n.to_string());
+                let end = format!(
+                    "],\"total\":{},\"offset\":{},\"limit\":{},\"next_offset\":{next}}}",
+                    lister.total(),
+                    lister.offset,
+                    lister.limit
+                );
+                out.extend_from_slice(end.as_bytes());
+                Some((Ok(out), None))
+            }
+            Err(e) => Some((Err(std::io::Error::other(e.to_string())), None)),
+        }
+    });
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        axum::body::Body::from_stream(body),
+    )
+        .into_response()
+}
+
+/// `GET /api/queues/{queue}/{dead,scheduled}/groups?...`: as `dead groups --json`.
+pub async fn groups(
+    State(app): State<Arc<App>>,
+    Path((queue, state)): Path<(String, String)>,
+    RawQuery(query): RawQuery,
+) -> Response {
+    let Some(place) = web_queue::grouped(&state) else {
+        return refused(Refusal::not_found(format!(
+            "no groups of {state:?}: failures are grouped for dead and scheduled"
+        )));
+    };
+    let keys = match web_queue::find(&app, &queue).await {
+        Ok(keys) => keys,
+        Err(refusal) => return refused(refusal),
+    };
+    let asked = match web_queue::ask_groups(query.as_deref()) {
+        Ok(asked) => asked,
+        Err(refusal) => return refused(refusal),
+    };
+    match web_queue::groups(&app, &keys, place, &asked).await {
+        Ok(found) => {
+            let shown = match asked.limit {
+                0 => found.groups.len(),
+                n => n,
+            };
+            json_response(StatusCode::OK, &found.json(&queue, place.key(&keys), shown))
+        }
+        Err(e) => refused(e.into()),
+    }
 }

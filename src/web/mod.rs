@@ -8,7 +8,11 @@
 //! connection of [`link`]; the health is read at most once per its interval ([`health`]).
 //!
 //! A new page is a function in `pages/` and a route in [`router`], with its JSON twin in
-//! `api.rs` at `/api/...` and a link in [`pages::layout`]'s navigation.
+//! `api.rs` at `/api/...` and a link in [`pages::layout`]'s navigation. A page that shows
+//! more than the shared reading (a page of jobs, a queue's consumers) reads it at the
+//! request, on [`App::link`], through a function of the web module that calls the engine
+//! functions the CLI's commands call ([`queue`] for a queue's pages); no page's code calls
+//! Redis itself.
 
 pub mod api;
 pub mod assets;
@@ -17,6 +21,7 @@ pub mod guard;
 pub mod health;
 pub mod link;
 pub mod pages;
+pub mod queue;
 
 use std::future::Future;
 use std::net::SocketAddr;
@@ -31,7 +36,7 @@ use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio::sync::{watch, Semaphore};
 
-use crate::engine::Error;
+use crate::engine::{Error, QueueKeys};
 use crate::output::Output;
 use feed::Latest;
 use guard::Guard;
@@ -63,6 +68,19 @@ pub struct App {
     pub connection: Vec<String>,
     /// The health, read when asked.
     pub health: health::Health,
+    /// Heartbeat age past which a consumer counts as expired (`--orphan-after`).
+    pub orphan_after: Duration,
+}
+
+impl App {
+    /// The keys of `queue`; in a cluster, only for a name with a hash tag.
+    pub fn keys(&self, queue: &str) -> Result<QueueKeys, Error> {
+        if self.link.is_cluster() {
+            QueueKeys::for_cluster(queue)
+        } else {
+            Ok(QueueKeys::new(queue))
+        }
+    }
 }
 
 /// Every route, behind the guard.
@@ -75,6 +93,12 @@ pub fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
         .route("/api/queues/{queue}/jobs/{id}", get(api::job))
         .route("/health", get(pages::health::page))
         .route("/api/health", get(api::health))
+        .route("/queues/{queue}", get(pages::queue::summary))
+        .route("/queues/{queue}/{state}", get(pages::queue::list))
+        .route("/queues/{queue}/{state}/groups", get(pages::queue::groups))
+        .route("/api/queues/{queue}", get(api::queue))
+        .route("/api/queues/{queue}/{state}", get(api::jobs))
+        .route("/api/queues/{queue}/{state}/groups", get(api::groups))
         .route("/assets/{name}", get(assets::serve))
         .fallback(pages::not_found)
         .with_state(app)

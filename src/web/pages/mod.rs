@@ -11,6 +11,7 @@ pub mod chart;
 pub mod health;
 pub mod job;
 pub mod overview;
+pub mod queue;
 
 use std::time::Instant;
 
