@@ -12,7 +12,7 @@ use crate::cli::WebArgs;
 use crate::engine::snapshot::{self, Reader};
 use crate::engine::{Error, ExitCode};
 use crate::output::Output;
-use crate::web::feed::{Feed, Latest};
+use crate::web::feed::{Demand, Feed, Latest};
 use crate::web::guard::{Guard, Password};
 use crate::web::{self, App};
 
@@ -56,6 +56,7 @@ pub async fn run(ctx: Context, args: WebArgs) -> anyhow::Result<ExitCode> {
     };
     let spec = ctx.server()?;
     let stop = crate::signals::install()?;
+    let demand = Arc::new(Demand::new(args.interval));
     let mut feed = Feed {
         spec: spec.clone(),
         redis: None,
@@ -68,6 +69,8 @@ pub async fn run(ctx: Context, args: WebArgs) -> anyhow::Result<ExitCode> {
         interval: args.interval,
         out: Output::new(&ctx.global),
         on_first_read: None,
+        demand: demand.clone(),
+        first_page: web::pages::overview::DEFAULT_LIMIT,
     };
     // Redis is read once before serving, to refuse what cannot be meant: a refused login or
     // reading (exit 4) and a queue named that has no key (exit 5, unless --allow-missing).
@@ -153,6 +156,7 @@ pub async fn run(ctx: Context, args: WebArgs) -> anyhow::Result<ExitCode> {
         server: spec.server().to_string(),
         interval: args.interval,
         latest,
+        demand,
     });
     let guard = Arc::new(Guard {
         listen: addr,
