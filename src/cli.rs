@@ -1132,6 +1132,7 @@ pub struct WebArgs {
     /// Read Redis every DUR.
     ///
     /// One reading per DUR, shared by every open page; pages ask for the latest as often.
+    /// After 3 DUR without a request it reads nothing until the next one.
     #[arg(long, value_name = "DUR", default_value = "2s", value_parser = parse_positive_duration)]
     pub interval: Duration,
     /// The page's password: FILE's first line.

@@ -296,3 +296,47 @@ fn a_page_fetching_from_outside_loads_without_waiting_on_the_network() {
     }
     assert_eq!(accepted.load(Ordering::SeqCst), 0, "the browser connected");
 }
+
+/// A name given to start_resolving reaches the server on 127.0.0.1 (and another name still
+/// resolves to nothing); emulate_media makes the page see a dark preference and then its
+/// own again; try_open gives the error of a page nothing serves instead of failing.
+#[test]
+fn the_harness_resolves_names_given_emulates_dark_and_reports_a_refused_page() {
+    let Some(browser) = Browser::start_resolving(1280, 800, &["mapped.test"]) else {
+        return;
+    };
+    let base = serve("example.invalid");
+    let port = base.rsplit(':').next().expect("a port");
+    browser.open(&format!("http://mapped.test:{port}/"));
+    assert_eq!(browser.title(), "Harness");
+    let elsewhere = browser.try_open(&format!("http://other.test:{port}/"));
+    assert!(
+        elsewhere
+            .as_ref()
+            .is_err_and(|e| e.contains("ERR_NAME_NOT_RESOLVED")),
+        "{elsewhere:?}"
+    );
+
+    browser.open(&format!("{base}/"));
+    let dark = "return matchMedia('(prefers-color-scheme: dark)').matches;";
+    assert_eq!(browser.run_js(dark), json!(false));
+    browser.emulate_media(&[("prefers-color-scheme", "dark")]);
+    assert_eq!(browser.run_js(dark), json!(true));
+    browser.open(&format!("{base}/other.html"));
+    assert_eq!(browser.run_js(dark), json!(true), "kept for the next page");
+    browser.emulate_media(&[]);
+    assert_eq!(browser.run_js(dark), json!(false));
+
+    // A port nothing listens on.
+    let closed = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let free = closed.local_addr().unwrap().port();
+    drop(closed);
+    let refused = browser.try_open(&format!("http://127.0.0.1:{free}/"));
+    assert!(
+        refused
+            .as_ref()
+            .is_err_and(|e| e.contains("ERR_CONNECTION_REFUSED")),
+        "{refused:?}"
+    );
+    assert!(browser.try_open(&format!("{base}/")).is_ok());
+}

@@ -1309,3 +1309,119 @@ fn pause_and_resume_succeed_when_the_queue_already_is_so() {
     assert_eq!(code, Some(5), "{err}");
     figure("SC10 pause twice and resume twice under sh -e: every call 0, the second saying it already was; resume of a queue with no key 5");
 }
+
+/// GET `path` of a `qctl web` on loopback `port`: its status, or None when nothing answers.
+fn web_status(port: u16, path: &str) -> Option<u16> {
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(30)))
+        .build()
+        .into();
+    agent
+        .get(format!("http://127.0.0.1:{port}{path}"))
+        .call()
+        .ok()
+        .map(|r| r.status().as_u16())
+}
+
+/// `qctl web` is a server: its output is the URL and notes, and a closed stdout or stderr
+/// (`| head -1` gone after the URL, a reader gone, `2>&-`) ends none of it. It keeps serving,
+/// writing nothing more where nobody reads, and SIGTERM ends it with 0, as every run of it.
+#[test]
+fn web_keeps_serving_with_its_output_closed_and_sigterm_ends_it_with_0() {
+    let server = RedisServer::start();
+    qctl(&server).args(["enqueue", "q", "x"]).assert().success();
+    let modes = [
+        "stdout closed",
+        "stderr closed",
+        "both closed",
+        "2>&-",
+        "2>&1 | head -1",
+    ];
+    for mode in modes {
+        let port = support::free_port();
+        let listen = format!("127.0.0.1:{port}");
+        // -v: it writes when it stops reading Redis for want of requests, and again when a
+        // request comes, after its output closed.
+        let args = ["-v", "web", "--listen", &listen, "--interval", "100ms"];
+        let mut head = None;
+        let mut child = match mode {
+            "2>&-" => {
+                let qctl_cmd = qctl_process(&server);
+                let mut sh = Command::new("bash");
+                sh.arg("-c")
+                    .arg(r#"exec "$@" 2>&-"#)
+                    .arg("qctl")
+                    .arg(qctl_cmd.get_program())
+                    .args(qctl_cmd.get_args())
+                    .args(args)
+                    .env_remove("QCTL_REDIS_URL")
+                    .stdout(Stdio::null());
+                sh.spawn().expect("start qctl web")
+            }
+            "2>&1 | head -1" => {
+                let (read, write) = nix::unistd::pipe().expect("pipe");
+                let write2 = write.try_clone().expect("dup");
+                let mut cmd = qctl_process(&server);
+                cmd.args(args)
+                    .stdin(Stdio::null())
+                    .stdout(Stdio::from(write))
+                    .stderr(Stdio::from(write2));
+                let child = cmd.spawn().expect("start qctl web");
+                drop(cmd);
+                head = Some(
+                    Command::new("head")
+                        .arg("-1")
+                        .stdin(Stdio::from(read))
+                        .stdout(Stdio::piped())
+                        .spawn()
+                        .expect("start head"),
+                );
+                child
+            }
+            _ => {
+                let (out, err) = match mode {
+                    "stdout closed" => (closed_pipe(), Stdio::null()),
+                    "stderr closed" => (Stdio::null(), closed_pipe()),
+                    _ => (closed_pipe(), closed_pipe()),
+                };
+                let mut cmd = qctl_process(&server);
+                cmd.args(args).stdin(Stdio::null()).stdout(out).stderr(err);
+                cmd.spawn().expect("start qctl web")
+            }
+        };
+        assert!(
+            wait_until(Duration::from_secs(60), || web_status(
+                port,
+                "/api/overview"
+            ) == Some(200)),
+            "{mode}: qctl web did not serve (exit {:?})",
+            child.try_wait()
+        );
+        if let Some(head) = head.take() {
+            let out = head.wait_with_output().expect("head");
+            assert_eq!(
+                String::from_utf8_lossy(&out.stdout),
+                format!("http://{listen}/\n"),
+                "{mode}"
+            );
+        }
+        // Idle (it writes that it stops reading), then asked again (it writes that it reads).
+        std::thread::sleep(Duration::from_millis(1500));
+        assert_eq!(web_status(port, "/"), Some(200), "{mode}");
+        assert_eq!(web_status(port, "/api/overview"), Some(200), "{mode}");
+        assert_eq!(
+            child.try_wait().expect("try_wait"),
+            None,
+            "{mode}: it ended"
+        );
+        nix::sys::signal::kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM).expect("SIGTERM");
+        let code = wait_for(&mut child, Duration::from_secs(60));
+        assert_ne!(code, Some(101), "{mode}: a panic");
+        assert_eq!(code, Some(0), "{mode}");
+    }
+    figure(&format!(
+        "SC11 qctl web with {}: served before and after writing to its closed output, SIGTERM exit 0 each",
+        modes.join(", ")
+    ));
+}

@@ -6,9 +6,10 @@ mod support;
 use std::time::Duration;
 
 use nix::sys::signal::Signal;
-use serde_json::Value;
+use serde_json::{json, Value};
+use support::browser::Browser;
 use support::web::{Reply, Web};
-use support::{qctl, qctl_process, run, wait_until, RedisServer, FAST};
+use support::{figure, qctl, qctl_process, run, wait_until, RedisServer, FAST};
 
 /// Bound on every wait for something qctl web does by itself (a reading, an exit).
 const LIMIT: Duration = Duration::from_secs(60);
@@ -53,8 +54,12 @@ fn web_prints_its_url_and_serves_what_stats_json_counts() {
     fill(&server);
     let web = Web::start(&server, &[]);
     assert_eq!(web.url, format!("http://127.0.0.1:{}/", web.port));
-    let stderr = web.process.stderr();
-    assert!(stderr.contains(&web.url), "{stderr}");
+    // Said on stderr after the URL on stdout.
+    assert!(
+        wait_until(LIMIT, || web.process.stderr().contains(&web.url)),
+        "{}",
+        web.process.stderr()
+    );
 
     let api = web.overview();
     let status = &api["status"];
@@ -117,11 +122,12 @@ fn web_prints_its_url_and_serves_what_stats_json_counts() {
     assert_eq!(history[59]["seconds"], 60);
 
     // The page: a row per queue with the counts, and mail's charts; sms has no history.
+    // Each name links to the queue's page.
     let page = web.get("/");
     assert_eq!(page.status, 200);
     assert_eq!(page.header("content-type"), "text/html; charset=utf-8");
     let row = |queue: &str| -> Vec<String> {
-        let start = format!("<tr><th scope=\"row\">{queue}</th>");
+        let start = format!("<tr><th scope=\"row\"><a href=\"/queues/{queue}\">{queue}</a></th>");
         let at = page
             .body
             .find(&start)
@@ -130,8 +136,8 @@ fn web_prints_its_url_and_serves_what_stats_json_counts() {
         let end = rest.find("</tr>").expect("the row's end");
         rest[..end]
             .split("</td>")
-            .filter_map(|c| c.strip_prefix("<td>"))
-            .map(str::to_string)
+            .filter_map(|c| c.strip_prefix("<td").and_then(|c| c.split_once('>')))
+            .map(|(_, text)| text.to_string())
             .collect()
     };
     assert_eq!(
@@ -553,8 +559,11 @@ fn each_reading_reads_the_history_of_the_current_minute_and_the_one_before_only(
     fill(&server);
     let web = Web::start(&server, &["--interval", "200ms"]);
     let _: () = server.cmd(&[b"CONFIG", b"RESETSTAT"]);
-    // Some readings (each one TIME) go by.
-    assert!(wait_until(LIMIT, || server.calls("time") >= 5));
+    // Some readings (each one TIME) go by, while a client asks (without one it would stop).
+    assert!(wait_until(LIMIT, || {
+        assert_eq!(web.get("/api/overview").status, 200);
+        server.calls("time") >= 5
+    }));
     let _ = web.overview();
     let readings = server.calls("time");
     let hmget = server.calls("hmget");
@@ -606,6 +615,889 @@ fn https_serves_the_page_with_the_certificate_given() {
         .arg(&pki.server_key));
     assert_eq!(ran.code, Some(6), "{ran:?}");
     assert!(ran.err.contains("--https-cert"), "{ran:?}");
+}
+
+/// `stats --json`: every queue as `stats` counts it, in its order.
+fn stats_json(server: &RedisServer) -> Vec<Value> {
+    let out = qctl(server)
+        .args(["stats", "--json"])
+        .output()
+        .expect("qctl stats");
+    let stats: Value = serde_json::from_slice(&out.stdout).expect("stats --json");
+    stats.as_array().expect("rows").clone()
+}
+
+/// The names of the queues of an answer of /api/overview.
+fn names(api: &Value) -> Vec<String> {
+    api["queues"]
+        .as_array()
+        .expect("queues")
+        .iter()
+        .map(|q| q["queue"].as_str().expect("a name").to_string())
+        .collect()
+}
+
+/// Queues `q000` to `q119` with one job each, and `mail-eu`, `mail-us` with two: 122 queues.
+fn fill_many(server: &RedisServer) {
+    let mut conn = server.conn();
+    let mut pipe = redis::pipe();
+    for i in 0..120 {
+        pipe.rpush(format!("q{i:03}:active"), "j").ignore();
+    }
+    for name in ["mail-eu", "mail-us"] {
+        pipe.rpush(format!("{name}:active"), &["a", "b"][..])
+            .ignore();
+    }
+    let _: () = pipe.query(&mut conn).expect("fill");
+}
+
+#[test]
+fn the_overview_is_paged_and_filtered_in_the_order_stats_lists_them() {
+    let server = RedisServer::start();
+    fill_many(&server);
+    let web = Web::start(&server, &[]);
+    let all: Vec<String> = stats_json(&server)
+        .iter()
+        .map(|q| q["queue"].as_str().expect("a name").to_string())
+        .collect();
+    assert_eq!(all.len(), 122);
+
+    // 50 a page by default, in the order of stats, with the page in the status.
+    let api = web.overview();
+    assert_eq!(names(&api), all[..50]);
+    let status = &api["status"];
+    assert_eq!(
+        (
+            &status["total"],
+            &status["offset"],
+            &status["limit"],
+            &status["next_offset"]
+        ),
+        (
+            &Value::from(122),
+            &Value::from(0),
+            &Value::from(50),
+            &Value::from(50)
+        ),
+        "{status}"
+    );
+    assert_eq!(status["ok"], true);
+
+    // The last page, and one past the end.
+    let last = web.get("/api/overview?offset=100").json();
+    assert_eq!(names(&last), all[100..]);
+    assert_eq!(last["status"]["next_offset"], Value::Null);
+    // Its queues were not on a page before: their history is read for the answer.
+    for q in last["queues"].as_array().expect("queues") {
+        assert_eq!(q["history"].as_array().map(Vec::len), Some(60), "{q}");
+    }
+    let past = web.get("/api/overview?offset=500").json();
+    assert_eq!(names(&past), Vec::<String>::new());
+    assert_eq!(past["status"]["total"], 122);
+
+    // q keeps the names that hold the text; limit sets the page's size.
+    let mail = web.get("/api/overview?q=mail").json();
+    assert_eq!(names(&mail), ["mail-eu", "mail-us"]);
+    assert_eq!(mail["status"]["total"], 2);
+    assert_eq!(mail["queues"][1]["active"], 2);
+    let some = web.get("/api/overview?q=q1&limit=7&offset=7").json();
+    let holding: Vec<String> = all.iter().filter(|n| n.contains("q1")).cloned().collect();
+    assert_eq!(names(&some), holding[7..14]);
+    assert_eq!(some["status"]["total"], holding.len());
+    assert_eq!(some["status"]["next_offset"], 14);
+    let everything = web.get("/api/overview?limit=500").json();
+    assert_eq!(names(&everything), all);
+
+    // A value that is no number, or out of range, is refused with the words of the CLI.
+    for (query, words) in [
+        ("offset=-1", "offset: expected a whole number of 0 or more"),
+        ("limit=0", "limit: expected a whole number from 1 to 500"),
+        ("limit=501", "limit: expected a whole number from 1 to 500"),
+        ("offset=ten", "offset: expected a whole number"),
+    ] {
+        let api = web.get(&format!("/api/overview?{query}"));
+        assert_eq!(api.status, 400, "{query}: {api:?}");
+        assert!(
+            api.json()["error"]
+                .as_str()
+                .unwrap_or_default()
+                .contains(words),
+            "{query}: {api:?}"
+        );
+        let page = web.get(&format!("/?{query}"));
+        assert_eq!(page.status, 400, "{query}: {page:?}");
+        assert!(page.body.contains(words), "{query}: {}", page.body);
+        assert_safe_headers(&page, query);
+    }
+
+    // The page: the same 50 queues, a card each, which of how many, links to the others.
+    let page = web.get("/");
+    assert_eq!(page.status, 200);
+    let html = &page.body;
+    assert_eq!(html.matches("<tr><th scope=\"row\">").count(), 50, "{html}");
+    assert_eq!(html.matches("<section class=\"card\">").count(), 50);
+    assert!(html.contains(&format!(">{}</a></th>", all[49])));
+    assert!(!html.contains(&format!(">{}</a></th>", all[50])));
+    assert!(html.contains("1 to 50 of 122 queues"), "{html}");
+    assert!(html.contains("page 1 of 3"), "{html}");
+    assert!(
+        html.contains("<a rel=\"next\" href=\"/?offset=50\">next</a>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<a rel=\"last\" href=\"/?offset=100\">last</a>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("data-api=\"/api/overview?offset=0\""),
+        "{html}"
+    );
+    let page = web.get("/?offset=50&limit=20&q=q");
+    let html = &page.body;
+    assert_eq!(html.matches("<tr><th scope=\"row\">").count(), 20);
+    assert!(
+        html.contains("51 to 70 of 120 queues whose name holds &quot;q&quot;"),
+        "{html}"
+    );
+    for (rel, offset) in [("first", 0), ("prev", 30), ("next", 70), ("last", 100)] {
+        let link = format!("<a rel=\"{rel}\" href=\"/?offset={offset}&amp;limit=20&amp;q=q\">");
+        assert!(html.contains(&link), "{link} in {html}");
+    }
+    assert!(
+        html.contains("data-api=\"/api/overview?offset=50&amp;limit=20&amp;q=q\""),
+        "{html}"
+    );
+    // The filter keeps the page's size; every queue fits on one page: no links to others.
+    assert!(
+        html.contains("<input type=\"hidden\" name=\"limit\" value=\"20\">"),
+        "{html}"
+    );
+    let page = web.get("/?q=mail");
+    assert!(page
+        .body
+        .contains("2 queues whose name holds &quot;mail&quot;"));
+    assert!(page.body.contains("<nav class=\"pager\""), "{}", page.body);
+    assert!(!page.body.contains("rel=\"next\""), "{}", page.body);
+    let none = web.get("/?q=nothing-like-it");
+    assert!(
+        none.body
+            .contains("no queue whose name holds &quot;nothing-like-it&quot;"),
+        "{}",
+        none.body
+    );
+}
+
+#[test]
+fn each_queue_name_links_to_its_page_with_the_name_percent_encoded() {
+    let server = RedisServer::start();
+    for name in ["a/b", "sp ace", "100%", "ü-q", "{tag}x", "it's?#&"] {
+        enqueue(&server, &[name, "x"]);
+    }
+    let web = Web::start(&server, &[]);
+    let html = web.get("/").body;
+    for (name, href) in [
+        ("a/b", "/queues/a%2Fb"),
+        ("sp ace", "/queues/sp%20ace"),
+        ("100%", "/queues/100%25"),
+        ("ü-q", "/queues/%C3%BC-q"),
+        ("{tag}x", "/queues/%7Btag%7Dx"),
+        ("it's?#&amp;", "/queues/it's%3F%23%26"),
+    ] {
+        // In the table and on the card.
+        let link = format!("<a href=\"{href}\">{name}</a>");
+        assert_eq!(html.matches(&link).count(), 2, "{link} in {html}");
+    }
+}
+
+/// The number of lines of `text` that hold `words`.
+fn lines_with(text: &str, words: &str) -> usize {
+    text.lines().filter(|l| l.contains(words)).count()
+}
+
+#[test]
+fn an_idle_dashboard_reads_nothing_until_a_request_which_is_answered_from_a_reading_made_for_it() {
+    let server = RedisServer::start();
+    enqueue(&server, &["mail", "one"]);
+    let web = Web::start(&server, &["-v", "--interval", "200ms"]);
+    // With -v it says when it stops reading and when it reads again: it is idle when it
+    // stopped more often than it started again.
+    let said = |words: &str| lines_with(&web.process.stderr(), words);
+    let pauses = || said("no page or API request for 600ms: not reading Redis until one comes");
+    let resumes = || said("without one: reading Redis again");
+    let idle = || pauses() > resumes();
+    // Nobody asks: it stops reading after 3 intervals.
+    assert!(wait_until(LIMIT, idle), "{}", web.process.stderr());
+    enqueue(&server, &["mail", "two"]);
+    let _: () = server.cmd(&[b"CONFIG", b"RESETSTAT"]);
+    // Ten intervals without a request: not one call.
+    std::thread::sleep(Duration::from_secs(2));
+    for command in ["time", "scan", "llen", "hmget", "zcard", "ping"] {
+        assert_eq!(server.calls(command), 0, "{command} while idle");
+    }
+    // The first request is answered from a reading made at once for it: the job enqueued
+    // while idle is counted, and no rate spans the pause.
+    let api = web.overview();
+    assert_eq!(api["queues"][0]["active"], 2, "{api}");
+    assert_eq!(api["queues"][0]["done_per_sec"], Value::Null, "{api}");
+    assert!(server.calls("time") >= 1);
+    assert_eq!(resumes(), 1, "{}", web.process.stderr());
+    // Readings go on while it is asked, every interval: the rates come back.
+    assert!(
+        wait_until(LIMIT, || web
+            .queue("mail")
+            .is_some_and(|q| q["done_per_sec"].is_number())),
+        "{}",
+        web.overview()
+    );
+    // And stop again when nobody asks; the page (HTML) wakes it too.
+    assert!(wait_until(LIMIT, idle), "{}", web.process.stderr());
+    enqueue(&server, &["mail", "three"]);
+    let page = web.get("/");
+    assert!(
+        page.body
+            .contains("<a href=\"/queues/mail\">mail</a></th><td data-label=\"active\">3</td>"),
+        "{}",
+        page.body
+    );
+    // Refused requests and the assets wake nothing.
+    assert!(wait_until(LIMIT, idle), "{}", web.process.stderr());
+    let _: () = server.cmd(&[b"CONFIG", b"RESETSTAT"]);
+    let woken = resumes();
+    let asset = page
+        .body
+        .split('"')
+        .find(|s| s.starts_with("/assets/"))
+        .expect("an asset")
+        .to_string();
+    for _ in 0..5 {
+        assert_eq!(web.get(&asset).status, 200);
+        assert_eq!(web.get("/favicon.ico").status, 200);
+        let refused = web.request("/api/overview", &[("Host", "evil.example")]);
+        assert_eq!(refused.status, 421);
+    }
+    std::thread::sleep(Duration::from_secs(1));
+    assert_eq!(server.calls("time"), 0);
+    assert_eq!(resumes(), woken, "{}", web.process.stderr());
+}
+
+// ---- In a real browser (tests/support/browser.rs): skipped with a note without Chromium.
+
+/// The rows of the overview's table as the page holds them now: the name, then each cell.
+fn screen_rows(browser: &Browser) -> Vec<Vec<String>> {
+    let rows = browser.run_js(
+        "return Array.from(document.querySelectorAll('#queues tbody tr'))
+           .map(tr => Array.from(tr.cells).map(c => c.textContent));",
+    );
+    serde_json::from_value(rows).expect("rows of cells")
+}
+
+/// The row of `queue` on screen.
+fn screen_row(browser: &Browser, queue: &str) -> Option<Vec<String>> {
+    screen_rows(browser).into_iter().find(|r| r[0] == queue)
+}
+
+/// The label of `queue`'s chart of jobs done and failed (which says how many), if drawn.
+fn counts_chart(browser: &Browser, queue: &str) -> Option<String> {
+    browser
+        .run_js_with(
+            "const card = Array.from(document.querySelectorAll('#charts .card'))
+               .find(c => c.querySelector('h3').textContent === arguments[0]);
+             const svg = card && card.querySelector('svg.counts');
+             return svg ? svg.getAttribute('aria-label') : null;",
+            &[json!(queue)],
+        )
+        .as_str()
+        .map(str::to_string)
+}
+
+/// The cells `stats --json` gives a queue, in the table's order (up to failed).
+fn stats_cells(q: &Value) -> Vec<String> {
+    let n = |field: &str| q[field].to_string();
+    let consumers = if q["consumers_expired"] == 0 {
+        n("consumers_alive")
+    } else {
+        format!(
+            "{}, {} expired",
+            n("consumers_alive"),
+            n("consumers_expired")
+        )
+    };
+    vec![
+        q["queue"].as_str().expect("a name").to_string(),
+        n("active"),
+        n("scheduled_due"),
+        n("scheduled_later"),
+        n("in_flight"),
+        n("dead"),
+        consumers,
+        if q["paused"] == true { "yes" } else { "no" }.to_string(),
+        n("done"),
+        n("failed"),
+    ]
+}
+
+#[test]
+fn in_a_browser_the_overview_shows_what_redis_holds_and_follows_an_enqueue_and_a_consumer() {
+    let server = RedisServer::start();
+    fill(&server);
+    let web = Web::start(&server, &["--interval", "300ms"]);
+    let Some(browser) = Browser::start(1280, 800) else {
+        return;
+    };
+    browser.open(&web.url);
+    assert_eq!(browser.title(), "Queues - qctl web");
+    let stats = stats_json(&server);
+    let rows: Vec<Vec<String>> = screen_rows(&browser)
+        .into_iter()
+        .map(|r| r[..10].to_vec())
+        .collect();
+    assert_eq!(rows, stats.iter().map(stats_cells).collect::<Vec<_>>());
+    assert_eq!(rows[0][..6], ["mail", "3", "0", "1", "0", "1"]);
+
+    // An enqueue shows without a reload (the page's own script asks for the counts).
+    browser.run_js("window.stillThisPage = true;");
+    enqueue(&server, &["sms", "more"]);
+    browser.wait("sms's active count to become 2", |b| {
+        screen_row(b, "sms").is_some_and(|r| r[1] == "2")
+    });
+    // A real consumer runs sms's jobs: its done count and its chart follow.
+    assert_eq!(
+        counts_chart(&browser, "sms"),
+        None,
+        "sms has no history yet"
+    );
+    let mut consumer = qctl_process(&server);
+    consumer
+        .args(["consume", "sms"])
+        .args(FAST)
+        .args(["--", "true"]);
+    let _consumer = support::Background::spawn(consumer);
+    browser.wait("sms's 2 jobs done, on the table", |b| {
+        screen_row(b, "sms").is_some_and(|r| r[1] == "0" && r[8] == "2")
+    });
+    browser.wait("sms's 2 jobs done, on its chart", |b| {
+        counts_chart(b, "sms").is_some_and(|label| label.contains(": 2 done, 0 failed"))
+    });
+    browser.wait("the consumer, counted", |b| {
+        screen_row(b, "sms").is_some_and(|r| r[6] == "1")
+    });
+    assert_eq!(
+        browser.run_js("return window.stillThisPage === true;"),
+        json!(true),
+        "the page was loaded again"
+    );
+    // mail's row did not move; nothing failed in the page.
+    assert_eq!(
+        screen_row(&browser, "mail").expect("mail")[..10],
+        stats_cells(&stats[0])[..]
+    );
+    assert_eq!(browser.console_errors(), Vec::<String>::new());
+}
+
+#[test]
+fn in_a_browser_the_overview_pages_and_filters_and_links_each_queue() {
+    let server = RedisServer::start();
+    fill_many(&server);
+    let web = Web::start(&server, &["--interval", "300ms"]);
+    let Some(browser) = Browser::start(1280, 800) else {
+        return;
+    };
+    let all: Vec<String> = stats_json(&server)
+        .iter()
+        .map(|q| q["queue"].as_str().expect("a name").to_string())
+        .collect();
+    browser.open(&web.url);
+    let shown =
+        |b: &Browser| -> Vec<String> { screen_rows(b).into_iter().map(|r| r[0].clone()).collect() };
+    assert_eq!(shown(&browser), all[..50]);
+    assert_eq!(
+        browser.text("#summary").as_deref(),
+        Some("1 to 50 of 122 queues")
+    );
+    // Next, as a person would: the link, then the page's own updates keep to that page.
+    browser.element("nav.pager a[rel=next]").click();
+    browser.wait("the second page", |b| shown(b) == all[50..100]);
+    assert!(browser.url().ends_with("/?offset=50"), "{}", browser.url());
+    browser.run_js("window.stillThisPage = true;");
+    enqueue(&server, &["q050", "another"]);
+    browser.wait("q050's count to become 2 on the second page", |b| {
+        screen_row(b, "q050").is_some_and(|r| r[1] == "2")
+    });
+    assert_eq!(shown(&browser), all[50..100]);
+    assert_eq!(
+        browser.text("#summary").as_deref(),
+        Some("51 to 100 of 122 queues")
+    );
+    assert_eq!(
+        browser.run_js("return window.stillThisPage === true;"),
+        json!(true)
+    );
+    // Charts for this page's queues only, each drawn or saying why not.
+    assert_eq!(browser.find_all("#charts .card").len(), 50);
+    // The filter, typed and sent with Enter.
+    let filter = browser.element("input#q");
+    filter.type_text("mail");
+    browser.press(support::browser::key::ENTER);
+    browser.wait("the queues whose name holds mail", |b| {
+        shown(b) == ["mail-eu", "mail-us"]
+    });
+    assert_eq!(
+        browser.text("#summary").as_deref(),
+        Some("2 queues whose name holds \"mail\"")
+    );
+    // Each name links to its queue's page.
+    let href = browser.element("#queues tbody th a").property("href");
+    assert_eq!(href, json!(format!("{}queues/mail-eu", web.url)));
+    assert_eq!(browser.console_errors(), Vec::<String>::new());
+}
+
+#[test]
+fn in_a_browser_hostile_queue_names_show_as_text_and_run_nothing() {
+    let server = RedisServer::start();
+    let names = [
+        "<script>window.pwned=1</script>",
+        "\"><img src=x onerror=\"window.pwned=1\">",
+        "right\u{202e}left",
+        "nul\0byte",
+    ];
+    for name in names {
+        let key = format!("{name}:active");
+        let _: () = server.cmd(&[b"RPUSH", key.as_bytes(), b"id"]);
+    }
+    let web = Web::start(&server, &["--interval", "300ms"]);
+    let Some(browser) = Browser::start(1280, 800) else {
+        return;
+    };
+    browser.open(&web.url);
+    // As the server wrote them, then as the page's script writes them again (a new queue
+    // changes the list, and the rows and cards are made anew).
+    for drawn_by in ["the server", "the script"] {
+        if drawn_by == "the script" {
+            enqueue(&server, &["zz-new", "x"]);
+            browser.wait("the new queue's row", |b| screen_row(b, "zz-new").is_some());
+        }
+        assert_eq!(
+            browser.run_js("return typeof window.pwned;"),
+            json!("undefined"),
+            "{drawn_by}"
+        );
+        assert_eq!(browser.find_all("#queues img, #charts img").len(), 0);
+        assert_eq!(browser.find_all("main script").len(), 0);
+        let seen = browser.run_js(
+            "return Array.from(document.querySelectorAll('#queues tbody th a'))
+               .map(a => [a.textContent, a.getAttribute('href')]);",
+        );
+        let seen: Vec<(String, String)> = serde_json::from_value(seen).expect("links");
+        for (name, text) in names.iter().zip([
+            "<script>window.pwned=1</script>",
+            "\"><img src=x onerror=\"window.pwned=1\">",
+            "right\\u{202e}left",
+            "nul\\u{0}byte",
+        ]) {
+            let href = browser
+                .run_js_with(
+                    "return '/queues/' + encodeURIComponent(arguments[0]);",
+                    &[json!(name)],
+                )
+                .as_str()
+                .expect("an href")
+                .to_string();
+            assert!(
+                seen.contains(&(text.to_string(), href.clone())),
+                "{drawn_by}: {text:?} {href:?} not in {seen:?}"
+            );
+        }
+        let cards = browser.run_js(
+            "return Array.from(document.querySelectorAll('#charts .card h3')).map(h => h.textContent);",
+        );
+        assert!(
+            cards
+                .as_array()
+                .expect("cards")
+                .contains(&json!("right\\u{202e}left")),
+            "{drawn_by}: {cards}"
+        );
+    }
+    assert_eq!(browser.console_errors(), Vec::<String>::new());
+}
+
+#[test]
+fn in_a_browser_a_page_by_another_name_is_refused_as_over_http() {
+    let server = RedisServer::start();
+    fill(&server);
+    let web = Web::start(&server, &[]);
+    let Some(browser) = Browser::start_resolving(1280, 800, &["evil.test"]) else {
+        return;
+    };
+    // By its address it is served.
+    browser.open(&web.url);
+    assert!(browser.find("#queues").is_some());
+    // A name that resolves to it but is not its own (DNS rebinding): refused, nothing shown,
+    // and the page at that name cannot read the API either.
+    let evil = format!("http://evil.test:{}/", web.port);
+    browser.open(&evil);
+    let text = browser.body_text();
+    assert!(
+        text.contains("this request names a host qctl web does not serve"),
+        "{text}"
+    );
+    assert!(!text.contains("mail"), "{text}");
+    assert!(browser.find("#queues").is_none());
+    assert_ne!(browser.title(), "Queues - qctl web");
+    browser.run_js(
+        "fetch('/api/overview').then(r => r.text().then(t => { window.answered = [r.status, t]; }));",
+    );
+    browser.wait("the API's answer to the page at evil.test", |b| {
+        b.run_js("return window.answered !== undefined;") == json!(true)
+    });
+    let answered = browser.run_js("return window.answered;");
+    assert_eq!(answered[0], 421, "{answered}");
+    assert!(!answered[1].as_str().unwrap_or_default().contains("mail"));
+    // Over HTTP, with the Host header the browser sent.
+    let reply = web.request("/", &[("Host", &format!("evil.test:{}", web.port))]);
+    assert_eq!(reply.status, 421, "{reply:?}");
+    assert!(!reply.body.contains("mail"));
+    assert_safe_headers(&reply, "evil.test");
+}
+
+#[test]
+fn in_a_browser_a_listen_beyond_loopback_without_auth_is_not_served_and_a_password_is_asked() {
+    let server = RedisServer::start();
+    fill(&server);
+    let Some(browser) = Browser::start(1280, 800) else {
+        return;
+    };
+    // Refused at start: nothing listens.
+    let port = support::free_port();
+    let ran = run(qctl(&server)
+        .env_remove("QCTL_WEB_PASSWORD")
+        .env_remove("QCTL_WEB_PASSWORD_FILE")
+        .args(["web", "--listen", &format!("0.0.0.0:{port}")]));
+    assert_eq!(ran.code, Some(2), "{ran:?}");
+    let refused = browser.try_open(&format!("http://127.0.0.1:{port}/"));
+    assert!(
+        refused
+            .as_ref()
+            .is_err_and(|e| e.contains("ERR_CONNECTION_REFUSED")),
+        "{refused:?}"
+    );
+
+    // With a password: 401 without it, the page with it (its script's requests too).
+    let mut cmd = qctl_process(&server);
+    cmd.env("QCTL_WEB_PASSWORD", "pw-for-the-page").args([
+        "web",
+        "--listen",
+        "127.0.0.1:0",
+        "--interval",
+        "300ms",
+    ]);
+    let web = Web::spawn_as_is(cmd);
+    // A browser without it shows nothing of the page (headless Chromium, asked for a
+    // password it cannot ask anyone, shows an empty error page): the status says 401.
+    let status = |b: &Browser| {
+        b.run_js(
+            "const e = performance.getEntriesByType('navigation')[0];
+             return [e ? e.responseStatus : null, document.documentElement.outerHTML];",
+        )
+    };
+    browser.open(&web.url);
+    let got = status(&browser);
+    assert_eq!(got[0], 401, "{got}");
+    assert!(
+        !got[1].as_str().unwrap_or_default().contains("mail"),
+        "{got}"
+    );
+    browser.open(&format!("http://qctl:wrong@127.0.0.1:{}/", web.port));
+    let got = status(&browser);
+    assert_eq!(got[0], 401, "{got}");
+    assert!(browser.find("#queues").is_none(), "{got}");
+    browser.open(&format!(
+        "http://qctl:pw-for-the-page@127.0.0.1:{}/",
+        web.port
+    ));
+    assert!(screen_row(&browser, "mail").is_some());
+    enqueue(&server, &["mail", "one more"]);
+    browser.wait("mail's count to become 4", |b| {
+        screen_row(b, "mail").is_some_and(|r| r[1] == "4")
+    });
+}
+
+#[test]
+fn in_a_browser_the_overview_of_a_cluster_lists_its_hash_tagged_queues() {
+    let cluster = support::cluster::Cluster::start(3);
+    // Queues whose slots are on every master, with 1, 2 and 3 jobs.
+    let mut queues: Vec<String> = Vec::new();
+    for master in 0..3 {
+        let name = (0..)
+            .map(|i| format!("{{t{i}}}jobs"))
+            .find(|n| cluster.owner_of_slot(cluster.slot(n)) == master)
+            .expect("a tag on each master");
+        queues.push(name);
+    }
+    let url = cluster.nodes[0].url();
+    for (i, queue) in queues.iter().enumerate() {
+        for _ in 0..=i {
+            support::qctl_url(&url)
+                .args(["--cluster", "enqueue", queue, "x"])
+                .env_remove("QCTL_CLUSTER")
+                .assert()
+                .success();
+        }
+    }
+    let mut cmd = support::qctl_process_at(&url);
+    cmd.env_remove("QCTL_CLUSTER").args([
+        "--cluster",
+        "web",
+        "--listen",
+        "127.0.0.1:0",
+        "--interval",
+        "300ms",
+    ]);
+    let web = Web::spawn(cmd);
+    let Some(browser) = Browser::start(1280, 800) else {
+        return;
+    };
+    browser.open(&web.url);
+    let out = support::qctl_url(&url)
+        .env_remove("QCTL_CLUSTER")
+        .args(["--cluster", "stats", "--json"])
+        .output()
+        .expect("qctl stats");
+    let stats: Value = serde_json::from_slice(&out.stdout).expect("stats --json");
+    let want: Vec<Vec<String>> = stats
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(stats_cells)
+        .collect();
+    assert_eq!(want.len(), 3, "{stats}");
+    let rows: Vec<Vec<String>> = screen_rows(&browser)
+        .into_iter()
+        .map(|r| r[..10].to_vec())
+        .collect();
+    assert_eq!(rows, want);
+    let active: Vec<&str> = rows.iter().map(|r| r[1].as_str()).collect();
+    let mut sorted = active.clone();
+    sorted.sort();
+    assert_eq!(sorted, ["1", "2", "3"]);
+    // The counts follow there too.
+    support::qctl_url(&url)
+        .env_remove("QCTL_CLUSTER")
+        .args(["--cluster", "enqueue", &queues[0], "y"])
+        .assert()
+        .success();
+    browser.wait("the first queue's count to become 2", |b| {
+        screen_row(b, &queues[0]).is_some_and(|r| r[1] == "2")
+    });
+}
+
+#[test]
+fn the_icon_a_browser_asks_for_is_served_with_the_headers() {
+    let server = RedisServer::start();
+    let web = Web::start(&server, &[]);
+    let icon = web.get("/favicon.ico");
+    assert_eq!(icon.status, 200, "{icon:?}");
+    assert_eq!(icon.header("content-type"), "image/svg+xml");
+    assert!(icon.body.starts_with("<svg"), "{icon:?}");
+    assert_safe_headers(&icon, "/favicon.ico");
+}
+
+/// A hidden page (another tab, a locked phone) asks nothing, so qctl web stops reading
+/// Redis; seen again, it asks at once and shows what Redis holds now.
+#[test]
+fn in_a_browser_a_hidden_page_asks_nothing_and_asks_at_once_when_seen_again() {
+    let server = RedisServer::start();
+    enqueue(&server, &["mail", "one"]);
+    let web = Web::start(&server, &["-v", "--interval", "300ms"]);
+    let Some(browser) = Browser::start(1280, 800) else {
+        return;
+    };
+    browser.open(&web.url);
+    // Hidden, as a browser tells a page whose tab is in the background.
+    let visibility = |hidden: bool| {
+        browser.run_js_with(
+            "Object.defineProperty(document, 'hidden', { value: arguments[0], configurable: true });
+             Object.defineProperty(document, 'visibilityState',
+               { value: arguments[0] ? 'hidden' : 'visible', configurable: true });
+             document.dispatchEvent(new Event('visibilitychange'));",
+            &[json!(hidden)],
+        );
+    };
+    // Counted now: qctl web may have stopped and read again before (a browser is slow to start).
+    let paused = lines_with(&web.process.stderr(), "no page or API request");
+    visibility(true);
+    assert!(
+        wait_until(LIMIT, || lines_with(
+            &web.process.stderr(),
+            "no page or API request"
+        ) > paused),
+        "{}",
+        web.process.stderr()
+    );
+    enqueue(&server, &["mail", "two"]);
+    let _: () = server.cmd(&[b"CONFIG", b"RESETSTAT"]);
+    std::thread::sleep(Duration::from_secs(2));
+    assert_eq!(server.calls("time"), 0, "read while the page was hidden");
+    assert_eq!(screen_row(&browser, "mail").expect("mail")[1], "1");
+    let resumed = lines_with(&web.process.stderr(), "reading Redis again");
+    visibility(false);
+    browser.wait("the count of now, once seen", |b| {
+        screen_row(b, "mail").is_some_and(|r| r[1] == "2")
+    });
+    assert!(
+        lines_with(&web.process.stderr(), "reading Redis again") > resumed,
+        "{}",
+        web.process.stderr()
+    );
+}
+
+/// The history of `queue` for the last 60 minutes by the server's clock: `minute(i)` gives
+/// minute i's (0 the oldest) jobs done, failed, and runs per run-time bucket field
+/// (`ms:50`...), as qctl consumers write them.
+fn plant_hour(
+    server: &RedisServer,
+    queue: &str,
+    minute: impl Fn(u64) -> (u64, u64, Vec<(&'static str, u64)>),
+) {
+    let (secs, _): (String, String) = redis::cmd("TIME").query(&mut server.conn()).expect("TIME");
+    let now: i64 = secs.parse().expect("seconds");
+    let last = now / 60 * 60;
+    let mut pipe = redis::pipe();
+    for i in 0..60u64 {
+        let start = last - 60 * (59 - i as i64);
+        let (done, failed, runs) = minute(i);
+        if done + failed == 0 {
+            continue;
+        }
+        let key = format!("{queue}:history:{start}");
+        pipe.hset(&key, "completed", done).ignore();
+        pipe.hset(&key, "failed", failed).ignore();
+        pipe.hset(&key, "killed", failed / 3).ignore();
+        pipe.hset(&key, "retried", failed - failed / 3).ignore();
+        let mut run_ms = 0;
+        for (field, n) in runs {
+            pipe.hset(&key, field, n).ignore();
+            let ms: u64 = field.trim_start_matches("ms:").parse().unwrap_or(3_600_000);
+            run_ms += n * ms;
+        }
+        pipe.hset(&key, "run_ms", run_ms).ignore();
+    }
+    let _: () = pipe.query(&mut server.conn()).expect("plant the history");
+}
+
+#[test]
+fn in_a_browser_screenshots_of_the_overview_at_a_desk_and_on_a_phone_light_and_dark() {
+    let server = RedisServer::start();
+    // What an operator looks at: queues busy and idle, failing, paused, backed up, with long
+    // names and big counts, and a consumer at work.
+    plant_hour(&server, "email", |i| {
+        let done = 40 + (i * 7) % 23 + if (40..45).contains(&i) { 60 } else { 0 };
+        let failed = if (30..34).contains(&i) { 9 } else { i % 5 / 4 };
+        (
+            done,
+            failed,
+            vec![
+                ("ms:20", done / 2),
+                ("ms:50", done / 3),
+                ("ms:200", done - done / 2 - done / 3 + failed),
+                ("ms:2000", if i % 9 == 0 { 2 } else { 0 }),
+            ],
+        )
+    });
+    plant_hour(&server, "payments.webhooks-retry-eu-west-1", |i| {
+        let done = if i > 20 { 3 + i % 4 } else { 0 };
+        (done, 0, vec![("ms:500", done), ("ms:1000", done / 3)])
+    });
+    plant_hour(&server, "reports", |i| {
+        if i % 15 == 0 {
+            (1, 0, vec![("ms:50000", 1)])
+        } else {
+            (0, 0, vec![])
+        }
+    });
+    let mut pipe = redis::pipe();
+    for i in 0..12_345 {
+        pipe.rpush("email:active", format!("e{i}")).ignore();
+    }
+    for i in 0..4 {
+        pipe.rpush("sms:active", format!("s{i}")).ignore();
+    }
+    pipe.set("sms:paused", "1").ignore();
+    pipe.hset("email:stats", "completed", 1_234_567).ignore();
+    pipe.hset("email:stats", "failed", 321).ignore();
+    for i in 0..37 {
+        pipe.zadd("email:dead", format!("d{i}"), 1_700_000_000 + i)
+            .ignore();
+        pipe.hset("email:data", format!("d{i}"), "{}").ignore();
+    }
+    for i in 0..8 {
+        pipe.rpush("payments.webhooks-retry-eu-west-1:active", format!("p{i}"))
+            .ignore();
+    }
+    let _: () = pipe.query(&mut server.conn()).expect("fill");
+    enqueue(&server, &["reports", "--in", "1h", "nightly"]);
+    enqueue(&server, &["thumbnails", "img-1"]);
+    let mut consumer = qctl_process(&server);
+    consumer
+        .args(["consume", "thumbnails"])
+        .args(FAST)
+        .args(["--", "true"]);
+    let _consumer = support::Background::spawn(consumer);
+
+    let web = Web::start(&server, &["--interval", "500ms"]);
+    let dir = support::browser::screenshot_dir();
+    for (name, phone, width, height) in [
+        ("overview-1280x800", false, 1280, 800),
+        ("overview-390x844", true, 390, 844),
+    ] {
+        let browser = if phone {
+            Browser::start_mobile(width, height)
+        } else {
+            Browser::start(width, height)
+        };
+        let Some(browser) = browser else {
+            return;
+        };
+        browser.open(&web.url);
+        browser.wait("the consumer at work", |b| {
+            screen_row(b, "thumbnails").is_some_and(|r| r[6] == "1" && r[8] == "1")
+        });
+        for dark in [false, true] {
+            if dark {
+                browser.emulate_media(&[("prefers-color-scheme", "dark")]);
+                assert_eq!(
+                    browser.run_js("return matchMedia('(prefers-color-scheme: dark)').matches;"),
+                    json!(true)
+                );
+            }
+            let scheme = if dark { "-dark" } else { "" };
+            browser.run_js("window.scrollTo(0, 0);");
+            let top = browser.screenshot(&format!("{name}{scheme}"));
+            assert_eq!(support::browser::png_size(&top), (width, height));
+            browser.run_js("document.getElementById('charts').scrollIntoView();");
+            let charts = browser.screenshot(&format!("{name}{scheme}-charts"));
+            assert_eq!(support::browser::png_size(&charts), (width, height));
+            // The page is no wider than the screen: only the table scrolls sideways.
+            let widths = browser.run_js(
+                "return [document.documentElement.scrollWidth, document.documentElement.clientWidth];",
+            );
+            assert!(
+                widths[0].as_f64() <= widths[1].as_f64(),
+                "{name}{scheme}: {widths}"
+            );
+        }
+        // A page of two, with the links to the others.
+        browser.emulate_media(&[]);
+        browser.open(&format!("{}?offset=2&limit=2", web.url));
+        assert!(browser.element("nav.pager a[rel=next]").displayed());
+        let paged = browser.screenshot(&format!("{name}-paged"));
+        assert_eq!(support::browser::png_size(&paged), (width, height));
+        assert_eq!(browser.console_errors(), Vec::<String>::new());
+    }
+    figure(&format!(
+        "W1 screenshots of the overview at 1280x800 and 390x844, light and dark: {}",
+        dir.display()
+    ));
 }
 
 /// `qctl ARGS` against `server`: its exit code, stdout and stderr.

@@ -12,7 +12,7 @@ use crate::cli::WebArgs;
 use crate::engine::snapshot::{self, Reader};
 use crate::engine::{Error, ExitCode};
 use crate::output::Output;
-use crate::web::feed::{Feed, Latest};
+use crate::web::feed::{Demand, Feed, Latest};
 use crate::web::guard::{Guard, Password};
 use crate::web::{self, App};
 
@@ -57,6 +57,7 @@ pub async fn run(ctx: Context, args: WebArgs) -> anyhow::Result<ExitCode> {
     let spec = ctx.server()?;
     let connection = connection_words(&ctx.global);
     let stop = crate::signals::install()?;
+    let demand = Arc::new(Demand::new(args.interval));
     let mut feed = Feed {
         spec: spec.clone(),
         redis: None,
@@ -69,6 +70,8 @@ pub async fn run(ctx: Context, args: WebArgs) -> anyhow::Result<ExitCode> {
         interval: args.interval,
         out: Output::new(&ctx.global),
         on_first_read: None,
+        demand: demand.clone(),
+        first_page: web::pages::overview::DEFAULT_LIMIT,
     };
     // Redis is read once before serving, to refuse what cannot be meant: a refused login or
     // reading (exit 4) and a queue named that has no key (exit 5, unless --allow-missing).
@@ -164,6 +167,7 @@ pub async fn run(ctx: Context, args: WebArgs) -> anyhow::Result<ExitCode> {
             args.max_keys,
         ),
         orphan_after: args.orphan_after,
+        demand,
     });
     let guard = Arc::new(Guard {
         listen: addr,

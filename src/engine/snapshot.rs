@@ -3,9 +3,10 @@
 //! [`Reader`] keeps what its readings learnt: the queues found once (a drained queue has no
 //! key left for SCAN to find, and its rates matter most then) and the minutes of history
 //! that are over, read once; each reading after the first reads only the current minute and
-//! the one before of each queue, a thousand minutes per round trip.
+//! the one before of each queue, a thousand minutes per round trip. A view that shows the
+//! history of some queues only ([`Reader::read_with`]) reads and keeps theirs only.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -51,8 +52,9 @@ pub struct Snapshot {
     pub keys_scanned: u64,
     /// The start (unix seconds) of the first minute of `recent`.
     pub first_minute: i64,
-    /// Each counted queue's last [`Settings::minutes`] minutes, oldest first, the one
-    /// holding `time` last (None: a minute that could not be read: a key of another type,
+    /// The last [`Settings::minutes`] minutes of each counted queue whose history was read
+    /// (every one, unless [`Reader::read_with`] picked some), oldest first, the one holding
+    /// `time` last (None: a minute that could not be read: a key of another type,
     /// or holding no count). Shared with the reader and the snapshots before, as long as
     /// they did not change.
     pub recent: HashMap<String, Arc<[Option<Tally>]>>,
@@ -117,6 +119,20 @@ impl Reader {
     /// 100 a round trip (the server's clock judges due jobs and live consumers, as consumers
     /// write them), then their history.
     pub async fn read(&mut self, redis: &mut Redis) -> Result<Snapshot, Error> {
+        self.read_with(redis, |stats| {
+            stats.iter().map(|s| s.queue.clone()).collect()
+        })
+        .await
+    }
+
+    /// As [`Reader::read`], reading the history of the queues `pick` chooses among those
+    /// counted (in the order `stats` lists them) only; the minutes kept of the others are
+    /// forgotten.
+    pub async fn read_with(
+        &mut self,
+        redis: &mut Redis,
+        pick: impl FnOnce(&[QueueStats]) -> HashSet<String>,
+    ) -> Result<Snapshot, Error> {
         let mut round_trips = 0;
         let mut untagged = 0;
         let mut incomplete = false;
@@ -149,10 +165,16 @@ impl Reader {
         )
         .await?;
         round_trips += counted.round_trips;
-        let counted_names: Vec<String> = counted.stats.iter().map(|s| s.queue.clone()).collect();
-        let (first_minute, trips) = self.read_history(redis, &counted_names, time).await?;
+        let picked = pick(&counted.stats);
+        let shown: Vec<String> = counted
+            .stats
+            .iter()
+            .filter(|s| picked.contains(&s.queue))
+            .map(|s| s.queue.clone())
+            .collect();
+        let (first_minute, trips) = self.read_history(redis, &shown, time).await?;
         round_trips += trips;
-        let recent = counted_names
+        let recent = shown
             .iter()
             .filter_map(|q| Some((q.clone(), self.kept.get(q)?.minutes.clone())))
             .collect();
@@ -182,7 +204,8 @@ impl Reader {
         let count = self.settings.minutes.max(1);
         let last = history::minute_of(now);
         let first = last - 60 * (count as i64 - 1);
-        self.kept.retain(|q, _| queues.contains(q));
+        let reading: HashSet<&String> = queues.iter().collect();
+        self.kept.retain(|q, _| reading.contains(q));
         // Per queue: its minutes as far as kept, and which of them are still to read.
         let mut minutes: Vec<Vec<Option<Tally>>> = Vec::with_capacity(queues.len());
         let mut wanted: Vec<(usize, usize)> = Vec::new();

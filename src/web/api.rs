@@ -1,9 +1,11 @@
 //! The JSON twins of the pages, under /api/: the same fields as the CLI's `--json` for the
 //! same question, with a `status` of the reading they come from.
 //!
-//! `GET /api/overview`: `{"status": {...}, "queues": [...]}`; each queue has the fields of
+//! `GET /api/overview?offset=N&limit=N&q=TEXT`: `{"status": {...}, "queues": [...]}`, the
+//! page of queues `/` shows with the same query; each queue has the fields of
 //! `stats --watch --json` and a `history` of its last 60 minutes, one object per minute with
-//! the fields of `stats --history --json`.
+//! the fields of `stats --history --json`; `status` adds the page's `total`, `offset`,
+//! `limit` and `next_offset`.
 //!
 //! `GET /api/queues/{queue}/jobs/{id}`: the job as `dead show --json` (`scheduled show`
 //! for a scheduled one) gives it. `GET /api/health`: `doctor --json`'s and `check --json`'s
@@ -24,7 +26,8 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
-use super::feed::Latest;
+use super::feed::{self, Latest};
+use super::pages::overview::{self, Paging};
 use super::queue::{self as web_queue, Lister, Refusal};
 use super::App;
 use crate::engine::limits;
@@ -104,30 +107,65 @@ pub fn warnings(s: &Snapshot) -> Vec<String> {
 
 #[derive(Serialize)]
 struct Overview<'a> {
-    status: Status,
+    status: PageStatus,
     queues: &'a RawValue,
 }
 
+/// The status of a page of queues: the reading's, and which page of how many.
+#[derive(Serialize)]
+struct PageStatus {
+    #[serde(flatten)]
+    status: Status,
+    /// The queues that match `q`, on every page.
+    total: usize,
+    offset: usize,
+    limit: usize,
+    /// The offset of the next page; null on the last.
+    next_offset: Option<usize>,
+}
+
 /// `GET /api/overview`.
-pub async fn overview(State(app): State<Arc<App>>) -> Response {
-    let latest = app.latest.borrow().clone();
-    let queues = latest.queues_json.get_or_init(|| queues_json(&latest));
+pub async fn overview(State(app): State<Arc<App>>, RawQuery(query): RawQuery) -> Response {
+    let paging = match Paging::parse(query.as_deref()) {
+        Ok(paging) => paging,
+        Err(message) => {
+            let body = serde_json::json!({ "error": message }).to_string();
+            return (
+                StatusCode::BAD_REQUEST,
+                [(header::CONTENT_TYPE, "application/json")],
+                body,
+            )
+                .into_response();
+        }
+    };
+    let latest = feed::fresh(&app, |latest| overview::history_read(&app, latest, &paging)).await;
+    let queues = latest.answer(&paging.query(), || queues_json(&latest, &paging));
+    let total = latest
+        .snapshot
+        .as_ref()
+        .map_or(0, |s| overview::select(&s.stats, &paging).total);
     let body = serde_json::to_vec(&Overview {
-        status: Status::of(&app, &latest),
-        queues,
+        status: PageStatus {
+            status: Status::of(&app, &latest),
+            total,
+            offset: paging.offset,
+            limit: paging.limit,
+            next_offset: paging.next_offset(total),
+        },
+        queues: &queues,
     })
     .unwrap_or_default();
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
-/// The queues of the latest snapshot as JSON, made once per snapshot.
-fn queues_json(latest: &Latest) -> Box<RawValue> {
-    serde_json::value::to_raw_value(&Queues(latest)).unwrap_or_default()
+/// The queues of a page of the latest snapshot as JSON, made once per snapshot and page.
+fn queues_json(latest: &Latest, paging: &Paging) -> Box<RawValue> {
+    serde_json::value::to_raw_value(&Queues(latest, paging)).unwrap_or_default()
 }
 
-/// The queues of a reading, written one by one as the JSON serializer asks for them: each
-/// with the fields of `stats --watch --json`, then its history.
-struct Queues<'a>(&'a Latest);
+/// The queues of a page of a reading, written one by one as the JSON serializer asks for
+/// them: each with the fields of `stats --watch --json`, then its history.
+struct Queues<'a>(&'a Latest, &'a Paging);
 
 impl Serialize for Queues<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -135,8 +173,9 @@ impl Serialize for Queues<'_> {
         let Some(snapshot) = &latest.snapshot else {
             return serializer.serialize_seq(Some(0))?.end();
         };
-        let mut seq = serializer.serialize_seq(Some(snapshot.stats.len()))?;
-        for s in &snapshot.stats {
+        let page = overview::select(&snapshot.stats, self.1);
+        let mut seq = serializer.serialize_seq(Some(page.queues.len()))?;
+        for s in page.queues {
             let (done_per_sec, failed_per_sec) = latest.rates(s);
             let counts = stats_json(
                 s,
@@ -148,10 +187,10 @@ impl Serialize for Queues<'_> {
             );
             seq.serialize_element(&Queue {
                 counts,
-                history: History {
+                history: snapshot.recent.contains_key(&s.queue).then_some(History {
                     snapshot,
                     queue: &s.queue,
-                },
+                }),
             })?;
         }
         seq.end()
@@ -162,7 +201,8 @@ impl Serialize for Queues<'_> {
 struct Queue<'a> {
     #[serde(flatten)]
     counts: Value,
-    history: History<'a>,
+    /// Null while it is being read.
+    history: Option<History<'a>>,
 }
 
 /// A queue's minutes as `stats --history --json` steps, oldest first; a minute that could

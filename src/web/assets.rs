@@ -1,6 +1,7 @@
 //! The page's style sheet and script, built into the binary and served under /assets/ with
 //! a digest of their content in the name: a browser may keep them for good, and a new qctl
-//! serves new names. Nothing else is fetched by a page: no CDN, no web font.
+//! serves new names; and the icon a browser asks for at /favicon.ico. Nothing else is
+//! fetched by a page: no CDN, no web font.
 
 use std::sync::LazyLock;
 
@@ -77,4 +78,26 @@ pub async fn serve(Path(name): Path<String>) -> Response {
             .into_response(),
         None => super::guard::plain(StatusCode::NOT_FOUND, "no such asset\n"),
     }
+}
+
+/// The icon of the tab (three bars), in SVG.
+const ICON: &[u8] = include_bytes!("assets/icon.svg");
+
+/// `GET /favicon.ico`: the icon a browser asks for with every page (without it each page
+/// logs a 404 in the browser's console).
+pub async fn favicon() -> Response {
+    (
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static("image/svg+xml"),
+            ),
+            (
+                header::CACHE_CONTROL,
+                HeaderValue::from_static("public, max-age=86400"),
+            ),
+        ],
+        ICON,
+    )
+        .into_response()
 }

@@ -1,8 +1,8 @@
 //! `qctl web`, the browser view: like `top`, a view that renders what the engine read. One
-//! task ([`feed`]) reads a snapshot of every queue each interval; every request reads the
-//! latest one. [`guard`] checks each request (Host, password) and adds the security
-//! headers; [`pages`] are the HTML, [`api`] their JSON twins, [`assets`] the style sheet and
-//! script built into the binary. `commands/web.rs` reads the flags and starts it.
+//! task ([`feed`]) reads a snapshot of every queue each interval while requests come; every
+//! request reads the latest one. [`guard`] checks each request (Host, password) and adds the
+//! security headers; [`pages`] are the HTML, [`api`] their JSON twins, [`assets`] the style
+//! sheet and script built into the binary. `commands/web.rs` reads the flags and starts it.
 //!
 //! Pages that read Redis when asked (a job, the health) do it through the engine on the
 //! connection of [`link`]; the health is read at most once per its interval ([`health`]).
@@ -38,7 +38,7 @@ use tokio::sync::{watch, Semaphore};
 
 use crate::engine::{Error, QueueKeys};
 use crate::output::Output;
-use feed::Latest;
+use feed::{Demand, Latest};
 use guard::Guard;
 
 /// The default address: loopback, beside `qctl metrics`'s 9187.
@@ -57,7 +57,8 @@ pub struct App {
     pub server: String,
     /// How often the feed reads.
     pub interval: Duration,
-    /// The latest reading, from the feed.
+    /// The latest reading, from the feed. A page that shows it takes it through
+    /// [`feed::fresh`], which waits for a reading after a pause.
     pub latest: watch::Receiver<Arc<Latest>>,
     /// The connection of the pages that read when asked.
     pub link: link::Link,
@@ -70,6 +71,8 @@ pub struct App {
     pub health: health::Health,
     /// Heartbeat age past which a consumer counts as expired (`--orphan-after`).
     pub orphan_after: Duration,
+    /// Who asked lately: the feed reads while requests come.
+    pub demand: Arc<Demand>,
 }
 
 impl App {
@@ -86,6 +89,7 @@ impl App {
 /// Every route, behind the guard.
 pub fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
     Router::new()
+        .route("/favicon.ico", get(assets::favicon))
         .route("/", get(pages::overview::page))
         .route("/api/overview", get(api::overview))
         .route("/queues/{queue}/jobs/{id}", get(pages::job::page))
@@ -101,7 +105,11 @@ pub fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
         .route("/api/queues/{queue}/{state}/groups", get(api::groups))
         .route("/assets/{name}", get(assets::serve))
         .fallback(pages::not_found)
-        .with_state(app)
+        .with_state(app.clone())
+        .layer(axum::middleware::from_fn_with_state(
+            app.demand.clone(),
+            feed::notice,
+        ))
         .layer(axum::middleware::from_fn_with_state(guard, guard::check))
 }
 

@@ -6,7 +6,10 @@
 //! Every call is synchronous and bounded: chromedriver must answer within [`LIMIT`], a page
 //! must load within it, and a WebDriver error fails the test with chromedriver's output. The
 //! browser resolves nothing but `localhost` and `127.0.0.1` (its host resolver rules): a page
-//! that fetches from elsewhere fails at once instead of waiting on the network.
+//! that fetches from elsewhere fails at once instead of waiting on the network; names given
+//! to [`Browser::start_resolving`] resolve to 127.0.0.1 too (a name that is not the server's,
+//! as a rebinding attack's). [`Browser::emulate_media`] sets what CSS media queries see
+//! (`prefers-color-scheme: dark`).
 
 use std::fs::File;
 use std::io::Read;
@@ -54,9 +57,21 @@ const FLAGS: &[&str] = &[
     "--disable-component-update",
     "--disable-sync",
     "--disable-dev-shm-usage",
-    // Nothing but localhost and 127.0.0.1 resolves: no page reaches elsewhere.
-    "--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE localhost , EXCLUDE 127.0.0.1",
 ];
+
+/// Chromium's host resolver rules: the names given resolve to 127.0.0.1, nothing but them,
+/// localhost and 127.0.0.1 resolves (no page reaches elsewhere). The first rule that matches
+/// a name applies.
+fn resolver_rules(names: &[&str]) -> String {
+    let mut rules: Vec<String> = names
+        .iter()
+        .map(|name| format!("MAP {name} 127.0.0.1"))
+        .collect();
+    rules.push("MAP * ~NOTFOUND".into());
+    rules.push("EXCLUDE localhost".into());
+    rules.push("EXCLUDE 127.0.0.1".into());
+    format!("--host-resolver-rules={}", rules.join(" , "))
+}
 
 /// ChromeDriver on a free port with one headless Chromium session; the session is closed,
 /// and chromedriver and the browser are killed, on drop.
@@ -107,7 +122,14 @@ impl Browser {
     /// device pixel per CSS pixel: screenshots are that size.
     #[track_caller]
     pub fn start(width: u32, height: u32) -> Option<Browser> {
-        Browser::launch(width, height, false)
+        Browser::launch(width, height, false, &[])
+    }
+
+    /// As [`Browser::start`], with each of `names` resolving to 127.0.0.1: a page opened
+    /// by such a name reaches a server on loopback with that name in its Host header.
+    #[track_caller]
+    pub fn start_resolving(width: u32, height: u32, names: &[&str]) -> Option<Browser> {
+        Browser::launch(width, height, false, names)
     }
 
     /// As [`Browser::start`], as a phone shows a page: the page's `<meta name="viewport">`
@@ -115,11 +137,11 @@ impl Browser {
     /// scrollbars overlay the page.
     #[track_caller]
     pub fn start_mobile(width: u32, height: u32) -> Option<Browser> {
-        Browser::launch(width, height, true)
+        Browser::launch(width, height, true, &[])
     }
 
     #[track_caller]
-    fn launch(width: u32, height: u32, mobile: bool) -> Option<Browser> {
+    fn launch(width: u32, height: u32, mobile: bool, names: &[&str]) -> Option<Browser> {
         let (Some(chromium), Some(driver)) = (on_path("chromium"), on_path("chromedriver")) else {
             if std::env::var_os("QCTL_REQUIRE_BROWSER").is_some() {
                 panic!(
@@ -192,6 +214,7 @@ impl Browser {
             }
         };
         let mut args: Vec<String> = FLAGS.iter().map(|f| f.to_string()).collect();
+        args.push(resolver_rules(names));
         args.push(format!("--user-data-dir={}", profile.display()));
         args.push(format!("--window-size={width},{height}"));
         let capabilities = json!({
@@ -267,6 +290,36 @@ impl Browser {
     #[track_caller]
     pub fn open(&self, url: &str) {
         self.call("POST", "/url", json!({ "url": url }));
+    }
+
+    /// As [`Browser::open`], giving the browser's error instead of failing when the page
+    /// cannot be loaded at all (`net::ERR_CONNECTION_REFUSED`: nothing listens there).
+    #[track_caller]
+    pub fn try_open(&self, url: &str) -> Result<(), String> {
+        match self.try_call("POST", "/url", json!({ "url": url })) {
+            Ok(_) => Ok(()),
+            Err(f) if f.error == "unknown error" => Err(first_line(&f.message).to_string()),
+            Err(f) => self.fail(&format!("open {url}"), f),
+        }
+    }
+
+    /// Makes CSS media queries see `features` (`[("prefers-color-scheme", "dark")]`) in
+    /// this session's pages, through the DevTools protocol's Emulation.setEmulatedMedia;
+    /// none gives the browser's own again.
+    #[track_caller]
+    pub fn emulate_media(&self, features: &[(&str, &str)]) {
+        let features: Vec<Value> = features
+            .iter()
+            .map(|(name, value)| json!({ "name": name, "value": value }))
+            .collect();
+        self.call(
+            "POST",
+            "/goog/cdp/execute",
+            json!({
+                "cmd": "Emulation.setEmulatedMedia",
+                "params": { "features": features },
+            }),
+        );
     }
 
     /// The address of the current page.

@@ -10,6 +10,11 @@
   const HEIGHT = 80;
   const PERCENTILES = ["p50", "p95", "p99"];
   const NO_HISTORY = "no history: jobs run by Go consumers or none ran";
+  const NOT_READ = "reading the last hour...";
+  const DEFAULT_LIMIT = 50;
+  // The table's columns after the name, as the server labels each cell (src/web/pages/overview.rs).
+  const LABELS = ["active", "due", "later", "in flight", "dead", "consumers", "paused", "done",
+    "failed", "done/s", "failed/s"];
 
   const body = document.body;
   const api = body.dataset.api;
@@ -84,8 +89,17 @@
     return s.endsWith(".0") ? s.slice(0, -2) : s;
   }
 
+  function thousands(n) {
+    return n.toLocaleString("en-US");
+  }
+
   function plural(n, noun) {
-    return n.toLocaleString("en-US") + " " + noun + (n === 1 ? "" : "s");
+    return thousands(n) + " " + noun + (n === 1 ? "" : "s");
+  }
+
+  // A queue's page, its name encoded as the server encodes it.
+  function queueHref(name) {
+    return "/queues/" + encodeURIComponent(name);
   }
 
   // --- the reading's status ---
@@ -151,10 +165,12 @@
 
   function row(q) {
     const tr = el("tr");
-    tr.append(el("th", { scope: "row" }, shown(q.queue)));
-    for (const c of cells(q)) {
-      tr.append(el("td", {}, c));
-    }
+    const th = el("th", { scope: "row" });
+    th.append(el("a", { href: queueHref(q.queue) }, shown(q.queue)));
+    tr.append(th);
+    cells(q).forEach(function (c, i) {
+      tr.append(el("td", { "data-label": LABELS[i] }, c));
+    });
     return tr;
   }
 
@@ -267,7 +283,13 @@
   function card(q) {
     const ms = minutes(q);
     const section = el("section", { class: "card" });
-    section.append(el("h3", {}, shown(q.queue)));
+    const h3 = el("h3");
+    h3.append(el("a", { href: queueHref(q.queue) }, shown(q.queue)));
+    section.append(h3);
+    if (q.history === null) {
+      section.append(el("p", { class: "empty" }, NOT_READ));
+      return section;
+    }
     if (!any(ms)) {
       section.append(el("p", { class: "empty" }, NO_HISTORY));
       return section;
@@ -293,17 +315,64 @@
   let drawnNames = null;
   let drawnCards = [];
 
+  // The page asked for: offset, limit and q of the API's query, as the server read them.
+  const paging = (function () {
+    const params = new URL(api, location.href).searchParams;
+    return {
+      limit: Number(params.get("limit")) || DEFAULT_LIMIT,
+      q: params.get("q") || null,
+    };
+  })();
+
+  function pageQuery(offset) {
+    const params = new URLSearchParams();
+    params.set("offset", String(offset));
+    if (paging.limit !== DEFAULT_LIMIT) params.set("limit", String(paging.limit));
+    if (paging.q !== null) params.set("q", paging.q);
+    return "/?" + params.toString();
+  }
+
+  // The line above the table, in the server's words.
+  function summaryText(s, shownCount) {
+    const holding = paging.q === null ? "" : ' whose name holds "' + shown(paging.q) + '"';
+    if (s.time === null) return "not read yet";
+    if (s.total === 0) return paging.q === null ? "no queues found" : "no queue" + holding;
+    if (shownCount === 0) return "no queues past " + plural(s.total, "queue") + holding;
+    if (s.offset === 0 && s.total <= s.limit) return plural(s.total, "queue") + holding;
+    return thousands(s.offset + 1) + " to " + thousands(s.offset + shownCount) + " of " +
+      plural(s.total, "queue") + holding;
+  }
+
+  // The links to the other pages, as the server draws them; redrawn only when they change
+  // (a link that has the focus keeps it).
+  function pager(nav, s) {
+    const drawn = [s.total, s.offset, s.limit].join(" ");
+    if (nav.dataset.drawn === drawn) return;
+    nav.dataset.drawn = drawn;
+    const pages = Math.max(Math.ceil(s.total / s.limit), 1);
+    const here = Math.floor(s.offset / s.limit) + 1;
+    const back = s.offset > 0 ? Math.max(s.offset - s.limit, 0) : null;
+    const next = s.next_offset;
+    const last = Math.floor(Math.max(s.total - 1, 0) / s.limit) * s.limit;
+    const link = function (offset, rel, text) {
+      if (offset === null) return el("span", { class: "off", "aria-disabled": "true" }, text);
+      return el("a", { rel: rel, href: pageQuery(offset) }, text);
+    };
+    nav.replaceChildren(
+      link(back === null ? null : 0, "first", "first"),
+      link(back, "prev", "previous"),
+      el("span", { class: "where" }, "page " + thousands(here) + " of " + thousands(pages)),
+      link(next, "next", "next"),
+      link(next === null ? null : last, "last", "last")
+    );
+    nav.hidden = s.offset === 0 && s.total <= s.limit;
+  }
+
   function overview(data) {
     const queues = data.queues;
     const summary = document.getElementById("summary");
-    if (summary) {
-      summary.textContent =
-        data.status.time === null
-          ? "not read yet"
-          : queues.length === 0
-            ? "no queues found"
-            : plural(queues.length, "queue");
-    }
+    if (summary) summary.textContent = summaryText(data.status, queues.length);
+    for (const nav of document.querySelectorAll("nav.pager")) pager(nav, data.status);
     const warnings = document.getElementById("warnings");
     if (warnings) {
       warnings.replaceChildren();
@@ -320,7 +389,7 @@
     const cards = document.getElementById("charts");
     if (!tbody || !cards) return;
     const names = queues.map((q) => q.queue);
-    const numbers = queues.map((q) => JSON.stringify(minutes(q)));
+    const numbers = queues.map((q) => (q.history === null ? "null" : JSON.stringify(minutes(q))));
     const same =
       drawnNames !== null &&
       names.length === drawnNames.length &&
@@ -345,9 +414,23 @@
     drawnCards = numbers;
   }
 
+  // Asked every interval while the page is seen; a hidden page asks nothing (qctl web then
+  // stops reading Redis) and asks at once when it is seen again.
+  let timer = null;
+  let asking = false;
+
   async function poll() {
+    timer = null;
+    if (document.hidden || asking) return;
+    asking = true;
     try {
-      const response = await fetch(api, { cache: "no-store", credentials: "same-origin" });
+      // From the origin: a page opened with the user and password in its address has a base
+      // URL that fetch refuses (it holds credentials); the browser sends the password it
+      // was given.
+      const response = await fetch(location.origin + api, {
+        cache: "no-store",
+        credentials: "same-origin",
+      });
       if (response.status === 401) {
         status(null, "the password was refused: reload the page");
       } else if (!response.ok) {
@@ -355,15 +438,25 @@
       } else {
         const data = await response.json();
         status(data.status, null);
-        if (api === "/api/overview") overview(data);
+        if (api.startsWith("/api/overview")) overview(data);
       }
     } catch (e) {
       status(null, String(e && e.message ? e.message : e));
     }
-    setTimeout(poll, interval);
+    asking = false;
+    if (!document.hidden && timer === null) timer = setTimeout(poll, interval);
   }
 
-  setTimeout(poll, interval);
+  document.addEventListener("visibilitychange", function () {
+    if (document.hidden) {
+      if (timer !== null) clearTimeout(timer);
+      timer = null;
+    } else if (timer === null) {
+      poll();
+    }
+  });
+
+  timer = setTimeout(poll, interval);
 })();
 
 // Copy buttons (the job page's command lines): each copies its data-command, as it is,
