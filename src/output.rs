@@ -698,7 +698,13 @@ pub fn preview(data: &[u8], max: usize) -> String {
             let mut one_line: String = s
                 .chars()
                 .take(max)
-                .map(|c| if c.is_control() { ' ' } else { c })
+                .map(|c| {
+                    if crate::engine::text::hidden(c) {
+                        ' '
+                    } else {
+                        c
+                    }
+                })
                 .collect();
             if s.chars().nth(max).is_some() {
                 one_line.push('…');

@@ -2198,3 +2198,68 @@ fn an_unknown_queue_name_is_told_with_the_known_ones_by_every_command() {
         go_on.len() + 1
     ));
 }
+
+/// Characters that change the direction of text (bidi controls such as U+202E, which make
+/// `evil\u{202e}gpj.exe` read as `evilexe.jpg`) in ids, data, failures and queue names are
+/// shown escaped by the terminal's tables and messages, as the web page shows them; JSON
+/// keeps them as they are.
+#[test]
+fn bidi_controls_from_jobs_are_shown_escaped_as_the_web_page_shows_them() {
+    let server = RedisServer::start();
+    let id = "evil\u{202e}gpj.exe";
+    let q = |args: &[&str]| {
+        let mut cmd = qctl(&server);
+        cmd.args(args);
+        cmd
+    };
+    let ran = run(q(&["enqueue", "b\u{2066}q", "--id", id, "data\u{200f}x"]).write_stdin(""));
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    assert_eq!(ran.stdout().trim_end(), "evil\\u{202e}gpj.exe", "{ran:?}");
+    let ran = run(&mut q(&[
+        "consume",
+        "b\u{2066}q",
+        "--drain",
+        "--max-retries",
+        "0",
+        "--",
+        "sh",
+        "-c",
+        "printf 'bad \\342\\200\\256 thing' >&2; exit 3",
+    ]));
+    assert_eq!(ran.code, Some(7), "{ran:?}");
+    let mut checked = 0;
+    for args in [
+        &["dead", "list", "b\u{2066}q"][..],
+        &["dead", "show", "b\u{2066}q", id],
+        &["dead", "groups", "b\u{2066}q"],
+        &["stats"],
+        &["dead", "requeue", "b\u{2066}q", "--all", "--dry-run"],
+    ] {
+        let ran = run(&mut q(args));
+        assert_eq!(ran.code, Some(0), "{args:?}: {ran:?}");
+        let text = format!("{}{}", ran.stdout(), ran.err);
+        for bidi in ['\u{202e}', '\u{2066}', '\u{200f}'] {
+            assert!(
+                !text.contains(bidi),
+                "{args:?}: {bidi:?} as it was: {ran:?}"
+            );
+        }
+        checked += 1;
+    }
+    let shown = run(&mut q(&["dead", "show", "b\u{2066}q", id]));
+    for part in [
+        "evil\\u{202e}gpj.exe",
+        "data:      data x",
+        "bad \\u{202e} thing",
+    ] {
+        assert!(shown.stdout().contains(part), "{part}: {shown:?}");
+    }
+    let stats = run(&mut q(&["stats"]));
+    assert!(stats.stdout().contains("b\\u{2066}q"), "{stats:?}");
+    let json = run(&mut q(&["--json", "dead", "show", "b\u{2066}q", id]));
+    let doc: serde_json::Value = serde_json::from_slice(&json.out).expect("JSON");
+    assert_eq!(doc["id"], id);
+    figure(&format!(
+        "B9 bidi controls (U+202E, U+2066, U+200F) in an id, data, a failure's stderr and a queue name: {checked} commands showed them escaped; JSON kept them"
+    ));
+}

@@ -825,7 +825,7 @@ fn failed_command(pipe: &redis::Pipeline, err: &redis::RedisError) -> Option<Str
 
 /// `c`, or its escape when it is a control character.
 fn escaped(c: char) -> Vec<char> {
-    if c.is_control() {
+    if crate::engine::text::hidden(c) {
         c.escape_default().collect()
     } else {
         vec![c]

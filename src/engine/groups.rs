@@ -515,7 +515,13 @@ fn example(f: &Failure) -> String {
     };
     let one_line: String = text
         .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
+        .map(|c| {
+            if crate::engine::text::hidden(c) {
+                ' '
+            } else {
+                c
+            }
+        })
         .collect();
     cut(&one_line)
 }

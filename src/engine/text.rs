@@ -138,17 +138,30 @@ pub fn span_words(d: std::time::Duration) -> String {
     }
 }
 
-/// Text for a table cell or a one-line message: control characters (a newline in a queue
-/// name or id) are escaped, so they cannot break a table or fake a line.
-pub fn printable(text: &str) -> String {
-    escape_controls(text, char::is_control)
+/// Whether `c` is shown escaped wherever qctl shows text from a job, a queue or a
+/// consumer: a control character, or one that changes the direction of the text around it
+/// (bidi controls such as U+202E, which would make an id or a name read as another).
+pub fn hidden(c: char) -> bool {
+    c.is_control()
+        || matches!(
+            c,
+            '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
+        )
 }
 
-/// A message for people: control characters escaped as in [`printable`], but for line
-/// breaks and tabs, which a message may hold itself. What it quotes from a job (an id) is
-/// made [`printable`] first, so that it cannot fake a line either.
+/// Text for a table cell or a one-line message: control characters (a newline in a queue
+/// name or id) and bidi controls are escaped, so they cannot break a table, fake a line or
+/// reorder what is shown.
+pub fn printable(text: &str) -> String {
+    escape_controls(text, hidden)
+}
+
+/// A message for people, or the lines of a job's data or stderr: escaped as in
+/// [`printable`], but for line breaks and tabs, which they may hold themselves. What a
+/// message quotes from a job (an id) is made [`printable`] first, so that it cannot fake a
+/// line either.
 pub fn printable_message(text: &str) -> String {
-    escape_controls(text, |c| c.is_control() && c != '\n' && c != '\t')
+    escape_controls(text, |c| hidden(c) && c != '\n' && c != '\t')
 }
 
 /// `text` with each character `escaped` picks written as Rust writes it (`\u{1b}`).

@@ -510,7 +510,7 @@ pub fn disposition(id: &str, extension: &str) -> String {
         .chars()
         .take(MAX)
         .map(|c| {
-            if c.is_control() || super::hidden(c) || matches!(c, '"' | '\'' | '/' | '\\') {
+            if super::hidden(c) || matches!(c, '"' | '\'' | '/' | '\\') {
                 '_'
             } else {
                 c

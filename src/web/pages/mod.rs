@@ -21,7 +21,7 @@ use maud::{html, Markup, Render, DOCTYPE};
 
 use super::feed::Latest;
 use super::App;
-use crate::engine::text::span;
+use crate::engine::text::{hidden, printable, printable_message, span};
 
 /// Text that came from Redis, a job or a consumer (queue names, errors quoting them), as
 /// it is shown in a page: control characters and the characters that reorder text (bidi
@@ -34,28 +34,10 @@ impl Render for Shown<'_> {
     }
 }
 
-/// Whether `c` is shown escaped: a control character, or one that changes the direction of
-/// the text around it.
-fn hidden(c: char) -> bool {
-    c.is_control()
-        || matches!(
-            c,
-            '\u{061c}' | '\u{200e}' | '\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'
-        )
-}
-
 /// `text` with each [`hidden`] character written as Rust writes it (`\n`, `\u{202e}`), as
-/// the terminal shows control characters and as app.js writes them too.
+/// the terminal shows them and as app.js writes them too.
 pub fn visible(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        if hidden(c) {
-            out.extend(c.escape_default());
-        } else {
-            out.push(c);
-        }
-    }
-    out
+    printable(text)
 }
 
 /// Text of many lines that came from a job (its data, a handler's stderr), as a page shows
@@ -64,15 +46,7 @@ pub struct ShownLines<'a>(pub &'a str);
 
 impl Render for ShownLines<'_> {
     fn render_to(&self, buffer: &mut String) {
-        let mut out = String::with_capacity(self.0.len());
-        for c in self.0.chars() {
-            if hidden(c) && !matches!(c, '\n' | '\t') {
-                out.extend(c.escape_default());
-            } else {
-                out.push(c);
-            }
-        }
-        out.as_str().render_to(buffer);
+        printable_message(self.0).as_str().render_to(buffer);
     }
 }
 
