@@ -3240,3 +3240,47 @@ fn a_key_of_the_wrong_type_is_said_where_it_is_read_in_the_cli_words() {
     assert_eq!(web.get("/queues/wt/dead").status, 502);
     assert_eq!(web.get("/api/queues/wt/ready").status, 200);
 }
+
+/// The request line and headers as they come, without a client library that would mend them.
+fn raw_request(port: u16, head: &str) -> String {
+    use std::io::{Read, Write};
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    stream.write_all(head.as_bytes()).expect("write");
+    let mut reply = Vec::new();
+    let _ = stream.read_to_end(&mut reply);
+    String::from_utf8_lossy(&reply).into_owned()
+}
+
+#[test]
+fn a_request_naming_another_host_in_its_target_or_a_second_host_header_is_refused() {
+    let server = RedisServer::start();
+    fill(&server);
+    let web = Web::start(&server, &[]);
+    let port = web.port;
+    let own = format!("127.0.0.1:{port}");
+    for head in [
+        format!("GET http://evil.example/api/overview HTTP/1.1\r\nHost: {own}\r\nConnection: close\r\n\r\n"),
+        format!("GET http://evil.example:{port}/api/overview HTTP/1.1\r\nHost: {own}\r\nConnection: close\r\n\r\n"),
+        format!("GET /api/overview HTTP/1.1\r\nHost: {own}\r\nHost: evil.example\r\nConnection: close\r\n\r\n"),
+        format!("GET /api/overview HTTP/1.1\r\nHost: evil.example\r\nHost: {own}\r\nConnection: close\r\n\r\n"),
+        "GET /api/overview HTTP/1.0\r\n\r\n".to_string(),
+    ] {
+        let reply = raw_request(port, &head);
+        assert!(
+            reply.starts_with("HTTP/1.1 421") || reply.starts_with("HTTP/1.0 421"),
+            "{head:?}: {reply}"
+        );
+        assert!(!reply.contains("mail"), "{head:?}: {reply}");
+    }
+    let reply = raw_request(
+        port,
+        &format!(
+            "GET http://{own}/api/overview HTTP/1.1\r\nHost: {own}\r\nConnection: close\r\n\r\n"
+        ),
+    );
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
+    assert!(reply.contains("\"mail\""), "{reply}");
+}

@@ -150,35 +150,49 @@ fn split_host(host: &str) -> Option<(&str, Option<u16>)> {
     (!name.is_empty()).then_some((name, port))
 }
 
+/// Whether every name `request` gives for the server is one it serves: its Host headers and,
+/// in an absolute-form or HTTP/2 request, the authority of its URI. A request naming none,
+/// or two Host headers, is refused: a proxy or cache before qctl may read another than the
+/// one checked.
+fn names_allowed(guard: &Guard, request: &Request) -> bool {
+    let hosts: Vec<_> = request.headers().get_all(header::HOST).iter().collect();
+    if hosts.len() > 1 {
+        return false;
+    }
+    let mut names = Vec::new();
+    for host in hosts {
+        match host.to_str() {
+            Ok(host) => names.push(host.to_string()),
+            Err(_) => return false,
+        }
+    }
+    if let Some(authority) = request.uri().authority() {
+        names.push(authority.to_string());
+    }
+    !names.is_empty() && names.iter().all(|name| guard.host_allowed(name))
+}
+
 /// The middleware: refuses a request for another host (421) or without the password (401),
 /// runs the others, and adds the security headers to every response.
 pub async fn check(State(guard): State<Arc<Guard>>, request: Request, next: Next) -> Response {
-    let host = request
-        .headers()
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .map(str::to_string)
-        // HTTP/2 and absolute-form requests name it in the URI.
-        .or_else(|| request.uri().authority().map(|a| a.to_string()));
-    let mut response = match host {
-        Some(host) if guard.host_allowed(&host) => {
-            if guard.authorised(&request) {
-                next.run(request).await
-            } else {
-                let mut r = plain(
-                    StatusCode::UNAUTHORIZED,
-                    "this page needs the password qctl web was given\n",
-                );
-                r.headers_mut()
-                    .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static(REALM));
-                r
-            }
+    let mut response = if names_allowed(&guard, &request) {
+        if guard.authorised(&request) {
+            next.run(request).await
+        } else {
+            let mut r = plain(
+                StatusCode::UNAUTHORIZED,
+                "this page needs the password qctl web was given\n",
+            );
+            r.headers_mut()
+                .insert(header::WWW_AUTHENTICATE, HeaderValue::from_static(REALM));
+            r
         }
-        _ => plain(
+    } else {
+        plain(
             StatusCode::MISDIRECTED_REQUEST,
             "this request names a host qctl web does not serve: open it by the address it \
              listens on, or give the name with --allowed-host\n",
-        ),
+        )
     };
     let headers = response.headers_mut();
     for (name, value) in HEADERS {
