@@ -2614,7 +2614,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__web)
-            opts="-u -q -v -V -h --listen --interval --web-password-file --no-auth --allowed-host --https-cert --https-key --orphan-after --max-keys --allow-missing --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-u -q -v -V -h --listen --interval --web-password-file --no-auth --allowed-host --https-cert --https-key --orphan-after --max-keys --allow-missing --read-only --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

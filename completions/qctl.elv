@@ -262,6 +262,7 @@ set edit:completion:arg-completer[qctl] = {|@words|
             cand --response-timeout 'How long to wait for Redis to answer a command'
             cand --no-auth 'Serve without a password on an address other than loopback'
             cand --allow-missing 'Show a queue named that has no key on the server (yet), with counts of 0 until it appears. Without it, such a name (mistyped?) is refused at start with exit 5'
+            cand --read-only 'Refuse every change (403) and show no form'
             cand --tls-insecure 'Do not verify the server''s TLS certificate (a warning says so)'
             cand --cluster 'The URL names a node of a Redis Cluster: commands go to the node owning each queue''s slot. Queue names need a hash tag, as in {mail}'
             cand --json 'Print results as JSON'

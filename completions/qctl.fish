@@ -218,6 +218,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand web" -l connect-timeout -d 'Ho
 complete -c qctl -n "__fish_qctl_using_subcommand web" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand web" -l no-auth -d 'Serve without a password on an address other than loopback'
 complete -c qctl -n "__fish_qctl_using_subcommand web" -l allow-missing -d 'Show a queue named that has no key on the server (yet), with counts of 0 until it appears. Without it, such a name (mistyped?) is refused at start with exit 5'
+complete -c qctl -n "__fish_qctl_using_subcommand web" -l read-only -d 'Refuse every change (403) and show no form'
 complete -c qctl -n "__fish_qctl_using_subcommand web" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand web" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
 complete -c qctl -n "__fish_qctl_using_subcommand web" -l json -d 'Print results as JSON'

@@ -1194,6 +1194,12 @@ pub struct WebArgs {
     /// appears. Without it, such a name (mistyped?) is refused at start with exit 5.
     #[arg(long, hide_short_help = true)]
     pub allow_missing: bool,
+    /// Refuse every change (403) and show no form.
+    ///
+    /// Without it, the queue's page can pause and resume it, from a form posted by the page
+    /// itself (another site's cannot: see docs/web.md).
+    #[arg(long, hide_short_help = true)]
+    pub read_only: bool,
 }
 
 /// Which jobs of a listing to show or touch.

@@ -3284,3 +3284,266 @@ fn a_request_naming_another_host_in_its_target_or_a_second_host_header_is_refuse
     assert!(reply.starts_with("HTTP/1.1 200"), "{reply}");
     assert!(reply.contains("\"mail\""), "{reply}");
 }
+
+/// The session cookie a page of `web` sets and the token of its pause or resume form.
+fn session_and_token(web: &Web, queue_path: &str) -> (String, String) {
+    let reply = raw_request(
+        web.port,
+        &format!(
+            "GET {queue_path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
+            web.port
+        ),
+    );
+    let cookie_line = reply
+        .lines()
+        .find(|l| l.to_ascii_lowercase().starts_with("set-cookie:"))
+        .unwrap_or_else(|| panic!("no cookie set: {reply}"));
+    for attribute in ["HttpOnly", "SameSite=Strict", "Path=/"] {
+        assert!(cookie_line.contains(attribute), "{cookie_line}");
+    }
+    let cookie = cookie_line
+        .split_once(':')
+        .map(|(_, v)| v.trim())
+        .and_then(|v| v.split(';').next())
+        .expect("a cookie")
+        .to_string();
+    let token = reply
+        .split("name=\"token\" value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_else(|| panic!("no token in the page: {reply}"))
+        .to_string();
+    (cookie, token)
+}
+
+/// A form post to `path` with these headers and this body; the status.
+fn post(web: &Web, path: &str, headers: &[String], body: &str) -> (u16, String) {
+    let mut head = format!(
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\n",
+        web.port,
+        body.len()
+    );
+    for h in headers {
+        head.push_str(h);
+        head.push_str("\r\n");
+    }
+    head.push_str("\r\n");
+    head.push_str(body);
+    let reply = raw_request(web.port, &head);
+    let status = reply
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("no status: {reply}"));
+    (status, reply)
+}
+
+fn paused(server: &RedisServer, queue: &str) -> bool {
+    let n: i64 = server.cmd(&[b"EXISTS", format!("{queue}:paused").as_bytes()]);
+    n == 1
+}
+
+#[test]
+fn a_change_needs_the_pages_origin_session_and_token_and_read_only_refuses_every_one() {
+    let server = RedisServer::start();
+    fill(&server);
+    let web = Web::start(&server, &[]);
+    let capabilities = web.get("/api/capabilities").json();
+    assert_eq!(capabilities["read_only"], false, "{capabilities}");
+    assert_eq!(capabilities["changes"], json!(["pause", "resume"]));
+    let (cookie, token) = session_and_token(&web, "/queues/mail");
+    let origin = format!("Origin: http://127.0.0.1:{}", web.port);
+    let with_cookie = format!("Cookie: {cookie}");
+    let body = format!("token={token}");
+    let (other_cookie, _) = session_and_token(&web, "/queues/mail");
+    let refused: [(&str, Vec<String>, String); 7] = [
+        ("no Origin", vec![with_cookie.clone()], body.clone()),
+        (
+            "another site's Origin",
+            vec![with_cookie.clone(), "Origin: http://evil.example".into()],
+            body.clone(),
+        ),
+        (
+            "another port's Origin",
+            vec![
+                with_cookie.clone(),
+                format!("Origin: http://127.0.0.1:{}", web.port + 1),
+            ],
+            body.clone(),
+        ),
+        ("no cookie", vec![origin.clone()], body.clone()),
+        (
+            "another session's cookie",
+            vec![origin.clone(), format!("Cookie: {other_cookie}")],
+            body.clone(),
+        ),
+        (
+            "no token",
+            vec![origin.clone(), with_cookie.clone()],
+            String::new(),
+        ),
+        (
+            "a cross-site fetch",
+            vec![
+                origin.clone(),
+                with_cookie.clone(),
+                "Sec-Fetch-Site: cross-site".into(),
+            ],
+            body.clone(),
+        ),
+    ];
+    for (what, headers, body) in &refused {
+        let (status, reply) = post(&web, "/queues/mail/pause", headers, body);
+        assert_eq!(status, 403, "{what}: {reply}");
+        assert!(!paused(&server, "mail"), "{what}: paused");
+    }
+    let (status, reply) = post(
+        &web,
+        "/queues/mail/pause",
+        &[origin.clone(), with_cookie.clone()],
+        &body,
+    );
+    assert_eq!(status, 200, "{reply}");
+    assert!(
+        reply.contains("queue &quot;mail&quot; is paused"),
+        "{reply}"
+    );
+    assert!(paused(&server, "mail"));
+    let (_, reply) = post(
+        &web,
+        "/queues/mail/pause",
+        &[origin.clone(), with_cookie.clone()],
+        &body,
+    );
+    assert!(reply.contains("was already paused"), "{reply}");
+    // The page now offers to resume it, as `qctl stats` has it paused.
+    let (cookie, token) = session_and_token(&web, "/queues/mail");
+    let (status, reply) = post(
+        &web,
+        "/queues/mail/resume",
+        &[origin.clone(), format!("Cookie: {cookie}")],
+        &format!("token={token}"),
+    );
+    assert_eq!(status, 200, "{reply}");
+    assert!(reply.contains("is running"), "{reply}");
+    assert!(!paused(&server, "mail"));
+    // An unknown queue is not created by a pause.
+    let (status, reply) = post(
+        &web,
+        "/queues/nosuch/pause",
+        &[origin.clone(), with_cookie.clone()],
+        &body,
+    );
+    assert_eq!(status, 404, "{reply}");
+    assert!(!paused(&server, "nosuch"));
+
+    // Read-only: no form, every change refused however right the request.
+    let ro = Web::start(&server, &["--read-only"]);
+    let capabilities = ro.get("/api/capabilities").json();
+    assert_eq!(capabilities["read_only"], true, "{capabilities}");
+    assert_eq!(capabilities["changes"], json!([]));
+    let page = ro.get("/queues/mail");
+    assert!(
+        !page.body.contains("<form class=\"change\""),
+        "{}",
+        page.body
+    );
+    assert!(
+        page.body.contains("read-only (--read-only)"),
+        "{}",
+        page.body
+    );
+    // A token of the server that allows changes, a cookie of its own: refused all the same.
+    let ro_cookie = raw_request(
+        ro.port,
+        &format!(
+            "GET /queues/mail HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
+            ro.port
+        ),
+    )
+    .lines()
+    .find_map(|l| {
+        l.strip_prefix("set-cookie: ")
+            .map(|v| v.split(';').next().unwrap_or("").to_string())
+    })
+    .expect("a cookie");
+    for path in ["/queues/mail/pause", "/queues/mail/resume"] {
+        let (status, reply) = post(
+            &ro,
+            path,
+            &[
+                format!("Origin: http://127.0.0.1:{}", ro.port),
+                format!("Cookie: {ro_cookie}"),
+            ],
+            &body,
+        );
+        assert_eq!(status, 403, "{reply}");
+        assert!(reply.contains("read-only"), "{reply}");
+    }
+    assert!(!paused(&server, "mail"));
+}
+
+/// Serves `html` to every request on a port of its own, as another site would.
+fn other_site(html: String) -> u16 {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut buf = [0u8; 4096];
+            let _ = stream.read(&mut buf);
+            let _ = write!(
+                stream,
+                "HTTP/1.1 200 OK\r\nContent-Type: text/html\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{html}",
+                html.len()
+            );
+        }
+    });
+    port
+}
+
+#[test]
+fn in_a_browser_the_queue_page_pauses_and_resumes_and_another_sites_form_changes_nothing() {
+    let server = RedisServer::start();
+    fill(&server);
+    let web = Web::start(&server, &[]);
+    let Some(browser) = Browser::start_resolving(1280, 800, &["evil.test"]) else {
+        return;
+    };
+    browser.open(&format!("{}queues/mail", web.url));
+    browser.element("form.change button").click();
+    browser.wait("the pause's answer", |b| {
+        b.text("p.done").is_some_and(|t| t.contains("is paused"))
+    });
+    assert!(paused(&server, "mail"));
+    let stats = run(qctl(&server).args(["--json", "stats", "mail"]));
+    assert!(stats.stdout().contains("\"paused\":true"), "{stats:?}");
+    // Another site, open in the same browser that holds the session, posts a form to it:
+    // from another name (cross-site: no cookie) and from another port of the same address
+    // (same site: the cookie goes, its Origin does not match).
+    let form = |target: &str, id: &str| {
+        format!(
+            "<!doctype html><title>evil</title><form id=f method=post action=\"{target}\"><input name=token value=\"{id}\"></form><script>document.getElementById('f').submit()</script>"
+        )
+    };
+    let resume = format!("{}queues/mail/resume", web.url);
+    for host in ["evil.test", "127.0.0.1"] {
+        let port = other_site(form(&resume, "guessed"));
+        browser.open(&format!("http://{host}:{port}/"));
+        browser.wait("the other site's post to be answered", |b| {
+            b.url().contains("/queues/mail/resume")
+        });
+        let text = browser.body_text();
+        assert!(text.contains("Not changed"), "{host}: {text}");
+        assert!(paused(&server, "mail"), "{host}: resumed by another site");
+    }
+    // The page's own form still works.
+    browser.open(&format!("{}queues/mail", web.url));
+    browser.element("form.change button").click();
+    browser.wait("the resume's answer", |b| {
+        b.text("p.done").is_some_and(|t| t.contains("is running"))
+    });
+    assert!(!paused(&server, "mail"));
+    browser.screenshot("queue-resumed-1280x800");
+}

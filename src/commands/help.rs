@@ -208,7 +208,7 @@ pub fn examples(path: &str) -> Vec<String> {
         "top" => &["qctl top", "qctl top --interval 500ms"],
         "web" => &[
             "qctl web",
-            "qctl web mail sms --interval 5s",
+            "qctl web mail sms --read-only",
             "qctl web --listen 0.0.0.0:9188 --web-password-file ~/.qctl-web-password",
         ],
         "dead" => &[

@@ -168,6 +168,7 @@ pub async fn run(ctx: Context, args: WebArgs) -> anyhow::Result<ExitCode> {
         ),
         orphan_after: args.orphan_after,
         demand,
+        changes: web::change::Changes::new(args.read_only, tls.is_some())?,
     });
     let guard = Arc::new(Guard {
         listen: addr,

@@ -207,6 +207,17 @@ pub async fn set_paused(redis: &mut Redis, keys: &QueueKeys, pause: bool) -> Res
     }
 }
 
+/// Whether the queue is paused now (its flag is set).
+pub async fn is_paused(redis: &mut Redis, keys: &QueueKeys) -> Result<bool, Error> {
+    let n: u64 = redis
+        .query(
+            redis::cmd("EXISTS").arg(&keys.paused),
+            format!("EXISTS {}", keys.paused),
+        )
+        .await?;
+    Ok(n > 0)
+}
+
 /// A count that is unknown when its key has the wrong type.
 pub type Count = Option<u64>;
 

@@ -225,7 +225,7 @@ impl Serialize for History<'_> {
 }
 
 /// A JSON response.
-fn json_response(status: StatusCode, value: &impl Serialize) -> Response {
+pub fn json_response(status: StatusCode, value: &impl Serialize) -> Response {
     let body = serde_json::to_vec(value).unwrap_or_default();
     (status, [(header::CONTENT_TYPE, "application/json")], body).into_response()
 }

@@ -16,6 +16,7 @@
 
 pub mod api;
 pub mod assets;
+pub mod change;
 pub mod feed;
 pub mod guard;
 pub mod health;
@@ -29,7 +30,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::Router;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
@@ -73,6 +74,8 @@ pub struct App {
     pub orphan_after: Duration,
     /// Who asked lately: the feed reads while requests come.
     pub demand: Arc<Demand>,
+    /// Whether the page changes anything (`--read-only`), and its sessions.
+    pub changes: change::Changes,
 }
 
 impl App {
@@ -103,9 +106,16 @@ pub fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
         .route("/api/queues/{queue}", get(api::queue))
         .route("/api/queues/{queue}/{state}", get(api::jobs))
         .route("/api/queues/{queue}/{state}/groups", get(api::groups))
+        .route("/api/capabilities", get(change::capabilities))
+        .route("/queues/{queue}/pause", post(change::pause))
+        .route("/queues/{queue}/resume", post(change::resume))
         .route("/assets/{name}", get(assets::serve))
         .fallback(pages::not_found)
         .with_state(app.clone())
+        .layer(axum::middleware::from_fn_with_state(
+            app.clone(),
+            change::session,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             app.demand.clone(),
             feed::notice,

@@ -734,6 +734,8 @@ pub struct Summary {
     pub consumers: Result<Consumers, Error>,
     pub limits: Result<(Limits, Usage), Error>,
     pub events: Result<Events, Error>,
+    /// Whether it is paused, read now (the reading may be older than a pause just made).
+    pub paused: Result<bool, Error>,
 }
 
 /// The consumers of a queue and the jobs they hold, longest running first.
@@ -758,6 +760,7 @@ pub async fn summary(app: &App, keys: &QueueKeys) -> Result<Summary, Error> {
     let mut redis = app.link.redis().await?;
     let consumers = read_consumers(&mut redis, keys).await;
     let limits = read_limits(&mut redis, app, keys).await;
+    let paused = engine::queues::is_paused(&mut redis, keys).await;
     let now = match &consumers {
         Ok(c) => Ok(c.seen.now),
         Err(_) => redis.server_time().await,
@@ -770,6 +773,7 @@ pub async fn summary(app: &App, keys: &QueueKeys) -> Result<Summary, Error> {
         consumers.as_ref().err(),
         limits.as_ref().err(),
         events.as_ref().err(),
+        paused.as_ref().err(),
     ] {
         if let Some(e) = part.filter(|e| !e.is_refusal()) {
             app.link.failed(e).await;
@@ -781,6 +785,7 @@ pub async fn summary(app: &App, keys: &QueueKeys) -> Result<Summary, Error> {
         consumers,
         limits,
         events,
+        paused,
     })
 }
 

@@ -50,20 +50,7 @@ impl Render for ShownLines<'_> {
     }
 }
 
-/// `text` as one segment of a path: every byte but letters, digits and `-._~`
-/// percent-encoded (a `/` in a queue's name is `%2F`), so that a link names what it means
-/// whatever the name holds.
-pub fn segment(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for b in text.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
-}
+pub use crate::web::queue::segment;
 
 /// A page: its title, the navigation, the reading's status (a banner while Redis cannot be
 /// read), and its body. `<body>` carries what app.js needs: the API it polls and how often.
@@ -75,6 +62,10 @@ pub fn layout(app: &App, latest: &Latest, title: &str, api: &str, body: Markup) 
                 meta charset="utf-8";
                 meta name="viewport" content="width=device-width, initial-scale=1";
                 meta name="color-scheme" content="light dark";
+                // Under the header's no-referrer a browser posts a form with `Origin: null`;
+                // same-origin sends the page's Origin with its own forms, which a change
+                // needs (web::change), and still no referrer to any other site.
+                meta name="referrer" content="same-origin";
                 title { (Shown(title)) " - qctl web" }
                 link rel="stylesheet" href=(super::assets::path("app", "css"));
                 script src=(super::assets::path("app", "js")) defer {}

@@ -11,6 +11,7 @@ use std::sync::Arc;
 
 use axum::extract::{Path, RawQuery, State};
 use axum::response::{Html, IntoResponse, Response};
+use axum::Extension;
 use maud::{html, Markup};
 
 use super::{layout, respond, Shown};
@@ -19,11 +20,12 @@ use crate::engine::groups::Groups;
 use crate::engine::limits;
 use crate::engine::listing::Place;
 use crate::engine::queues::QueueStats;
-use crate::engine::text::{plural, thousands};
-use crate::engine::QueueKeys;
+use crate::engine::text::{plural, shell_quote, thousands};
+use crate::engine::{Error, QueueKeys};
 use crate::output::{
     clock, consumer_cells, count, event_text, group_cells, queue_cells, CONSUMER_COLUMNS,
 };
+use crate::web::change::Session;
 use crate::web::queue::{
     self, grouped, groups_path, job_path, list_path, queue_path, with_query, Asked, AskedGroups,
     Lister, Refusal, State as Listed,
@@ -148,7 +150,11 @@ fn tabs(queue: &str, stats: Option<&QueueStats>, current: &str) -> Markup {
 }
 
 /// `GET /queues/{queue}`.
-pub async fn summary(State(app): State<Arc<App>>, Path(queue): Path<String>) -> Response {
+pub async fn summary(
+    State(app): State<Arc<App>>,
+    Path(queue): Path<String>,
+    Extension(session): Extension<Session>,
+) -> Response {
     let keys = match queue::find(&app, &queue).await {
         Ok(keys) => keys,
         Err(refusal) => return refused(&app, refusal),
@@ -171,6 +177,7 @@ pub async fn summary(State(app): State<Arc<App>>, Path(queue): Path<String>) -> 
                 }
                 None => { p.note { "not counted yet: the next reading counts it" } }
             }
+            (pausing(&app, &queue, &summary.paused, &session))
         }
         section #consumers {
             h2 { "Consumers" }
@@ -200,6 +207,35 @@ pub async fn summary(State(app): State<Arc<App>>, Path(queue): Path<String>) -> 
         }
     };
     page(&app, &queue, "Queue", &queue_path(&queue), body)
+}
+
+/// The form that pauses or resumes the queue (none with `--read-only`: the command says it).
+fn pausing(app: &App, queue: &str, paused: &Result<bool, Error>, session: &Session) -> Markup {
+    let paused = match paused {
+        Ok(paused) => *paused,
+        Err(e) => return html! { p.warning { (Shown(&e.to_string())) } },
+    };
+    let (action, button, command) = if paused {
+        ("resume", "Resume", "resume")
+    } else {
+        ("pause", "Pause", "pause")
+    };
+    let line = format!("qctl {command} {}", shell_quote(queue));
+    html! {
+        @if app.changes.read_only {
+            p.note { "read-only (--read-only): change it with " code { (Shown(&line)) } }
+        } @else {
+            form.change method="post" action=(format!("{}/{action}", queue_path(queue))) {
+                input type="hidden" name="token" value=(app.changes.token(session));
+                button type="submit" { (button) }
+                @if paused {
+                    " qctl consumers take no job from it until it is resumed"
+                } @else {
+                    " qctl consumers stop taking jobs from it (Go CurlyQ consumers do not know the flag)"
+                }
+            }
+        }
+    }
 }
 
 /// The consumers of the summary, as `qctl consumers` shows them, each with what it runs.
