@@ -3547,3 +3547,50 @@ fn in_a_browser_the_queue_page_pauses_and_resumes_and_another_sites_form_changes
     assert!(!paused(&server, "mail"));
     browser.screenshot("queue-resumed-1280x800");
 }
+
+#[test]
+fn a_redis_user_that_may_not_pause_gets_no_pause_button_but_the_reason() {
+    let server = RedisServer::start();
+    fill(&server);
+    let _: () = server.cmd(&[
+        b"ACL",
+        b"SETUSER",
+        b"viewer",
+        b"on",
+        b">viewer-pw",
+        b"~*",
+        b"&*",
+        b"+@all",
+        b"-set",
+        b"-del",
+        b"-unlink",
+    ]);
+    let mut cmd = qctl_process(&server);
+    cmd.args(["--user", "viewer", "web", "--listen", "127.0.0.1:0"])
+        .env("QCTL_REDIS_PASSWORD", "viewer-pw")
+        .env_remove("QCTL_REDIS_PASSWORD_FILE");
+    let web = Web::spawn(cmd);
+    let page = web.get("/queues/mail");
+    assert_eq!(page.status, 200, "{page:?}");
+    assert!(
+        !page.body.contains("<form class=\"change\""),
+        "{}",
+        page.body
+    );
+    assert!(
+        page.body
+            .contains("the Redis user qctl web reads with may not pause this queue")
+            && page.body.contains("mail:paused"),
+        "{}",
+        page.body
+    );
+    // The admin's page has the button.
+    let admin = Web::start(&server, &[]);
+    let page = admin.get("/queues/mail");
+    assert!(
+        page.body.contains("<form class=\"change\""),
+        "{}",
+        page.body
+    );
+    assert!(!page.body.contains("may not pause"), "{}", page.body);
+}

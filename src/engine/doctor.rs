@@ -809,72 +809,83 @@ pub async fn rights(redis: &mut Redis, keys: &QueueKeys) -> Result<Vec<Permissio
     let uuid = uuid::Uuid::new_v4().hyphenated().to_string();
     let mut out = Vec::new();
     for group in RIGHTS_GROUPS {
-        let mut skip: Vec<String> = Vec::new();
-        let permission = loop {
-            let r = rights_for(group, keys, &uuid, &skip);
-            match r.check(redis).await {
-                Ok(()) => {
-                    break Permission {
-                        group,
-                        allowed: Some(true),
-                        refused: None,
-                        unchecked: skip.clone(),
-                        error: None,
+        out.push(permission(redis, keys, group, &uuid).await?);
+    }
+    Ok(out)
+}
+
+/// Whether the current user may do one kind of work (`group`, one of [`RIGHTS_GROUPS`]) on
+/// a queue, checked as [`rights`] checks it; `uuid` names a consumer that does not exist.
+pub async fn permission(
+    redis: &mut Redis,
+    keys: &QueueKeys,
+    group: &'static str,
+    uuid: &str,
+) -> Result<Permission, Error> {
+    let mut skip: Vec<String> = Vec::new();
+    let permission = loop {
+        let r = rights_for(group, keys, uuid, &skip);
+        match r.check(redis).await {
+            Ok(()) => {
+                break Permission {
+                    group,
+                    allowed: Some(true),
+                    refused: None,
+                    unchecked: skip.clone(),
+                    error: None,
+                }
+            }
+            Err(e) if !e.is_refusal() => return Err(e),
+            Err(e) => {
+                let reason = match &e {
+                    Error::Redis { reason, .. } => reason.clone(),
+                    other => other.to_string(),
+                };
+                // Redis 6.2: a command rights.lua has no form for.
+                if let Some(rest) = reason.split("rights.lua has no way to check ").nth(1) {
+                    let c = rest.split_whitespace().next().unwrap_or("").to_string();
+                    if !c.is_empty() && !skip.contains(&c) && skip.len() < 20 {
+                        skip.push(c);
+                        continue;
                     }
                 }
-                Err(e) if !e.is_refusal() => return Err(e),
-                Err(e) => {
-                    let reason = match &e {
-                        Error::Redis { reason, .. } => reason.clone(),
-                        other => other.to_string(),
-                    };
-                    // Redis 6.2: a command rights.lua has no form for.
-                    if let Some(rest) = reason.split("rights.lua has no way to check ").nth(1) {
-                        let c = rest.split_whitespace().next().unwrap_or("").to_string();
-                        if !c.is_empty() && !skip.contains(&c) && skip.len() < 20 {
-                            skip.push(c);
-                            continue;
-                        }
-                    }
-                    let vehicle = ["EVALSHA", "EVAL", "SCRIPT"]
-                        .iter()
-                        .any(|c| reason.contains(&format!("'{}'", c.to_ascii_lowercase())));
-                    let plain = matches!(group, "inspect" | "pause" | "purge");
-                    if vehicle && plain {
-                        // The check itself runs in a script: plain commands cannot be told.
-                        break Permission {
-                            group,
-                            allowed: None,
-                            refused: None,
-                            unchecked: skip.clone(),
-                            error: Some(format!(
-                                "the check runs in a Lua script, which the user may not run: {}",
-                                reason.lines().next().unwrap_or("")
-                            )),
-                        };
-                    }
-                    if e.code() == Some("NOPERM") || reason.contains("NOPERM") {
-                        break Permission {
-                            group,
-                            allowed: Some(false),
-                            refused: Some(denied_text(&reason)),
-                            unchecked: skip.clone(),
-                            error: None,
-                        };
-                    }
+                let vehicle = ["EVALSHA", "EVAL", "SCRIPT"]
+                    .iter()
+                    .any(|c| reason.contains(&format!("'{}'", c.to_ascii_lowercase())));
+                let plain = matches!(group, "inspect" | "pause" | "purge");
+                if vehicle && plain {
+                    // The check itself runs in a script: plain commands cannot be told.
                     break Permission {
                         group,
                         allowed: None,
                         refused: None,
                         unchecked: skip.clone(),
-                        error: Some(reason),
+                        error: Some(format!(
+                            "the check runs in a Lua script, which the user may not run: {}",
+                            reason.lines().next().unwrap_or("")
+                        )),
                     };
                 }
+                if e.code() == Some("NOPERM") || reason.contains("NOPERM") {
+                    break Permission {
+                        group,
+                        allowed: Some(false),
+                        refused: Some(denied_text(&reason)),
+                        unchecked: skip.clone(),
+                        error: None,
+                    };
+                }
+                break Permission {
+                    group,
+                    allowed: None,
+                    refused: None,
+                    unchecked: skip.clone(),
+                    error: Some(reason),
+                };
             }
-        };
-        out.push(permission);
-    }
-    Ok(out)
+        }
+    };
+    Ok(permission)
 }
 
 /// `UNLINK on q:active` out of a refusal: the words after "may not run" up to the first `;`,

@@ -12,6 +12,7 @@ use axum::http::StatusCode;
 
 use super::App;
 use crate::engine::consumers::{self, Description, InFlight, Seen};
+use crate::engine::doctor::Permission;
 use crate::engine::groups::{self, Groups};
 use crate::engine::limits::{self, Limits, Usage};
 use crate::engine::listing::{self, Entry, Fetched, Filter, Pager, Place, CALL_BYTES};
@@ -736,6 +737,8 @@ pub struct Summary {
     pub events: Result<Events, Error>,
     /// Whether it is paused, read now (the reading may be older than a pause just made).
     pub paused: Result<bool, Error>,
+    /// Whether the Redis user may pause and resume it (None: changes are not offered).
+    pub may_pause: Option<Result<Permission, Error>>,
 }
 
 /// The consumers of a queue and the jobs they hold, longest running first.
@@ -761,6 +764,12 @@ pub async fn summary(app: &App, keys: &QueueKeys) -> Result<Summary, Error> {
     let consumers = read_consumers(&mut redis, keys).await;
     let limits = read_limits(&mut redis, app, keys).await;
     let paused = engine::queues::is_paused(&mut redis, keys).await;
+    let may_pause = if app.changes.read_only {
+        None
+    } else {
+        let uuid = uuid::Uuid::new_v4().hyphenated().to_string();
+        Some(engine::doctor::permission(&mut redis, keys, "pause", &uuid).await)
+    };
     let now = match &consumers {
         Ok(c) => Ok(c.seen.now),
         Err(_) => redis.server_time().await,
@@ -774,6 +783,7 @@ pub async fn summary(app: &App, keys: &QueueKeys) -> Result<Summary, Error> {
         limits.as_ref().err(),
         events.as_ref().err(),
         paused.as_ref().err(),
+        may_pause.as_ref().and_then(|p| p.as_ref().err()),
     ] {
         if let Some(e) = part.filter(|e| !e.is_refusal()) {
             app.link.failed(e).await;
@@ -786,6 +796,7 @@ pub async fn summary(app: &App, keys: &QueueKeys) -> Result<Summary, Error> {
         limits,
         events,
         paused,
+        may_pause,
     })
 }
 

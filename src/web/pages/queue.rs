@@ -16,6 +16,7 @@ use maud::{html, Markup};
 
 use super::{layout, respond, Shown};
 use crate::engine::consumers::{command_line, InFlight, NO_START, UNDESCRIBED};
+use crate::engine::doctor::Permission;
 use crate::engine::groups::Groups;
 use crate::engine::limits;
 use crate::engine::listing::Place;
@@ -177,7 +178,7 @@ pub async fn summary(
                 }
                 None => { p.note { "not counted yet: the next reading counts it" } }
             }
-            (pausing(&app, &queue, &summary.paused, &session))
+            (pausing(&app, &queue, &summary.paused, summary.may_pause.as_ref(), &session))
         }
         section #consumers {
             h2 { "Consumers" }
@@ -210,11 +211,30 @@ pub async fn summary(
 }
 
 /// The form that pauses or resumes the queue (none with `--read-only`: the command says it).
-fn pausing(app: &App, queue: &str, paused: &Result<bool, Error>, session: &Session) -> Markup {
+fn pausing(
+    app: &App,
+    queue: &str,
+    paused: &Result<bool, Error>,
+    may: Option<&Result<Permission, Error>>,
+    session: &Session,
+) -> Markup {
     let paused = match paused {
         Ok(paused) => *paused,
         Err(e) => return html! { p.warning { (Shown(&e.to_string())) } },
     };
+    let refused = match may {
+        Some(Ok(p)) if p.allowed == Some(false) => p.refused.clone(),
+        Some(Err(e)) => Some(e.to_string()),
+        _ => None,
+    };
+    if let Some(refused) = refused {
+        let doing = if paused { "resume" } else { "pause" };
+        let text = format!(
+            "the Redis user qctl web reads with may not {doing} this queue: {refused} (qctl doctor {} shows every right)",
+            shell_quote(queue)
+        );
+        return html! { p.warning.rights { (Shown(&text)) } };
+    }
     let (action, button, command) = if paused {
         ("resume", "Resume", "resume")
     } else {
