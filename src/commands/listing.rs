@@ -7,10 +7,10 @@ use serde_json::json;
 use super::Context;
 use crate::cli::{BulkArgs, FilterArgs, ListArgs, ShowArgs};
 pub use crate::engine::bulk::Action;
-use crate::engine::bulk::{self, Fate, Reading, Selection, Walk};
+use crate::engine::bulk::{self, Selection};
 use crate::engine::jobs::{describe_time, Found, Gone, Location, Stored};
 pub use crate::engine::listing::Place;
-use crate::engine::listing::{self, Entry, Filter, Pager};
+use crate::engine::listing::{self, Filter, Pager};
 use crate::engine::{self, Error, ExitCode, QueueKeys};
 use crate::output::{
     due_text, listed_cells, listed_columns, listed_json, plural, preview, printable,
@@ -312,7 +312,7 @@ pub async fn bulk(
     let mut missing = Vec::new();
     let selection = match selection {
         Selection::Ids(ids) if place != Place::Active => {
-            let (present, absent) = in_zset(&mut redis, &set, ids).await?;
+            let (present, absent) = bulk::in_zset(&mut redis, &set, ids).await?;
             missing = absent;
             Selection::Ids(present)
         }
@@ -320,7 +320,7 @@ pub async fn bulk(
     };
 
     // Say what will be touched: a count and a sample.
-    let (count, sample) = preview_selection(&mut redis, &keys, &set, &selection).await?;
+    let (count, sample) = bulk::preview(&mut redis, &keys, &set, &selection, 5).await?;
     let what = format!("{} {} of {set}", verb(action), plural(count, "job"));
     if count == 0 && !missing.is_empty() {
         return report(&mut ctx, action, &args.queue, &set, 0, &missing, &[], None);
@@ -371,85 +371,40 @@ pub async fn bulk(
     // Reads go on a second connection, so that Redis serves them between this chunk's
     // script calls and the next chunk is ready when they finish.
     let mut reader = server.connect().await?;
-    // Records are read only where the change needs them; deletions need their sizes.
-    let reading = match action {
-        Action::Requeue { .. } => Reading::Records,
-        Action::Delete | Action::DeleteActive => Reading::Sizes,
-        Action::RunNow => Reading::Ids,
-    };
-    let mut walk = Walk::new(&set, &selection)
-        .without_scores()
-        .reading(reading);
-    let (mut done, mut skipped) = (0u64, Vec::new());
-    // Jobs of the last step whose fate is not known: a second signal did not wait for its
-    // answer, or its reply was lost and reading back failed.
-    let mut unconfirmed = 0u64;
-    let mut failure: Option<anyhow::Error> = None;
-    let mut current = walk
-        .fetch(&mut reader, &keys)
-        .await
-        .with_context(|| format!("cannot read {set}"))?
-        .map(|window| planned(action, &keys, &set, walk.select(window)));
-    // Whether a stop request ended the walk before it was through.
-    let mut cut_short = false;
-    while let Some((chunk, plan)) = current.take() {
-        if stop.requested.is_cancelled() {
-            cut_short = true;
-            break;
+    let mut handled = missing.len() as u64;
+    let outcome = bulk::change(
+        &mut redis,
+        &mut reader,
+        &keys,
+        &set,
+        &selection,
+        action,
+        &stop.requested,
+        &stop.forced,
+        |_, fate| {
+            if fate.is_some() {
+                handled += 1;
+                bar.set_position(handled);
+            }
+        },
+    )
+    .await
+    .with_context(|| format!("cannot read {set}"))?;
+    let bulk::Outcome {
+        done,
+        missing: absent,
+        skipped,
+        unconfirmed,
+        cut_short,
+        failure,
+    } = outcome;
+    missing.extend(absent);
+    let failure = failure.map(|failed| match failed {
+        bulk::Failed::Change(err) => {
+            anyhow::Error::from(err).context(format!("cannot {} jobs of {set}", verb(action)))
         }
-        let fates_planned = plan.fates().to_vec();
-        let running = bulk::execute(&mut redis, plan);
-        let preparing = async {
-            let Some(window) = walk.fetch(&mut reader, &keys).await? else {
-                return Ok(None);
-            };
-            Ok::<_, engine::Error>(Some(planned(action, &keys, &set, walk.select(window))))
-        };
-        let (fates, next) = tokio::select! {
-            both = async { tokio::join!(running, preparing) } => both,
-            _ = stop.forced.cancelled() => {
-                unconfirmed = chunk.len() as u64;
-                cut_short = true;
-                break;
-            }
-        };
-        let fates: Vec<Option<Fate>> = match fates {
-            Ok(fates) => fates.into_iter().map(Some).collect(),
-            // Some calls may have run: Redis tells which jobs moved.
-            Err(err) => {
-                let read = bulk::read_back(&mut redis, action, &set, &chunk, fates_planned).await;
-                let err = anyhow::Error::from(err)
-                    .context(format!("cannot {} jobs of {set}", verb(action)));
-                failure = Some(err);
-                match read {
-                    Ok(fates) => fates,
-                    Err(_) => {
-                        unconfirmed = chunk.len() as u64;
-                        break;
-                    }
-                }
-            }
-        };
-        for (job, fate) in chunk.iter().zip(fates) {
-            match fate {
-                Some(Fate::Done) => done += 1,
-                Some(Fate::NotFound) => missing.push(job.id.clone()),
-                Some(Fate::Skipped(why)) => skipped.push((job.id.clone(), why)),
-                None => {}
-            }
-        }
-        bar.set_position(done + (missing.len() + skipped.len()) as u64);
-        if failure.is_some() {
-            break;
-        }
-        current = match next {
-            Ok(next) => next,
-            Err(err) => {
-                failure = Some(anyhow::Error::from(err).context(format!("cannot read {set}")));
-                break;
-            }
-        };
-    }
+        bulk::Failed::Read(err) => anyhow::Error::from(err).context(format!("cannot read {set}")),
+    });
     bar.finish_and_clear();
     let tally = Tally {
         place,
@@ -530,25 +485,6 @@ impl Tally {
     }
 }
 
-/// The plan of a chunk, and the chunk's ids: its records are in the plan's calls now, and are
-/// not held twice while they run.
-fn planned(
-    action: Action,
-    keys: &QueueKeys,
-    set: &str,
-    chunk: Vec<Entry>,
-) -> (Vec<bulk::Planned>, bulk::Plan) {
-    let plan = bulk::plan(action, keys, set, &chunk);
-    let ids = chunk
-        .into_iter()
-        .map(|e| bulk::Planned {
-            recorded: e.raw.is_some() || e.size > 0,
-            id: e.id,
-        })
-        .collect();
-    (ids, plan)
-}
-
 /// Says what a bulk command did: the ids it could not touch (the first ones one by one),
 /// JSON, a closing count; the exit code says whether all, some or none was done. A run
 /// stopped before it was done closes with what stopped it and what it did (`stopped`),
@@ -620,69 +556,4 @@ fn report(
     } else {
         ExitCode::Partial
     })
-}
-
-/// Splits ids into those in the sorted set `set` and those not in it, in one round trip.
-async fn in_zset(
-    redis: &mut engine::Redis,
-    set: &str,
-    ids: Vec<String>,
-) -> anyhow::Result<(Vec<String>, Vec<String>)> {
-    let mut pipe = redis::pipe();
-    for id in &ids {
-        pipe.zscore(set, id);
-    }
-    let scores: Vec<Option<f64>> = redis.pipeline(&pipe, format!("ZSCORE {set}")).await?;
-    let (present, absent): (Vec<_>, Vec<_>) = ids
-        .into_iter()
-        .zip(scores)
-        .partition(|(_, score)| score.is_some());
-    Ok((
-        present.into_iter().map(|(id, _)| id).collect(),
-        absent.into_iter().map(|(id, _)| id).collect(),
-    ))
-}
-
-/// How many jobs a selection touches and up to five of their ids; reads only.
-async fn preview_selection(
-    redis: &mut engine::Redis,
-    keys: &QueueKeys,
-    set: &str,
-    selection: &Selection,
-) -> anyhow::Result<(u64, Vec<String>)> {
-    match selection {
-        Selection::Ids(ids) => Ok((ids.len() as u64, ids.iter().take(5).cloned().collect())),
-        Selection::Matching(filter) => {
-            let (mut count, mut sample) = (0u64, Vec::new());
-            if !filter.needs_records() {
-                // The score range alone decides: count it without reading records.
-                let min = filter.since.map_or("-inf".to_string(), |s| s.to_string());
-                let max = filter.until.map_or("+inf".to_string(), |s| s.to_string());
-                let mut pipe = redis::pipe();
-                pipe.zcount(set, &min, &max);
-                pipe.cmd("ZRANGEBYSCORE")
-                    .arg(set)
-                    .arg(&min)
-                    .arg(&max)
-                    .arg("LIMIT")
-                    .arg(0)
-                    .arg(5);
-                let (n, first): (u64, Vec<String>) =
-                    redis.pipeline(&pipe, format!("counting {set}")).await?;
-                sample = first;
-                return Ok((n, sample));
-            }
-            let mut walk = Walk::new(set, selection).reading(Reading::Records);
-            while let Some(chunk) = walk.next(redis, keys).await? {
-                count += chunk.len() as u64;
-                sample.extend(
-                    chunk
-                        .iter()
-                        .take(5 - sample.len().min(5))
-                        .map(|e| e.id.clone()),
-                );
-            }
-            Ok((count, sample))
-        }
-    }
 }

@@ -552,3 +552,202 @@ fn id_calls(
         })
         .collect()
 }
+
+/// What a bulk change did, step by step as [`change`] tells its observer, and in the end.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub done: u64,
+    /// Ids that were not in the set or list (anymore).
+    pub missing: Vec<String>,
+    /// Ids left as they were, and why.
+    pub skipped: Vec<(String, String)>,
+    /// Jobs of the last step whose fate is not known: a forced stop did not wait for its
+    /// answer, or its reply was lost and reading back failed.
+    pub unconfirmed: u64,
+    /// Whether a stop request ended the walk before it was through.
+    pub cut_short: bool,
+    /// What ended it early, if something failed: a change or a read.
+    pub failure: Option<Failed>,
+}
+
+/// A failure that ended a bulk change before it was through.
+#[derive(Debug)]
+pub enum Failed {
+    /// A step's change failed (what it did was read back).
+    Change(Error),
+    /// Reading the next step failed.
+    Read(Error),
+}
+
+/// Runs a bulk change over `selection` of `set` in steps: each step's script calls on
+/// `redis` while the next step is read on `reader` (so that Redis serves the reads between
+/// this step's calls). `requested` ends it at a clean point between steps; `forced` stops
+/// waiting for the step in flight (its jobs then count as unconfirmed). `each` hears of
+/// every job of every step with its fate (None: not known). An error reading the first
+/// step is returned; every later failure ends the run and is in [`Outcome::failure`] with
+/// what was done up to it.
+#[allow(clippy::too_many_arguments)]
+pub async fn change(
+    redis: &mut Redis,
+    reader: &mut Redis,
+    keys: &QueueKeys,
+    set: &str,
+    selection: &Selection,
+    action: Action,
+    requested: &tokio_util::sync::CancellationToken,
+    forced: &tokio_util::sync::CancellationToken,
+    mut each: impl FnMut(&str, Option<&Fate>),
+) -> Result<Outcome, Error> {
+    // Records are read only where the change needs them; deletions need their sizes.
+    let reading = match action {
+        Action::Requeue { .. } => Reading::Records,
+        Action::Delete | Action::DeleteActive => Reading::Sizes,
+        Action::RunNow => Reading::Ids,
+    };
+    let mut walk = Walk::new(set, selection).without_scores().reading(reading);
+    let mut outcome = Outcome::default();
+    let mut current = walk
+        .fetch(reader, keys)
+        .await?
+        .map(|window| planned(action, keys, set, walk.select(window)));
+    while let Some((chunk, plan)) = current.take() {
+        if requested.is_cancelled() {
+            outcome.cut_short = true;
+            break;
+        }
+        let fates_planned = plan.fates().to_vec();
+        let running = execute(redis, plan);
+        let preparing = async {
+            let Some(window) = walk.fetch(reader, keys).await? else {
+                return Ok(None);
+            };
+            Ok::<_, Error>(Some(planned(action, keys, set, walk.select(window))))
+        };
+        let (fates, next) = tokio::select! {
+            both = async { tokio::join!(running, preparing) } => both,
+            _ = forced.cancelled() => {
+                outcome.unconfirmed = chunk.len() as u64;
+                outcome.cut_short = true;
+                break;
+            }
+        };
+        let fates: Vec<Option<Fate>> = match fates {
+            Ok(fates) => fates.into_iter().map(Some).collect(),
+            // Some calls may have run: Redis tells which jobs moved.
+            Err(err) => {
+                let read = read_back(redis, action, set, &chunk, fates_planned).await;
+                outcome.failure = Some(Failed::Change(err));
+                match read {
+                    Ok(fates) => fates,
+                    Err(_) => {
+                        outcome.unconfirmed = chunk.len() as u64;
+                        break;
+                    }
+                }
+            }
+        };
+        for (job, fate) in chunk.iter().zip(fates) {
+            each(&job.id, fate.as_ref());
+            match fate {
+                Some(Fate::Done) => outcome.done += 1,
+                Some(Fate::NotFound) => outcome.missing.push(job.id.clone()),
+                Some(Fate::Skipped(why)) => outcome.skipped.push((job.id.clone(), why)),
+                None => {}
+            }
+        }
+        if outcome.failure.is_some() {
+            break;
+        }
+        current = match next {
+            Ok(next) => next,
+            Err(err) => {
+                outcome.failure = Some(Failed::Read(err));
+                break;
+            }
+        };
+    }
+    Ok(outcome)
+}
+
+/// The plan of a step, and the step's ids: its records are in the plan's calls now, and are
+/// not held twice while they run.
+fn planned(action: Action, keys: &QueueKeys, set: &str, chunk: Vec<Entry>) -> (Vec<Planned>, Plan) {
+    let plan = plan(action, keys, set, &chunk);
+    let ids = chunk
+        .into_iter()
+        .map(|e| Planned {
+            recorded: e.raw.is_some() || e.size > 0,
+            id: e.id,
+        })
+        .collect();
+    (ids, plan)
+}
+
+/// Splits ids into those in the sorted set `set` and those not in it, in one round trip.
+pub async fn in_zset(
+    redis: &mut Redis,
+    set: &str,
+    ids: Vec<String>,
+) -> Result<(Vec<String>, Vec<String>), Error> {
+    let mut pipe = redis::pipe();
+    for id in &ids {
+        pipe.zscore(set, id);
+    }
+    let scores: Vec<Option<f64>> = redis.pipeline(&pipe, format!("ZSCORE {set}")).await?;
+    let (present, absent): (Vec<_>, Vec<_>) = ids
+        .into_iter()
+        .zip(scores)
+        .partition(|(_, score)| score.is_some());
+    Ok((
+        present.into_iter().map(|(id, _)| id).collect(),
+        absent.into_iter().map(|(id, _)| id).collect(),
+    ))
+}
+
+/// How many jobs a selection touches and up to `sample` of their ids; reads only.
+pub async fn preview(
+    redis: &mut Redis,
+    keys: &QueueKeys,
+    set: &str,
+    selection: &Selection,
+    sample_size: usize,
+) -> Result<(u64, Vec<String>), Error> {
+    match selection {
+        Selection::Ids(ids) => Ok((
+            ids.len() as u64,
+            ids.iter().take(sample_size).cloned().collect(),
+        )),
+        Selection::Matching(filter) => {
+            let (mut count, mut sample) = (0u64, Vec::new());
+            if !filter.needs_records() {
+                // The score range alone decides: count it without reading records.
+                let min = filter.since.map_or("-inf".to_string(), |s| s.to_string());
+                let max = filter.until.map_or("+inf".to_string(), |s| s.to_string());
+                let mut pipe = redis::pipe();
+                pipe.zcount(set, &min, &max);
+                pipe.cmd("ZRANGEBYSCORE")
+                    .arg(set)
+                    .arg(&min)
+                    .arg(&max)
+                    .arg("LIMIT")
+                    .arg(0)
+                    .arg(sample_size);
+                let (n, first): (u64, Vec<String>) =
+                    redis.pipeline(&pipe, format!("counting {set}")).await?;
+                sample = first;
+                return Ok((n, sample));
+            }
+            let mut walk = Walk::new(set, selection).reading(Reading::Records);
+            while let Some(chunk) = walk.next(redis, keys).await? {
+                count += chunk.len() as u64;
+                sample.extend(
+                    chunk
+                        .iter()
+                        .take(sample_size - sample.len().min(sample_size))
+                        .map(|e| e.id.clone()),
+                );
+            }
+            Ok((count, sample))
+        }
+    }
+}
