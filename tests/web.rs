@@ -3350,7 +3350,10 @@ fn a_change_needs_the_pages_origin_session_and_token_and_read_only_refuses_every
     let web = Web::start(&server, &[]);
     let capabilities = web.get("/api/capabilities").json();
     assert_eq!(capabilities["read_only"], false, "{capabilities}");
-    assert_eq!(capabilities["changes"], json!(["pause", "resume"]));
+    assert_eq!(
+        capabilities["changes"],
+        json!(["pause", "resume", "requeue", "delete", "run-now"])
+    );
     let (cookie, token) = session_and_token(&web, "/queues/mail");
     let origin = format!("Origin: http://127.0.0.1:{}", web.port);
     let with_cookie = format!("Cookie: {cookie}");
@@ -3593,4 +3596,353 @@ fn a_redis_user_that_may_not_pause_gets_no_pause_button_but_the_reason() {
         page.body
     );
     assert!(!page.body.contains("may not pause"), "{}", page.body);
+}
+
+/// Queue `mail` with 3 dead jobs of one cause (`a1`..`a3`: smtp down), 2 of another
+/// (`b1`, `b2`: bad address) and one ready job; the fingerprints of the two groups.
+fn two_causes(server: &RedisServer) -> (String, String) {
+    for data in ["a1", "b1", "a2", "b2", "a3"] {
+        enqueue(server, &["mail", "--id", data, data]);
+    }
+    qctl(server)
+        .args(["consume", "mail", "--drain", "--max-retries", "0"])
+        .args(FAST)
+        .args([
+            "--",
+            "sh",
+            "-c",
+            "read d; case $d in a*) echo 'smtp down' >&2; exit 4;; *) echo 'bad address' >&2; exit 5;; esac",
+        ])
+        .assert()
+        .code(7);
+    enqueue(server, &["mail", "--id", "r1", "ready"]);
+    let groups = run(qctl(server).args(["--json", "dead", "groups", "mail"]));
+    let mut smtp = String::new();
+    let mut bad = String::new();
+    let doc: Value = serde_json::from_slice(&groups.out).expect("JSON");
+    for g in doc["groups"].as_array().expect("groups") {
+        let fp = g["fingerprint"].as_str().unwrap_or_default().to_string();
+        if g["pattern"].as_str().unwrap_or_default().contains("smtp") {
+            smtp = fp;
+        } else {
+            bad = fp;
+        }
+    }
+    assert!(!smtp.is_empty() && !bad.is_empty(), "{groups:?}");
+    (smtp, bad)
+}
+
+fn ready_ids(server: &RedisServer) -> Vec<String> {
+    server.cmd(&[b"LRANGE", b"mail:active", b"0", b"-1"])
+}
+
+fn dead_ids(server: &RedisServer) -> Vec<String> {
+    let mut ids: Vec<String> = server.cmd(&[b"ZRANGE", b"mail:dead", b"0", b"-1"]);
+    ids.sort();
+    ids
+}
+
+/// The data of job `id`, as `qctl dead show --json` reads it from its record.
+fn data_of(server: &RedisServer, id: &str) -> String {
+    let shown = run(qctl(server).args(["--json", "dead", "show", "mail", id]));
+    let doc: Value = serde_json::from_slice(&shown.out).expect("JSON");
+    doc["data"].as_str().unwrap_or_default().to_string()
+}
+
+#[test]
+fn a_bulk_change_from_the_page_previews_changing_nothing_then_does_what_the_cli_does() {
+    let server = RedisServer::start();
+    let (smtp, _bad) = two_causes(&server);
+    let web = Web::start(&server, &[]);
+    let origin = format!("Origin: http://127.0.0.1:{}", web.port);
+    let (cookie, token) = session_and_token(&web, "/queues/mail/dead/groups");
+    let headers = [origin.clone(), format!("Cookie: {cookie}")];
+    // The groups page offers each group; the list offers the selected and every matching.
+    let page = web.get(&format!("/queues/mail/dead?group={smtp}"));
+    assert!(
+        page.body.contains("name=\"id\" value=\"a1\""),
+        "{}",
+        page.body
+    );
+    assert!(
+        page.body.contains("Requeue every job matching"),
+        "{}",
+        page.body
+    );
+    // The preview: what the CLI's preview says, and nothing changed.
+    let group = format!("token={token}&action=requeue&all=1&group={smtp}");
+    let (status, reply) = post(&web, "/queues/mail/dead/preview", &headers, &group);
+    assert_eq!(status, 200, "{reply}");
+    assert!(
+        reply.contains("will requeue 3 jobs of mail:dead, e.g."),
+        "{reply}"
+    );
+    assert!(reply.contains("requeue 3 jobs of mail:dead?"), "{reply}");
+    assert!(
+        reply.contains(&format!("dead requeue mail --group {smtp} --yes")),
+        "{reply}"
+    );
+    assert_eq!(dead_ids(&server).len(), 5);
+    assert_eq!(ready_ids(&server), ["r1"]);
+    // Confirmed: exactly the group's jobs are ready, after r1, with their data intact.
+    let (status, reply) = post(&web, "/queues/mail/dead/apply", &headers, &group);
+    assert_eq!(status, 200, "{reply}");
+    assert!(
+        reply.contains("requeued 3, not found 0, skipped 0"),
+        "{reply}"
+    );
+    let mut ready = ready_ids(&server);
+    assert_eq!(ready.remove(0), "r1");
+    ready.sort();
+    assert_eq!(ready, ["a1", "a2", "a3"]);
+    assert_eq!(dead_ids(&server), ["b1", "b2"]);
+    for id in ["a1", "a2", "a3"] {
+        let active = run(qctl(&server).args(["--json", "dead", "show", "mail", id]));
+        let doc: Value = serde_json::from_slice(&active.out).expect("JSON");
+        assert_eq!(doc["data"], id, "{active:?}");
+        assert_eq!(doc["attempt"], 0, "{active:?}");
+    }
+    // Ids ticked, one of them not dead: done and not found, as the CLI says.
+    let ids = format!("token={token}&action=delete&id=b1&id=a1");
+    let (_, reply) = post(&web, "/queues/mail/dead/preview", &headers, &ids);
+    assert!(
+        reply.contains("job &quot;a1&quot; is not in mail:dead; skipped"),
+        "{reply}"
+    );
+    assert!(reply.contains("will delete 1 job of mail:dead"), "{reply}");
+    let (_, reply) = post(&web, "/queues/mail/dead/apply", &headers, &ids);
+    assert!(
+        reply.contains("deleted 1, not found 1, skipped 0"),
+        "{reply}"
+    );
+    assert_eq!(dead_ids(&server), ["b2"]);
+    assert_eq!(data_of(&server, "b2"), "b2");
+    // Ids and a filter together, an action the list has not, nothing named: refused.
+    for (body, words) in [
+        (
+            format!("token={token}&action=delete&id=b2&grep=x"),
+            "give ids or filters, not both",
+        ),
+        (
+            format!("token={token}&action=run-now&id=b2"),
+            "no action \"run-now\" for dead jobs",
+        ),
+        (format!("token={token}&action=delete"), "name the jobs"),
+        (
+            format!("token={token}&action=delete&all=1&since=soon"),
+            "invalid value 'soon'",
+        ),
+    ] {
+        let (status, reply) = post(&web, "/queues/mail/dead/apply", &headers, &body);
+        assert_eq!(status, 400, "{body}: {reply}");
+        assert!(
+            reply.contains(&words.replace('"', "&quot;")),
+            "{body}: {reply}"
+        );
+    }
+    assert_eq!(dead_ids(&server), ["b2"]);
+    // Without the token, or from another origin: nothing.
+    let forged = "action=delete&all=1";
+    let (status, _) = post(&web, "/queues/mail/dead/apply", &headers, forged);
+    assert_eq!(status, 403);
+    let (status, _) = post(
+        &web,
+        "/queues/mail/dead/apply",
+        &[
+            "Origin: http://evil.example".into(),
+            format!("Cookie: {cookie}"),
+        ],
+        &format!("token={token}&{forged}"),
+    );
+    assert_eq!(status, 403);
+    assert_eq!(dead_ids(&server), ["b2"]);
+    // The ready list: delete only.
+    let (_, reply) = post(
+        &web,
+        "/queues/mail/ready/apply",
+        &headers,
+        &format!("token={token}&action=delete&id=a2"),
+    );
+    assert!(
+        reply.contains("deleted 1, not found 0, skipped 0"),
+        "{reply}"
+    );
+    assert!(!ready_ids(&server).contains(&"a2".to_string()));
+}
+
+#[test]
+fn read_only_offers_no_bulk_change_and_refuses_a_forged_one() {
+    let server = RedisServer::start();
+    let (smtp, _) = two_causes(&server);
+    let web = Web::start(&server, &["--read-only"]);
+    for path in [
+        "/queues/mail/dead".to_string(),
+        format!("/queues/mail/dead?group={smtp}"),
+        "/queues/mail/dead/groups".to_string(),
+        "/queues/mail/jobs/a1".to_string(),
+        "/queues/mail/ready".to_string(),
+    ] {
+        let page = web.get(&path);
+        assert_eq!(page.status, 200, "{path}");
+        assert!(
+            !page.body.contains("<form class=\"change"),
+            "{path}: {}",
+            page.body
+        );
+        assert!(!page.body.contains("type=\"checkbox\""), "{path}");
+    }
+    let cookie = raw_request(
+        web.port,
+        &format!(
+            "GET /queues/mail/dead HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
+            web.port
+        ),
+    )
+    .lines()
+    .find_map(|l| {
+        l.strip_prefix("set-cookie: ")
+            .map(|v| v.split(';').next().unwrap_or("").to_string())
+    })
+    .expect("a cookie");
+    for path in ["/queues/mail/dead/preview", "/queues/mail/dead/apply"] {
+        let (status, reply) = post(
+            &web,
+            path,
+            &[
+                format!("Origin: http://127.0.0.1:{}", web.port),
+                format!("Cookie: {cookie}"),
+            ],
+            &format!("token=00&action=requeue&all=1&group={smtp}"),
+        );
+        assert_eq!(status, 403, "{reply}");
+        assert!(reply.contains("read-only"), "{reply}");
+    }
+    assert_eq!(dead_ids(&server).len(), 5);
+    assert_eq!(ready_ids(&server), ["r1"]);
+}
+
+#[test]
+fn in_a_browser_a_failure_group_is_requeued_from_the_page_and_read_only_has_no_button() {
+    let server = RedisServer::start();
+    let (smtp, _) = two_causes(&server);
+    let web = Web::start(&server, &[]);
+    let Some(browser) = Browser::start(1280, 800) else {
+        return;
+    };
+    browser.open(&format!("{}queues/mail/dead/groups", web.url));
+    // The group of smtp down: its row's detail holds its form.
+    let forms = browser.find_all("tr.detail form.change");
+    assert_eq!(forms.len(), 2, "{}", browser.body_text());
+    let smtp_index = browser
+        .find_all("table.groups th a.group")
+        .iter()
+        .position(|a| a.text() == smtp)
+        .expect("the smtp group listed");
+    let buttons = browser.find_all("tr.detail form.change button[value=requeue]");
+    buttons[smtp_index].click();
+    browser.wait("the preview", |b| {
+        b.text("p.preview")
+            .is_some_and(|t| t.contains("will requeue 3 jobs of mail:dead"))
+    });
+    assert_eq!(dead_ids(&server).len(), 5, "the preview changed something");
+    browser.screenshot("bulk-confirm-1280x800");
+    browser.element("form.confirm button[type=submit]").click();
+    browser.wait("the change's answer", |b| {
+        b.text("p.done")
+            .is_some_and(|t| t.contains("requeued 3, not found 0, skipped 0"))
+    });
+    let mut ready = ready_ids(&server);
+    assert_eq!(ready.remove(0), "r1");
+    ready.sort();
+    assert_eq!(ready, ["a1", "a2", "a3"]);
+    assert_eq!(dead_ids(&server), ["b1", "b2"]);
+    // Selected on the list: tick b1, delete it.
+    browser.open(&format!("{}queues/mail/dead", web.url));
+    browser.element("input[type=checkbox][value=b1]").click();
+    browser
+        .element("form#selected button[value=delete]")
+        .click();
+    browser.wait("the preview of the selection", |b| {
+        b.text("p.preview")
+            .is_some_and(|t| t.contains("will delete 1 job of mail:dead"))
+    });
+    browser.element("form.confirm button[type=submit]").click();
+    browser.wait("the deletion", |b| {
+        b.text("p.done").is_some_and(|t| t.contains("deleted 1"))
+    });
+    assert_eq!(dead_ids(&server), ["b2"]);
+
+    let ro = Web::start(&server, &["--read-only"]);
+    browser.open(&format!("{}queues/mail/dead/groups", ro.url));
+    assert!(
+        browser.find("form.change").is_none(),
+        "{}",
+        browser.body_text()
+    );
+    browser.open(&format!("{}queues/mail/jobs/b2", ro.url));
+    assert!(browser.find("form.change").is_none());
+    // A forged post from the page itself (its script, without a token): refused.
+    browser.run_js(&format!(
+        "fetch('/queues/mail/dead/apply', {{method: 'POST', headers: {{'Content-Type': 'application/x-www-form-urlencoded'}}, body: 'action=delete&all=1&group={smtp}'}}).then(r => {{ window.forged = r.status; }});"
+    ));
+    browser.wait("the forged post's answer", |b| {
+        b.run_js("return window.forged !== undefined;") == json!(true)
+    });
+    assert_eq!(browser.run_js("return window.forged;"), json!(403));
+    assert_eq!(dead_ids(&server), ["b2"]);
+}
+
+#[test]
+fn a_job_whose_id_holds_slashes_pluses_percents_and_bidi_is_changed_from_its_own_page() {
+    let server = RedisServer::start();
+    let id = "x/ y+z%41\u{202e}\"<b>";
+    enqueue(&server, &["mail", "--id", id, "data"]);
+    enqueue(&server, &["mail", "--id", "other", "data"]);
+    let web = Web::start(&server, &[]);
+    let path = format!(
+        "/queues/mail/jobs/{}",
+        url::form_urlencoded::byte_serialize(id.as_bytes())
+            .collect::<String>()
+            .replace('+', "%20")
+    );
+    let (cookie, token) = session_and_token(&web, &path);
+    let page = raw_request(
+        web.port,
+        &format!(
+            "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
+            web.port
+        ),
+    );
+    let value = page
+        .split("name=\"id\" value=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .unwrap_or_else(|| panic!("no id field: {page}"))
+        .to_string();
+    assert!(
+        !value.contains('\u{202e}') && !value.contains('/'),
+        "{value}"
+    );
+    let headers = [
+        format!("Origin: http://127.0.0.1:{}", web.port),
+        format!("Cookie: {cookie}"),
+    ];
+    // As a browser posts the field: form-encoded.
+    let body = format!(
+        "token={token}&action=delete&id={}",
+        url::form_urlencoded::byte_serialize(value.as_bytes()).collect::<String>()
+    );
+    let (status, reply) = post(&web, "/queues/mail/ready/preview", &headers, &body);
+    assert_eq!(status, 200, "{reply}");
+    assert!(
+        reply.contains("will delete 1 job of mail:active"),
+        "{reply}"
+    );
+    assert!(!reply.contains('\u{202e}'), "{reply}");
+    let (_, reply) = post(&web, "/queues/mail/ready/apply", &headers, &body);
+    assert!(
+        reply.contains("deleted 1, not found 0, skipped 0"),
+        "{reply}"
+    );
+    assert_eq!(ready_ids(&server), ["other"]);
 }

@@ -65,7 +65,7 @@ pub struct Session {
 }
 
 /// The changes the page makes, as `/api/capabilities` lists them.
-pub const CHANGES: [&str; 2] = ["pause", "resume"];
+pub const CHANGES: [&str; 5] = ["pause", "resume", "requeue", "delete", "run-now"];
 
 impl Changes {
     pub fn new(read_only: bool, https: bool) -> Result<Changes, Error> {
@@ -171,7 +171,7 @@ pub async fn session(State(app): State<Arc<App>>, mut request: Request, next: Ne
 }
 
 /// Why a change was refused before anything was read.
-fn refusal(
+pub fn refusal(
     headers: &HeaderMap,
     app: &App,
     session: &Session,
@@ -218,7 +218,7 @@ fn refusal(
 }
 
 /// The fields of a form's body.
-fn fields(body: &Bytes) -> Vec<(String, String)> {
+pub fn fields(body: &Bytes) -> Vec<(String, String)> {
     url::form_urlencoded::parse(body)
         .map(|(k, v)| (k.into_owned(), v.into_owned()))
         .collect()
@@ -304,7 +304,7 @@ async fn set_paused(
 }
 
 /// A page saying why a change was not made.
-fn refused(app: &App, refusal: Refusal) -> Response {
+pub fn refused(app: &App, refusal: Refusal) -> Response {
     let latest = app.latest.borrow().clone();
     let title = match refusal.status {
         StatusCode::FORBIDDEN => "Not changed",

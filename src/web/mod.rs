@@ -7,6 +7,10 @@
 //! Pages that read Redis when asked (a job, the health) do it through the engine on the
 //! connection of [`link`]; the health is read at most once per its interval ([`health`]).
 //!
+//! Changes are forms posted by the pages themselves: [`change`] checks that a post comes
+//! from one (its Origin, the session's token) and pauses and resumes; [`bulk`] reads a
+//! change of jobs and makes it through the engine's bulk functions, as the CLI does.
+//!
 //! A new page is a function in `pages/` and a route in [`router`], with its JSON twin in
 //! `api.rs` at `/api/...` and a link in [`pages::layout`]'s navigation. A page that shows
 //! more than the shared reading (a page of jobs, a queue's consumers) reads it at the
@@ -16,6 +20,7 @@
 
 pub mod api;
 pub mod assets;
+pub mod bulk;
 pub mod change;
 pub mod feed;
 pub mod guard;
@@ -109,6 +114,11 @@ pub fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
         .route("/api/capabilities", get(change::capabilities))
         .route("/queues/{queue}/pause", post(change::pause))
         .route("/queues/{queue}/resume", post(change::resume))
+        .route(
+            "/queues/{queue}/{state}/preview",
+            post(pages::bulk::preview),
+        )
+        .route("/queues/{queue}/{state}/apply", post(pages::bulk::apply))
         .route("/assets/{name}", get(assets::serve))
         .fallback(pages::not_found)
         .with_state(app.clone())

@@ -757,6 +757,46 @@ pub struct Events {
     pub more: bool,
 }
 
+/// Whether the Redis user may do `group` of work on the queue (see `qctl doctor`'s rights),
+/// for a page that offers changes; None when qctl web changes nothing (`--read-only`).
+pub async fn may(
+    app: &App,
+    keys: &QueueKeys,
+    group: &'static str,
+) -> Option<Result<Permission, Error>> {
+    if app.changes.read_only {
+        return None;
+    }
+    let checked = async {
+        let mut redis = app.link.redis().await?;
+        let uuid = uuid::Uuid::new_v4().hyphenated().to_string();
+        engine::doctor::permission(&mut redis, keys, group, &uuid).await
+    };
+    let checked: Result<Permission, Error> = checked.await;
+    if let Err(e) = &checked {
+        app.link.failed(e).await;
+    }
+    Some(checked)
+}
+
+/// Why changes of `may` are not offered: None when they are (allowed, or it could not be
+/// told: the change then says what Redis says).
+pub fn not_offered(
+    may: Option<&Result<Permission, Error>>,
+    doing: &str,
+    queue: &str,
+) -> Option<String> {
+    let refused = match may? {
+        Ok(p) if p.allowed == Some(false) => p.refused.clone()?,
+        Ok(_) => return None,
+        Err(e) => e.to_string(),
+    };
+    Some(format!(
+        "the Redis user qctl web reads with may not {doing} this queue: {refused} (qctl doctor {} shows every right)",
+        engine::text::shell_quote(queue)
+    ))
+}
+
 /// Reads a queue's summary; a failure to reach Redis (rather than a refusal of one part)
 /// fails the whole.
 pub async fn summary(app: &App, keys: &QueueKeys) -> Result<Summary, Error> {

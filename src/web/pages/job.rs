@@ -12,6 +12,7 @@ use axum::extract::{Path, State};
 use axum::http::header::{self, HeaderValue};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
+use axum::Extension;
 use maud::{html, Markup};
 
 use super::{layout, respond, segment, Shown, ShownLines};
@@ -20,6 +21,9 @@ use crate::engine::listing::Entry;
 use crate::engine::text::{shell_quote, size, span, thousands};
 use crate::engine::{queues, Error, QueueKeys};
 use crate::output::relative;
+use crate::web::change::Session;
+use crate::web::pages::queue::Changing;
+use crate::web::queue::State as Listed;
 use crate::web::App;
 
 /// The most bytes of data a page shows; the download has them all.
@@ -106,17 +110,40 @@ pub async fn load(app: &App, queue: &str, id: &str) -> Result<Box<jobs::Shown>, 
 pub async fn page(
     State(app): State<Arc<App>>,
     Path((queue, id)): Path<(String, String)>,
+    Extension(session): Extension<Session>,
 ) -> Response {
     let latest = app.latest.borrow().clone();
     let title = format!("Job {id}");
     match load(&app, &queue, &id).await {
-        Ok(shown) => respond(layout(
-            &app,
-            &latest,
-            &title,
-            "",
-            body(&app, &queue, &id, &shown),
-        )),
+        Ok(shown) => {
+            let state = changeable(&shown.location);
+            let may = match (state, app.keys(&queue)) {
+                (Some(_), Ok(keys)) => crate::web::queue::may(&app, &keys, "repair").await,
+                _ => None,
+            };
+            let changes = Changing {
+                app: &app,
+                session: &session,
+                not_offered: crate::web::queue::not_offered(
+                    may.as_ref(),
+                    "change the jobs of",
+                    &queue,
+                ),
+            };
+            respond(layout(
+                &app,
+                &latest,
+                &title,
+                "",
+                html! {
+                    (body(&queue, &id, &shown))
+                    @if let Some(state) = state {
+                        (actions(&queue, &id, state, &changes))
+                    }
+                    (commands(&app, &queue, &id, &shown.location))
+                },
+            ))
+        }
         Err(refused) => {
             let page = layout(&app, &latest, &title, "", refusal(&queue, &refused));
             (refused.status, Html(page.into_string())).into_response()
@@ -138,7 +165,7 @@ fn refusal(queue: &str, refused: &Refused) -> Markup {
     }
 }
 
-fn body(app: &App, queue: &str, id: &str, shown: &jobs::Shown) -> Markup {
+fn body(queue: &str, id: &str, shown: &jobs::Shown) -> Markup {
     let entry = &shown.entry;
     let queue_link = format!("/queues/{}", segment(queue));
     html! {
@@ -171,7 +198,6 @@ fn body(app: &App, queue: &str, id: &str, shown: &jobs::Shown) -> Markup {
         }
         (failure(entry, shown.now))
         (data_section(queue, id, entry))
-        (commands(app, queue, id, &shown.location))
     }
 }
 
@@ -393,6 +419,29 @@ pub fn command_lines(
         }
     }
     Some(out)
+}
+
+/// The list a job where it is can be changed from, if any.
+fn changeable(location: &Location) -> Option<Listed> {
+    match location {
+        Location::Dead { .. } => Some(Listed::Dead),
+        Location::Scheduled { .. } => Some(Listed::Scheduled),
+        Location::Active { .. } => Some(Listed::Ready),
+        _ => None,
+    }
+}
+
+/// The buttons that change the job where it is (each shows what it will do and asks
+/// first), or why there are none.
+fn actions(queue: &str, id: &str, state: Listed, changes: &Changing) -> Markup {
+    html! {
+        @if changes.offered() {
+            h2 { "Change it" }
+            (changes.form(queue, state, &[("id", &crate::web::queue::segment(id))], "", None))
+        } @else {
+            (changes.note_markup())
+        }
+    }
 }
 
 /// The commands section: each command line, shown with its control and bidi characters

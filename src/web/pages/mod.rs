@@ -7,6 +7,7 @@
 //! [`Markup`], wrapped in [`layout`]; its route is added in [`super::router`], beside the
 //! route of its JSON twin in [`super::api`].
 
+pub mod bulk;
 pub mod chart;
 pub mod health;
 pub mod job;

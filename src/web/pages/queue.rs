@@ -26,6 +26,7 @@ use crate::engine::{Error, QueueKeys};
 use crate::output::{
     clock, consumer_cells, count, event_text, group_cells, queue_cells, CONSUMER_COLUMNS,
 };
+use crate::web::bulk;
 use crate::web::change::Session;
 use crate::web::queue::{
     self, grouped, groups_path, job_path, list_path, queue_path, with_query, Asked, AskedGroups,
@@ -222,17 +223,8 @@ fn pausing(
         Ok(paused) => *paused,
         Err(e) => return html! { p.warning { (Shown(&e.to_string())) } },
     };
-    let refused = match may {
-        Some(Ok(p)) if p.allowed == Some(false) => p.refused.clone(),
-        Some(Err(e)) => Some(e.to_string()),
-        _ => None,
-    };
-    if let Some(refused) = refused {
-        let doing = if paused { "resume" } else { "pause" };
-        let text = format!(
-            "the Redis user qctl web reads with may not {doing} this queue: {refused} (qctl doctor {} shows every right)",
-            shell_quote(queue)
-        );
+    let doing = if paused { "resume" } else { "pause" };
+    if let Some(text) = queue::not_offered(may, doing, queue) {
         return html! { p.warning.rights { (Shown(&text)) } };
     }
     let (action, button, command) = if paused {
@@ -366,6 +358,7 @@ pub async fn list(
     State(app): State<Arc<App>>,
     Path((queue, state)): Path<(String, String)>,
     RawQuery(query): RawQuery,
+    Extension(session): Extension<Session>,
 ) -> Response {
     let Some(state) = Listed::parse(&state) else {
         return refused(&app, no_state(&state));
@@ -378,14 +371,25 @@ pub async fn list(
         Ok(asked) => asked,
         Err(refusal) => return refused(&app, refusal),
     };
+    let may = match bulk::actions(state).is_empty() {
+        true => None,
+        false => queue::may(&app, &keys, "repair").await,
+    };
     match read_list(&app, &keys, state, &asked).await {
-        Ok(shown) => page(
-            &app,
-            &queue,
-            state.heading(),
-            &list_path(&queue, state),
-            list_body(&queue, state, &asked, &shown),
-        ),
+        Ok(shown) => {
+            let changes = Changing {
+                app: &app,
+                session: &session,
+                not_offered: queue::not_offered(may.as_ref(), "change the jobs of", &queue),
+            };
+            page(
+                &app,
+                &queue,
+                state.heading(),
+                &list_path(&queue, state),
+                list_body(&queue, state, &asked, &shown, &changes),
+            )
+        }
         Err(e) => refused(&app, e.into()),
     }
 }
@@ -463,8 +467,73 @@ fn filters(path: &str, state: Listed, asked: &Asked) -> Markup {
     }
 }
 
-fn list_body(queue: &str, state: Listed, asked: &Asked, shown: &JobsPage) -> Markup {
+/// What a page needs to offer changes: the session's token, and why they are not offered
+/// when they are not.
+pub struct Changing<'a> {
+    pub app: &'a App,
+    pub session: &'a Session,
+    pub not_offered: Option<String>,
+}
+
+impl Changing<'_> {
+    /// Whether the page shows change forms.
+    pub fn offered(&self) -> bool {
+        !self.app.changes.read_only && self.not_offered.is_none()
+    }
+
+    /// Why it shows none, if a reason is to be told.
+    pub fn note_markup(&self) -> Markup {
+        html! {
+            @if let Some(why) = &self.not_offered { p.warning.rights { (Shown(why)) } }
+        }
+    }
+
+    /// A form posting to the preview of `state`'s change, with `fields` and a button for
+    /// each action of the list.
+    pub fn form(
+        &self,
+        queue: &str,
+        state: Listed,
+        fields: &[(&str, &str)],
+        suffix: &str,
+        id: Option<&str>,
+    ) -> Markup {
+        html! {
+            form.change method="post" action=(format!("{}/preview", list_path(queue, state))) id=[id] {
+                input type="hidden" name="token" value=(self.app.changes.token(self.session));
+                @for (name, value) in fields {
+                    input type="hidden" name=(name) value=(value);
+                }
+                @for (name, label) in bulk::actions(state) {
+                    button type="submit" name="action" value=(name) { (label) (suffix) }
+                }
+            }
+        }
+    }
+}
+
+fn list_body(
+    queue: &str,
+    state: Listed,
+    asked: &Asked,
+    shown: &JobsPage,
+    changes: &Changing,
+) -> Markup {
     let path = list_path(queue, state);
+    let selectable =
+        changes.offered() && !bulk::actions(state).is_empty() && !shown.rows.is_empty();
+    let mut matching: Vec<(&str, &str)> = vec![("all", "1")];
+    for name in bulk::FILTER_FIELDS {
+        let value = asked.value(name);
+        if !value.is_empty() {
+            matching.push((name, value));
+        }
+    }
+    let every = if matching.len() > 1 {
+        " every job matching"
+    } else {
+        " every job"
+    };
     let id_column = shown.columns.iter().position(|c| *c == "ID");
     let previous =
         (asked.offset > 0).then(|| asked.at(&path, asked.offset.saturating_sub(asked.limit)));
@@ -480,13 +549,32 @@ fn list_body(queue: &str, state: Listed, asked: &Asked, shown: &JobsPage) -> Mar
                 }
             }
         }
+        (changes.note_markup())
+        @if selectable {
+            div.changes {
+                (changes.form(queue, state, &[], " selected", Some("selected")))
+                (changes.form(queue, state, &matching, every, None))
+            }
+        }
         @if !shown.rows.is_empty() {
             div.scroll {
                 table.jobs {
-                    (header(&shown.columns))
+                    @if selectable {
+                        thead { tr {
+                            th scope="col" { span.hidden-label { "select" } }
+                            @for name in &shown.columns {
+                                @if numeric(name) { th scope="col" { (name) } } @else { th.text scope="col" { (name) } }
+                            }
+                        } }
+                    } @else {
+                        (header(&shown.columns))
+                    }
                     tbody {
                         @for (id, cells) in &shown.rows {
                             tr {
+                                @if selectable {
+                                    td { input type="checkbox" name="id" value=(queue::segment(id)) form="selected" aria-label=(format!("select {}", crate::engine::text::printable(id))); }
+                                }
                                 @for (i, cell) in cells.iter().enumerate() {
                                     @if Some(i) == id_column {
                                         th scope="row" { a href=(job_path(queue, id)) { (Shown(cell)) } }
@@ -514,6 +602,7 @@ pub async fn groups(
     State(app): State<Arc<App>>,
     Path((queue, state)): Path<(String, String)>,
     RawQuery(query): RawQuery,
+    Extension(session): Extension<Session>,
 ) -> Response {
     let Some(place) = grouped(&state) else {
         return refused(
@@ -531,17 +620,35 @@ pub async fn groups(
         Ok(asked) => asked,
         Err(refusal) => return refused(&app, refusal),
     };
+    let may = queue::may(&app, &keys, "repair").await;
     match queue::groups(&app, &keys, place, &asked).await {
         Ok(found) => {
             let title = match place {
                 Place::Dead => "Dead jobs grouped by cause",
                 _ => "Scheduled jobs grouped by cause",
             };
-            let body = groups_body(&queue, place, &keys, &asked, &found);
+            let changes = Changing {
+                app: &app,
+                session: &session,
+                not_offered: queue::not_offered(may.as_ref(), "change the jobs of", &queue),
+            };
+            let body = groups_body(&queue, place, &keys, &asked, &found, &changes);
             page(&app, &queue, title, &groups_path(&queue, place), body)
         }
         Err(e) => refused(&app, e.into()),
     }
+}
+
+/// The fields of a change of one group: the group, and the window the page was asked for.
+fn group_fields<'a>(asked: &'a AskedGroups, fingerprint: &'a str) -> Vec<(&'a str, &'a str)> {
+    let mut fields = vec![("all", "1"), ("group", fingerprint)];
+    for name in ["since", "until"] {
+        let value = asked.value(name);
+        if !value.is_empty() {
+            fields.push((name, value));
+        }
+    }
+    fields
 }
 
 fn groups_body(
@@ -550,8 +657,13 @@ fn groups_body(
     keys: &crate::engine::QueueKeys,
     asked: &AskedGroups,
     found: &Groups,
+    changes: &Changing,
 ) -> Markup {
     let path = groups_path(queue, place);
+    let state = match place {
+        Place::Scheduled => Listed::Scheduled,
+        _ => Listed::Dead,
+    };
     let set = place.key(keys);
     let shown = match asked.limit {
         0 => &found.groups[..],
@@ -584,6 +696,7 @@ fn groups_body(
                 }
             }
         }
+        (changes.note_markup())
         @if found.ungrouped > 0 {
             p.warning {
                 "more than " (thousands(crate::engine::groups::MAX_GROUPS as u64)) " distinct failure patterns: "
@@ -611,6 +724,9 @@ fn groups_body(
                                 td colspan="5" {
                                     p.pattern { (Shown(&g.pattern)) }
                                     p.sample { "e.g. " a href=(job_path(queue, &g.sample)) { (Shown(&g.sample)) } }
+                                    @if changes.offered() {
+                                        (changes.form(queue, state, &group_fields(asked, &g.fingerprint), " this group", None))
+                                    }
                                 }
                             }
                         }
