@@ -3316,6 +3316,23 @@ fn session_and_token(web: &Web, queue_path: &str) -> (String, String) {
     (cookie, token)
 }
 
+/// The session cookie (`name=value`) the page at `path` of `web` sets.
+fn cookie_of(web: &Web, path: &str) -> String {
+    raw_request(
+        web.port,
+        &format!(
+            "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
+            web.port
+        ),
+    )
+    .lines()
+    .find_map(|l| {
+        l.strip_prefix("set-cookie: ")
+            .map(|v| v.split(';').next().unwrap_or("").to_string())
+    })
+    .expect("a cookie")
+}
+
 /// A form post to `path` with these headers and this body; the status.
 fn post(web: &Web, path: &str, headers: &[String], body: &str) -> (u16, String) {
     let mut head = format!(
@@ -3457,19 +3474,7 @@ fn a_change_needs_the_pages_origin_session_and_token_and_read_only_refuses_every
         page.body
     );
     // A token of the server that allows changes, a cookie of its own: refused all the same.
-    let ro_cookie = raw_request(
-        ro.port,
-        &format!(
-            "GET /queues/mail HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
-            ro.port
-        ),
-    )
-    .lines()
-    .find_map(|l| {
-        l.strip_prefix("set-cookie: ")
-            .map(|v| v.split(';').next().unwrap_or("").to_string())
-    })
-    .expect("a cookie");
+    let ro_cookie = cookie_of(&ro, "/queues/mail");
     for path in ["/queues/mail/pause", "/queues/mail/resume"] {
         let (status, reply) = post(
             &ro,
@@ -3791,19 +3796,7 @@ fn read_only_offers_no_bulk_change_and_refuses_a_forged_one() {
         );
         assert!(!page.body.contains("type=\"checkbox\""), "{path}");
     }
-    let cookie = raw_request(
-        web.port,
-        &format!(
-            "GET /queues/mail/dead HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
-            web.port
-        ),
-    )
-    .lines()
-    .find_map(|l| {
-        l.strip_prefix("set-cookie: ")
-            .map(|v| v.split(';').next().unwrap_or("").to_string())
-    })
-    .expect("a cookie");
+    let cookie = cookie_of(&web, "/queues/mail/dead");
     for path in ["/queues/mail/dead/preview", "/queues/mail/dead/apply"] {
         let (status, reply) = post(
             &web,

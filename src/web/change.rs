@@ -305,25 +305,7 @@ async fn set_paused(
 
 /// A page saying why a change was not made.
 pub fn refused(app: &App, refusal: Refusal) -> Response {
-    let latest = app.latest.borrow().clone();
-    let title = match refusal.status {
-        StatusCode::FORBIDDEN => "Not changed",
-        StatusCode::NOT_FOUND => "Not found",
-        StatusCode::BAD_REQUEST => "Bad request",
-        _ => "Not changed: Redis",
-    };
-    let page = layout(
-        app,
-        &latest,
-        title,
-        "",
-        html! {
-            h1 { (title) }
-            p.refusal role="alert" { (Shown(&refusal.message)) }
-            p { a href="/" { "See every queue." } }
-        },
-    );
-    (refusal.status, Html(page.into_string())).into_response()
+    super::pages::queue::refused(app, refusal)
 }
 
 /// `GET /api/capabilities`: whether the page changes anything, and what.

@@ -75,9 +75,10 @@ pub fn refused(app: &App, refusal: Refusal) -> Response {
     let latest = app.latest.borrow().clone();
     let title = match refusal.status.as_u16() {
         400 => "Bad request",
+        403 => "Not changed",
         404 => "Not found",
-        502 => "Redis refused the reading",
-        _ => "Redis cannot be read",
+        502 => "Redis refused",
+        _ => "Redis cannot be reached",
     };
     let page = layout(
         app,
