@@ -321,20 +321,32 @@ async fn held(
         format!("ZRANGE {}", keys.consumers),
     ];
     pipe.ignore_errors();
-    let replies = redis.pipeline_all(&pipe, |i| ops[i].clone()).await?;
+    let replies = redis.pipeline_each(&pipe, |i| ops[i].clone()).await?;
     let server = redis.server().to_string();
-    let convert = |i: usize, v: &Value| -> Result<u64, Error> {
-        redis::from_redis_value_ref(v).map_err(|e| Error::from_redis(&server, &ops[i], e.into()))
-    };
-    let (dead, scheduled, ready) = match replies.as_slice() {
-        [d, s, r, _] => (convert(0, d)?, convert(1, s)?, convert(2, r)?),
-        _ => {
-            return Err(Error::BadInput(format!(
-                "Redis at {server} gave an unexpected number of replies while counting jobs"
-            )))
+    // A key of a place not searched may hold anything.
+    let searched = [
+        search.looks_in(Where::Dead),
+        search.looks_in(Where::Scheduled),
+        search.looks_in(Where::Ready),
+        search.looks_in(Where::InFlight),
+    ];
+    let mut values = Vec::new();
+    for (i, reply) in replies.into_iter().enumerate() {
+        values.push(match reply {
+            Ok(v) => Some(v),
+            Err(_) if !searched.get(i).copied().unwrap_or(true) => None,
+            Err(e) => return Err(e),
+        });
+    }
+    let count = |i: usize| -> Result<u64, Error> {
+        match values.get(i).cloned().flatten() {
+            Some(v) => redis::from_redis_value(v)
+                .map_err(|e| Error::from_redis(&server, &ops[i], e.into())),
+            None => Ok(0),
         }
     };
-    let consumers: Vec<String> = match replies.into_iter().nth(3) {
+    let (dead, scheduled, ready) = (count(0)?, count(1)?, count(2)?);
+    let consumers: Vec<String> = match values.get(3).cloned().flatten() {
         Some(v) => {
             redis::from_redis_value(v).map_err(|e| Error::from_redis(&server, &ops[3], e.into()))?
         }
@@ -390,18 +402,48 @@ async fn held(
 async fn exact(redis: &mut Redis, keys: &QueueKeys, search: &Search) -> Result<Option<Hit>, Error> {
     let id = search.text.as_str();
     let mut pipe = redis::pipe();
-    pipe.hexists(&keys.data, id)
+    pipe.ignore_errors()
+        .hexists(&keys.data, id)
         .zscore(&keys.dead, id)
         .zscore(&keys.scheduled, id);
-    let (exists, died, due): (bool, Option<f64>, Option<f64>) = redis
-        .pipeline(
-            &pipe,
-            format!(
-                "HEXISTS {} and ZSCORE {} {}",
-                keys.data, keys.dead, keys.scheduled
-            ),
-        )
-        .await?;
+    let ops = [
+        format!("HEXISTS {}", keys.data),
+        format!("ZSCORE {}", keys.dead),
+        format!("ZSCORE {}", keys.scheduled),
+    ];
+    let replies = redis.pipeline_each(&pipe, |i| ops[i].clone()).await?;
+    let server = redis.server().to_string();
+    // A key of a place not searched may hold anything.
+    let searched = [
+        true,
+        search.looks_in(Where::Dead),
+        search.looks_in(Where::Scheduled),
+    ];
+    let mut values: Vec<Option<Value>> = Vec::new();
+    for (i, reply) in replies.into_iter().enumerate() {
+        values.push(match reply {
+            Ok(v) => Some(v),
+            Err(_) if !searched.get(i).copied().unwrap_or(true) => None,
+            Err(e) => return Err(e),
+        });
+    }
+    values.resize(3, None);
+    let mut values = values.into_iter();
+    let exists: bool = match values.next().flatten() {
+        Some(v) => {
+            redis::from_redis_value(v).map_err(|e| Error::from_redis(&server, &ops[0], e.into()))?
+        }
+        None => false,
+    };
+    let mut score = |i: usize| -> Result<Option<f64>, Error> {
+        match values.next().flatten() {
+            Some(v) => redis::from_redis_value(v)
+                .map_err(|e| Error::from_redis(&server, &ops[i], e.into())),
+            None => Ok(None),
+        }
+    };
+    let died = score(1)?;
+    let due = score(2)?;
     let location = match (died, due) {
         (Some(died), _) => Location::Dead { died },
         (None, Some(due)) => Location::Scheduled { due },
