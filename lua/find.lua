@@ -14,7 +14,7 @@
 --          highest), list (indexes from the head), ids (ARGV[7] on)
 -- ARGV[2]  the text
 -- ARGV[3]  the text as JSON writes it in a string (its escapes)
--- ARGV[4]  the bytes of records and failures after which the call stops
+-- ARGV[4]  the bytes of records after which the call stops
 -- ARGV[5]  the first rank or index (zset, zrev, list)
 -- ARGV[6]  how many jobs at most (at most 1000)
 -- ARGV     then the ids (ids)

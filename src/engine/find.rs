@@ -16,8 +16,8 @@ use super::listing::Entry;
 use super::scripts;
 use super::text::{plural, thousands};
 
-/// The most jobs one call of `lua/find.lua` looks at: about a millisecond of Redis's time
-/// for records of a few hundred bytes (`bench/find` measures it beside `dead list`).
+/// The most jobs one call of `lua/find.lua` looks at: about 2 ms of Redis's time for records
+/// of a hundred bytes on a 2-core machine (`bench/find` measures it beside `dead list`).
 pub const BATCH: u64 = 500;
 
 /// The bytes of records one call reads before it stops (it stops after the record that
