@@ -522,3 +522,35 @@ fn wrong_types_and_an_unknown_queue_are_refused_as_elsewhere() {
     assert_eq!(code, Some(2), "{stderr}");
     assert!(stderr.contains("the text is empty"), "{stderr}");
 }
+
+#[test]
+fn a_record_in_no_place_is_found_by_its_id_when_every_place_is_searched() {
+    let server = RedisServer::start();
+    in_zset(&server, "dead", "d1", b"word", 1_700_000_000.0);
+    // A record whose id is in no place: stranded.
+    let _: () = server.cmd(&[
+        b"HSET",
+        b"q:data",
+        b"lost",
+        &record("lost", b"left over", 3),
+    ]);
+    let (code, stdout, stderr) = find(&server, &["lost", "--jsonl"]);
+    assert_eq!(code, Some(0), "{stderr}");
+    let found = objects(&stdout);
+    assert_eq!(found.len(), 1, "{stdout}");
+    assert_eq!(found[0]["where"], "stranded");
+    assert_eq!(found[0]["attempt"], 3);
+    assert_eq!(found[0]["data"], "left over");
+    let (_, stdout, _) = find(&server, &["lost"]);
+    assert!(
+        stdout
+            .lines()
+            .nth(1)
+            .unwrap_or_default()
+            .starts_with("stranded   lost  id"),
+        "{stdout}"
+    );
+    // Not in a search of some places only.
+    let (code, stdout, stderr) = find(&server, &["lost", "--in", "dead,ready,scheduled"]);
+    assert_eq!(code, Some(5), "{stdout}{stderr}");
+}
