@@ -43,6 +43,9 @@ _qctl() {
             qctl,export)
                 cmd="qctl__subcmd__export"
                 ;;
+            qctl,find)
+                cmd="qctl__subcmd__find"
+                ;;
             qctl,help)
                 cmd="qctl__subcmd__help"
                 ;;
@@ -140,7 +143,7 @@ _qctl() {
 
     case "${cmd}" in
         qctl)
-            opts="-u -q -v -V -h --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help enqueue wait stats metrics check top web dead scheduled active tail inflight consumers orphans pause resume purge export import move limit doctor completions man help consume"
+            opts="-u -q -v -V -h --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --json --help enqueue wait stats metrics check top web dead scheduled active find tail inflight consumers orphans pause resume purge export import move limit doctor completions man help consume"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -190,7 +193,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__active)
-            opts="-u -q -v -V -h --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help list delete"
+            opts="-u -q -v -V -h --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help list delete"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -240,7 +243,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__active__subcmd__delete)
-            opts="-y -u -q -v -V -h --yes --dry-run --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-y -u -q -v -V -h --yes --dry-run --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -290,7 +293,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__active__subcmd__list)
-            opts="-u -q -v -V -h --limit --offset --grep --reason --group --since --until --min-attempts --jsonl --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-u -q -v -V -h --limit --offset --grep --reason --group --since --until --min-attempts --jsonl --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -372,7 +375,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__check)
-            opts="-u -q -v -V -h --dead-max --warn-dead --ready-max --warn-ready --overdue-max --warn-overdue --min-consumers --warn-min-consumers --failure-rate-max --warn-failure-rate --window --stale-consumers --warn-stale-consumers --orphan-after --max-keys --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-u -q -v -V -h --dead-max --warn-dead --ready-max --warn-ready --overdue-max --warn-overdue --min-consumers --warn-min-consumers --failure-rate-max --warn-failure-rate --window --stale-consumers --warn-stale-consumers --orphan-after --max-keys --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -474,7 +477,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__completions)
-            opts="-u -q -v -V -h --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help bash zsh fish elvish powershell"
+            opts="-u -q -v -V -h --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help bash zsh fish elvish powershell"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -524,7 +527,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__consume)
-            opts="-c -u -q -v -V -h --queue --concurrency --buffer --timeout --kill-after --max-retries --max-backoff --heartbeat --orphan-after --poll-interval --shutdown-grace --drain --wait-scheduled --max-jobs --rate --burst --replace --prefix --pipe --pipe-depth --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-c -u -q -v -V -h --queue --concurrency --buffer --timeout --kill-after --max-retries --max-backoff --heartbeat --orphan-after --poll-interval --shutdown-grace --drain --wait-scheduled --max-jobs --rate --burst --replace --prefix --pipe --pipe-depth --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -642,7 +645,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__consumers)
-            opts="-u -q -v -V -h --orphan-after --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-u -q -v -V -h --orphan-after --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -696,7 +699,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__dead)
-            opts="-u -q -v -V -h --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help list show requeue delete export groups"
+            opts="-u -q -v -V -h --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help list show requeue delete export groups"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -746,7 +749,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__dead__subcmd__delete)
-            opts="-y -u -q -v -V -h --all --grep --reason --group --since --until --min-attempts --yes --dry-run --older-than --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-y -u -q -v -V -h --all --grep --reason --group --since --until --min-attempts --yes --dry-run --older-than --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -824,7 +827,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__dead__subcmd__export)
-            opts="-u -q -v -V -h --grep --reason --group --since --until --min-attempts --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-u -q -v -V -h --grep --reason --group --since --until --min-attempts --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -898,7 +901,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__dead__subcmd__groups)
-            opts="-u -q -v -V -h --limit --since --until --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-u -q -v -V -h --limit --since --until --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -960,7 +963,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__dead__subcmd__list)
-            opts="-u -q -v -V -h --limit --offset --grep --reason --group --since --until --min-attempts --jsonl --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-u -q -v -V -h --limit --offset --grep --reason --group --since --until --min-attempts --jsonl --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1042,7 +1045,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__dead__subcmd__requeue)
-            opts="-y -u -q -v -V -h --all --grep --reason --group --since --until --min-attempts --yes --dry-run --keep-attempts --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-y -u -q -v -V -h --all --grep --reason --group --since --until --min-attempts --yes --dry-run --keep-attempts --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1116,7 +1119,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__dead__subcmd__show)
-            opts="-u -q -v -V -h --raw --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-u -q -v -V -h --raw --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1166,7 +1169,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__doctor)
-            opts="-y -u -q -v -V -h --fix --yes --dry-run --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-y -u -q -v -V -h --fix --yes --dry-run --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1216,7 +1219,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__enqueue)
-            opts="-u -q -v -V -h --file --id --in --at --lines --keep-cr --jsonl --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-u -q -v -V -h --file --id --in --at --lines --keep-cr --jsonl --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1282,7 +1285,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__export)
-            opts="-u -q -v -V -h --state --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-u -q -v -V -h --state --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1335,8 +1338,70 @@ _qctl() {
             COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
             return 0
             ;;
+        qctl__subcmd__find)
+            opts="-u -q -v -V -h --in --limit --max-scan --jsonl --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --in)
+                    COMPREPLY=($(compgen -W "ready scheduled inflight dead" -- "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --max-scan)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --response-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
         qctl__subcmd__help)
-            opts="-u -q -v -V -h --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-u -q -v -V -h --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1386,7 +1451,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__import)
-            opts="-u -q -v -V -h --file --replace --in-flight-delay --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-u -q -v -V -h --file --replace --in-flight-delay --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1444,7 +1509,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__inflight)
-            opts="-u -q -v -V -h --limit --offset --jsonl --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-u -q -v -V -h --limit --offset --jsonl --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1502,7 +1567,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__limit)
-            opts="-u -q -v -V -h --rate --burst --max-running --no-rate --no-max-running --clear --orphan-after --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-u -q -v -V -h --rate --burst --max-running --no-rate --no-max-running --clear --orphan-after --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1568,7 +1633,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__man)
-            opts="-u -q -v -V -h --dir --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-u -q -v -V -h --dir --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1622,7 +1687,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__metrics)
-            opts="-u -q -v -V -h --listen --min-interval --orphan-after --max-keys --allow-missing --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-u -q -v -V -h --listen --min-interval --orphan-after --max-keys --allow-missing --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1688,7 +1753,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__move)
-            opts="-y -u -q -v -V -h --to --to-user --to-password-file --to-tls-ca-cert --to-tls-cert --to-tls-key --to-tls-insecure --to-cluster --take-in-flight --wait --yes --dry-run --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-y -u -q -v -V -h --to --to-user --to-password-file --to-tls-ca-cert --to-tls-cert --to-tls-key --to-tls-insecure --to-cluster --take-in-flight --wait --yes --dry-run --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1766,7 +1831,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__orphans)
-            opts="-y -u -q -v -V -h --orphan-after --yes --dry-run --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-y -u -q -v -V -h --orphan-after --yes --dry-run --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1820,7 +1885,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__pause)
-            opts="-u -q -v -V -h --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-u -q -v -V -h --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1870,7 +1935,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__purge)
-            opts="-y -u -q -v -V -h --yes --dry-run --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-y -u -q -v -V -h --yes --dry-run --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1920,7 +1985,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__resume)
-            opts="-u -q -v -V -h --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-u -q -v -V -h --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -1970,7 +2035,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__scheduled)
-            opts="-u -q -v -V -h --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help list show run-now delete groups"
+            opts="-u -q -v -V -h --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help list show run-now delete groups"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2020,7 +2085,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__scheduled__subcmd__delete)
-            opts="-y -u -q -v -V -h --all --grep --reason --group --since --until --min-attempts --yes --dry-run --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-y -u -q -v -V -h --all --grep --reason --group --since --until --min-attempts --yes --dry-run --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2094,7 +2159,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__scheduled__subcmd__groups)
-            opts="-u -q -v -V -h --limit --since --until --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-u -q -v -V -h --limit --since --until --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2156,7 +2221,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__scheduled__subcmd__list)
-            opts="-u -q -v -V -h --limit --offset --grep --reason --group --since --until --min-attempts --jsonl --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-u -q -v -V -h --limit --offset --grep --reason --group --since --until --min-attempts --jsonl --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2238,7 +2303,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__scheduled__subcmd__run__subcmd__now)
-            opts="-y -u -q -v -V -h --all --grep --reason --group --since --until --min-attempts --yes --dry-run --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-y -u -q -v -V -h --all --grep --reason --group --since --until --min-attempts --yes --dry-run --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2312,7 +2377,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__scheduled__subcmd__show)
-            opts="-u -q -v -V -h --raw --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-u -q -v -V -h --raw --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2362,7 +2427,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__stats)
-            opts="-u -q -v -V -h --watch --orphan-after --max-keys --prometheus --history --step --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-u -q -v -V -h --watch --orphan-after --max-keys --prometheus --history --step --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2432,7 +2497,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__tail)
-            opts="-u -q -v -V -h --since --failures --no-follow --interval --poll --orphan-after --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-u -q -v -V -h --since --failures --no-follow --interval --poll --orphan-after --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2498,7 +2563,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__top)
-            opts="-u -q -v -V -h --interval --orphan-after --max-keys --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-u -q -v -V -h --interval --orphan-after --max-keys --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2560,7 +2625,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__wait)
-            opts="-u -q -v -V -h --scheduled --timeout --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-u -q -v -V -h --scheduled --timeout --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -2614,7 +2679,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__web)
-            opts="-u -q -v -V -h --listen --interval --web-password-file --no-auth --allowed-host --https-cert --https-key --orphan-after --max-keys --allow-missing --read-only --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --json --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-u -q -v -V -h --listen --interval --web-password-file --no-auth --allowed-host --https-cert --https-key --orphan-after --max-keys --allow-missing --read-only --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

@@ -1,6 +1,6 @@
 # Print an optspec for argparse to handle cmd's options that are independent of any subcommand.
 function __fish_qctl_global_optspecs
-    string join \n u/redis= user= password-file= tls-ca-cert= tls-cert= tls-key= tls-insecure cluster json q/quiet v/verbose no-color connect-timeout= response-timeout= V/version h/help
+    string join \n u/redis= user= password-file= tls-ca-cert= tls-cert= tls-key= tls-insecure cluster q/quiet v/verbose no-color connect-timeout= response-timeout= V/version json h/help
 end
 
 function __fish_qctl_needs_command
@@ -34,11 +34,11 @@ complete -c qctl -n "__fish_qctl_needs_command" -l connect-timeout -d 'How long 
 complete -c qctl -n "__fish_qctl_needs_command" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_needs_command" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_needs_command" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_needs_command" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_needs_command" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_needs_command" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_needs_command" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_needs_command" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_needs_command" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_needs_command" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "enqueue" -d 'Add jobs to a queue'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "wait" -d 'Wait until a queue is idle, or until the given jobs have ended'
@@ -50,6 +50,7 @@ complete -c qctl -n "__fish_qctl_needs_command" -f -a "web" -d 'Serve a live vie
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "dead" -d 'Look at and repair dead jobs (jobs that ran out of retries)'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "scheduled" -d 'Look at and change scheduled jobs (delayed jobs and retries)'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "active" -d 'Look at and delete jobs that are ready to run'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "find" -d 'Look for a text in a queue\'s jobs: their ids, data and failures'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "tail" -d 'Follow what happens to queues: deaths, retries, consumers, pauses'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "inflight" -d 'List the jobs in flight (reserved by consumers), longest first'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "consumers" -d 'List a queue\'s consumers: where, heartbeat, jobs in flight'
@@ -81,9 +82,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l response-timeout -
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l lines -d 'Every input line is the data of one job'
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l keep-cr -d 'With --lines, keep a \\r that ends a line'
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l jsonl -d 'Every input line is a job as a JSON object'
+complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand enqueue" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -99,9 +100,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand wait" -l tls-key -d 'The clien
 complete -c qctl -n "__fish_qctl_using_subcommand wait" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand wait" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand wait" -l scheduled -d 'Also wait for the jobs scheduled for later'
+complete -c qctl -n "__fish_qctl_using_subcommand wait" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand wait" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand wait" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand wait" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand wait" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand wait" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand wait" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -121,9 +122,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand stats" -l tls-key -d 'The clie
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l prometheus -d 'Print the counts in the Prometheus text format'
+complete -c qctl -n "__fish_qctl_using_subcommand stats" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand stats" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand stats" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -142,9 +143,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand metrics" -l tls-key -d 'The cl
 complete -c qctl -n "__fish_qctl_using_subcommand metrics" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand metrics" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand metrics" -l allow-missing -d 'Serve a queue named that has no key on the server (yet), with counts of 0 until it appears. Without it, such a name (mistyped?) is refused at start with exit 5'
+complete -c qctl -n "__fish_qctl_using_subcommand metrics" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand metrics" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand metrics" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand metrics" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand metrics" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand metrics" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand metrics" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -173,9 +174,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand check" -l connect-timeout -d '
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l stale-consumers -d 'CRITICAL when a consumer\'s heartbeat is stale'
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l warn-stale-consumers -d 'WARNING when a consumer\'s heartbeat is stale'
+complete -c qctl -n "__fish_qctl_using_subcommand check" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand check" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand check" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand check" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand check" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -192,9 +193,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand top" -l tls-cert -d 'Client ce
 complete -c qctl -n "__fish_qctl_using_subcommand top" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand top" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand top" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand top" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand top" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand top" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand top" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand top" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand top" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand top" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -219,9 +220,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand web" -l response-timeout -d 'H
 complete -c qctl -n "__fish_qctl_using_subcommand web" -l no-auth -d 'Serve without a password on an address other than loopback'
 complete -c qctl -n "__fish_qctl_using_subcommand web" -l allow-missing -d 'Show a queue named that has no key on the server (yet), with counts of 0 until it appears. Without it, such a name (mistyped?) is refused at start with exit 5'
 complete -c qctl -n "__fish_qctl_using_subcommand web" -l read-only -d 'Refuse every change (403) and show no form'
+complete -c qctl -n "__fish_qctl_using_subcommand web" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand web" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand web" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand web" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand web" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand web" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand web" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -235,9 +236,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subc
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and not __fish_seen_subcommand_from list show requeue delete export groups" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -266,9 +267,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcomma
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l jsonl -d 'One JSON object per line, with full data'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from list" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -283,9 +284,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcomma
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l raw -d 'Write only the job\'s data bytes to standard output'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from show" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -309,9 +310,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcomma
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -s y -l yes -d 'Do it without asking'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l dry-run -d 'Show what would be done; change nothing'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l keep-attempts -d 'Keep each job\'s Attempt instead of resetting it'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from requeue" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -335,9 +336,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcomma
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l all -d 'Every job (narrowed by the filters, if any)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -s y -l yes -d 'Do it without asking'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l dry-run -d 'Show what would be done; change nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from delete" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -357,9 +358,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcomma
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from export" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -376,9 +377,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcomma
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand dead; and __fish_seen_subcommand_from groups" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -392,9 +393,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and not __fish_seen_subcommand_from list show run-now delete groups" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -422,9 +423,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_sub
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l jsonl -d 'One JSON object per line, with full data'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from list" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -439,9 +440,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_sub
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l raw -d 'Write only the job\'s data bytes to standard output'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from show" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -464,9 +465,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_sub
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l all -d 'Every job (narrowed by the filters, if any)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -s y -l yes -d 'Do it without asking'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l dry-run -d 'Show what would be done; change nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from run-now" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -489,9 +490,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_sub
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l all -d 'Every job (narrowed by the filters, if any)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -s y -l yes -d 'Do it without asking'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l dry-run -d 'Show what would be done; change nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from delete" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -508,9 +509,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_sub
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand scheduled; and __fish_seen_subcommand_from groups" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -524,9 +525,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_su
 complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and not __fish_seen_subcommand_from list delete" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -551,9 +552,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcom
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l jsonl -d 'One JSON object per line, with full data'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from list" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -569,14 +570,37 @@ complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcom
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -s y -l yes -d 'Do it without asking'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -l dry-run -d 'Show what would be done; change nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand active; and __fish_seen_subcommand_from delete" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand find" -l in -d 'Only in these places, comma-separated' -r -f -a "ready\t''
+scheduled\t''
+inflight\t''
+dead\t''"
+complete -c qctl -n "__fish_qctl_using_subcommand find" -l limit -d 'Stop after N jobs found (0: every one)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand find" -l max-scan -d 'Stop after looking at N jobs (0: every one)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand find" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand find" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand find" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand find" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand find" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand find" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand find" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand find" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand find" -l jsonl -d 'One JSON object per line'
+complete -c qctl -n "__fish_qctl_using_subcommand find" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand find" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand find" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
+complete -c qctl -n "__fish_qctl_using_subcommand find" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand find" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand find" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand find" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand find" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l since -d 'Start with what happened since TIME (10m: ago)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l interval -d 'Print the counts every DUR' -r
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l poll -d 'Look for changes every DUR' -r
@@ -591,9 +615,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand tail" -l connect-timeout -d 'H
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l failures -d 'Only failures: jobs dead and retries scheduled'
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l no-follow -d 'Print what happened and exit; do not follow'
+complete -c qctl -n "__fish_qctl_using_subcommand tail" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand tail" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand tail" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -610,9 +634,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand inflight" -l tls-key -d 'The c
 complete -c qctl -n "__fish_qctl_using_subcommand inflight" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand inflight" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand inflight" -l jsonl -d 'One JSON object per line, with full data'
+complete -c qctl -n "__fish_qctl_using_subcommand inflight" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand inflight" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand inflight" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand inflight" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand inflight" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand inflight" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand inflight" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -627,9 +651,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l tls-cert -d 'Cli
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -646,9 +670,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l connect-timeout -d
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -s y -l yes -d 'Do it without asking'
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l dry-run -d 'Show what would be done; change nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -662,9 +686,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand pause" -l tls-cert -d 'Client 
 complete -c qctl -n "__fish_qctl_using_subcommand pause" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand pause" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand pause" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand pause" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand pause" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand pause" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand pause" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand pause" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand pause" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand pause" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -678,9 +702,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand resume" -l tls-cert -d 'Client
 complete -c qctl -n "__fish_qctl_using_subcommand resume" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand resume" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand resume" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand resume" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand resume" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand resume" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand resume" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand resume" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand resume" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand resume" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -696,9 +720,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand purge" -l connect-timeout -d '
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -s y -l yes -d 'Do it without asking'
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -l dry-run -d 'Show what would be done; change nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand purge" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand purge" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -713,9 +737,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand export" -l tls-cert -d 'Client
 complete -c qctl -n "__fish_qctl_using_subcommand export" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand export" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand export" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand export" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand export" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand export" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand export" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand export" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand export" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand export" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -732,9 +756,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand import" -l tls-key -d 'The cli
 complete -c qctl -n "__fish_qctl_using_subcommand import" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand import" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
 complete -c qctl -n "__fish_qctl_using_subcommand import" -l replace -d 'Replace jobs whose ids the queue has'
+complete -c qctl -n "__fish_qctl_using_subcommand import" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand import" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand import" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand import" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand import" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand import" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand import" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -760,9 +784,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand move" -l to-cluster -d '--to n
 complete -c qctl -n "__fish_qctl_using_subcommand move" -l take-in-flight -d 'Also take the jobs in flight at the source'
 complete -c qctl -n "__fish_qctl_using_subcommand move" -s y -l yes -d 'Do it without asking'
 complete -c qctl -n "__fish_qctl_using_subcommand move" -l dry-run -d 'Show what would be done; change nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand move" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand move" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand move" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand move" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand move" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand move" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand move" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -783,9 +807,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand limit" -l response-timeout -d 
 complete -c qctl -n "__fish_qctl_using_subcommand limit" -l no-rate -d 'Remove the rate (and its burst)'
 complete -c qctl -n "__fish_qctl_using_subcommand limit" -l no-max-running -d 'Remove the cap on running jobs'
 complete -c qctl -n "__fish_qctl_using_subcommand limit" -l clear -d 'Remove every limit'
+complete -c qctl -n "__fish_qctl_using_subcommand limit" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand limit" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand limit" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand limit" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand limit" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand limit" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand limit" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -802,9 +826,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand doctor" -l response-timeout -d
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -l fix -d 'Repair what needs no guessing (asks first)'
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -s y -l yes -d 'Do it without asking'
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -l dry-run -d 'Show what would be done; change nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand doctor" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand doctor" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -818,9 +842,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand completions" -l tls-cert -d 'C
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand completions" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand completions" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -835,9 +859,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand man" -l tls-cert -d 'Client ce
 complete -c qctl -n "__fish_qctl_using_subcommand man" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand man" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand man" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand man" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand man" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand man" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand man" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand man" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand man" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand man" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -851,9 +875,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand help" -l tls-cert -d 'Client c
 complete -c qctl -n "__fish_qctl_using_subcommand help" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand help" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand help" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand help" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand help" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand help" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand help" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand help" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand help" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand help" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
@@ -887,9 +911,9 @@ complete -c qctl -n "__fish_qctl_using_subcommand consume" -l drain -d 'Run ever
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l wait-scheduled -d 'With --drain: also run jobs scheduled for later'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l prefix -d 'Put "[<job id>] " before every line a handler prints'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l pipe -d 'Feed jobs to long-lived handlers (qctl help pipe)'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand consume" -l json -d 'Print results as JSON'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'

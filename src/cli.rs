@@ -43,7 +43,7 @@ const SHORT_HINT: &str = "\
 --no-color, -V and the connection options (also: qctl help connection).";
 
 /// The last line of `qctl -h`.
-const ROOT_HINT: &str = "More in --help: -q, -v, --no-color, -V, -u URL ... (qctl help connection)";
+const ROOT_HINT: &str = "More in --help: --json, -q, -v, -V, -u URL ... (qctl help connection)";
 
 /// The examples of the command at `path` ("" for qctl itself), under a heading.
 fn examples(path: &str) -> String {
@@ -114,6 +114,15 @@ pub fn command() -> clap::Command {
                 crate::commands::help::EXIT_CODES
             ))
         });
+    // qctl -h keeps to a screen: --json, which every command's -h shows, is named in its
+    // last line instead of a line of its own. Each command gets its own copy first, which
+    // the build then does not replace with the hidden one.
+    let json = cmd.get_arguments().find(|a| a.get_id() == "json").cloned();
+    if let Some(json) = json {
+        cmd = cmd
+            .mut_subcommands(|sub| sub.arg(json.clone()))
+            .mut_arg("json", |a| a.hide_short_help(true));
+    }
     cmd.build();
     plain_usage(&mut cmd);
     cmd
@@ -360,6 +369,18 @@ pub enum Command {
     #[command(subcommand)]
     Active(ActiveCommand),
 
+    /// Look for a text in a queue's jobs: their ids, data and failures.
+    ///
+    /// TEXT is matched exactly, as bytes (case counts, as with --grep), in each job's id, its
+    /// data and the failure qctl recorded for it (its reason and the tail of its stderr), in
+    /// the dead, scheduled, in-flight and ready jobs, in that order; --in names fewer. A job
+    /// whose id is TEXT is looked up first, in one round trip whatever the queue's size. Jobs
+    /// are shown as they are found; the search stops at --limit results or once --max-scan
+    /// jobs were looked at, and a last line on stderr says exactly what it searched. Redis
+    /// does the scan (lua/find.lua), 500 jobs a call. Exit 0 when a job was found, 5 when
+    /// none was.
+    Find(FindArgs),
+
     /// Follow what happens to queues: deaths, retries, consumers, pauses.
     ///
     /// Until stopped (Ctrl-C): jobs dead and retried with their reasons, consumers joining,
@@ -523,6 +544,7 @@ impl Command {
             | Command::Web(_)
             | Command::Consumers { .. }
             | Command::Inflight(_)
+            | Command::Find(_)
             | Command::Tail(_)
             | Command::Export(_)
             | Command::Wait(_)
@@ -1294,6 +1316,42 @@ pub struct TailArgs {
 }
 
 #[derive(Debug, Args)]
+pub struct FindArgs {
+    /// The queue's name.
+    #[arg(value_parser = parse_queue)]
+    pub queue: String,
+    /// The text to look for.
+    #[arg(value_parser = parse_text)]
+    pub text: String,
+    /// Only in these places, comma-separated.
+    ///
+    /// A comma-separated list, or the option given again: `--in dead,scheduled`.
+    #[arg(long = "in", value_name = "PLACES", value_enum, value_delimiter = ',')]
+    pub places: Vec<FindPlace>,
+    /// Stop after N jobs found (0: every one).
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub limit: usize,
+    /// Stop after looking at N jobs (0: every one).
+    ///
+    /// The default, 1,000,000 jobs, is a few seconds of Redis's time; the last line says
+    /// what was searched.
+    #[arg(long, value_name = "N", default_value_t = 1_000_000)]
+    pub max_scan: u64,
+    /// One JSON object per line.
+    #[arg(long)]
+    pub jsonl: bool,
+}
+
+/// A place `find --in` names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum FindPlace {
+    Ready,
+    Scheduled,
+    Inflight,
+    Dead,
+}
+
+#[derive(Debug, Args)]
 pub struct InflightArgs {
     /// The queue's name.
     #[arg(value_parser = parse_queue)]
@@ -1469,6 +1527,15 @@ pub enum Shell {
     Fish,
     Elvish,
     Powershell,
+}
+
+/// A text to look for: any text but the empty one, which every job holds.
+pub fn parse_text(s: &str) -> Result<String, String> {
+    if s.is_empty() {
+        Err("the text is empty (every job holds it): give the text to look for".into())
+    } else {
+        Ok(s.to_string())
+    }
 }
 
 /// A queue name: any text but the empty one (its keys would be `:active`, `:data`, ...).

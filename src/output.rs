@@ -1123,6 +1123,111 @@ impl Output {
     }
 }
 
+/// The rows `qctl find` writes as it finds jobs: WHERE, ID, MATCHED, FAILURES, DATA. The
+/// widths are fixed when the first row is written (the ID column by the first id), so that
+/// each row goes out as soon as its job is found; a longer id pushes its row's last cells.
+pub struct FoundRows {
+    id_width: Option<usize>,
+}
+
+impl Default for FoundRows {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl FoundRows {
+    const WHERE: usize = 9;
+    const MATCHED: usize = 7;
+    const FAILURES: usize = 8;
+
+    pub fn new() -> FoundRows {
+        FoundRows { id_width: None }
+    }
+
+    /// The lines to write for `hit`: the header before the first row, then its row. DATA is
+    /// cut as the listings cut it and to the room [`table_width`] leaves it.
+    pub fn lines(&mut self, hit: &crate::engine::find::Hit) -> Vec<String> {
+        let e = &hit.entry;
+        let id = printable(&e.id);
+        let mut lines = Vec::new();
+        let id_width = match self.id_width {
+            Some(w) => w,
+            None => {
+                let w = width_of(&id).max(2);
+                self.id_width = Some(w);
+                lines.push(self.row("WHERE", "ID", "MATCHED", "FAILURES", "DATA"));
+                w
+            }
+        };
+        let matched: Vec<&str> = hit.matched.iter().map(|m| m.name()).collect();
+        let attempts = e.attempt().map_or("-".to_string(), |a| a.to_string());
+        let mut data = match e.damage() {
+            Some(why) if e.job.is_some() => format!("<damaged: {}>", printable(&why)),
+            Some(_) => "<no record>".to_string(),
+            None => preview(e.data().unwrap_or_default(), 60),
+        };
+        if let Some(room) = table_width() {
+            let used = Self::WHERE + id_width + Self::MATCHED + Self::FAILURES + 8;
+            data = cut(&data, room.saturating_sub(used).max(8));
+        }
+        lines.push(self.row(found_where(hit), &id, &matched.join(","), &attempts, &data));
+        lines
+    }
+
+    fn row(&self, place: &str, id: &str, matched: &str, attempts: &str, data: &str) -> String {
+        let id_width = self.id_width.unwrap_or(2);
+        let line = format!(
+            "{place:<pw$}  {id}{idpad}  {matched:<mw$}  {attempts:>fw$}  {data}",
+            pw = Self::WHERE,
+            idpad = " ".repeat(id_width.saturating_sub(width_of(id))),
+            mw = Self::MATCHED,
+            fw = Self::FAILURES,
+        );
+        line.trim_end().to_string()
+    }
+}
+
+/// Where a job found is, in a row: `dead`, `scheduled`, `in flight`, `ready`, `stranded`.
+fn found_where(hit: &crate::engine::find::Hit) -> &'static str {
+    use crate::engine::find::Where;
+    match hit.place {
+        Some(Where::InFlight) => "in flight",
+        Some(place) => place.name(),
+        None => "stranded",
+    }
+}
+
+/// The JSON of a job `qctl find` found: `queue`, `where` (`dead`, `scheduled`, `inflight`,
+/// `ready`, or `stranded` for a record in no place), `id`, `matched` (`id`, `data`,
+/// `failure`), `attempt`, `data` (as the table shows it: its first 60 characters, or
+/// `<binary, N bytes>`; null when the record is damaged or missing), `damaged`, and
+/// `died` (dead), `due` (scheduled), `ahead` (ready) or `consumer` (in flight).
+pub fn found_json(queue: &str, hit: &crate::engine::find::Hit) -> serde_json::Value {
+    use crate::engine::find::Where;
+    let e = &hit.entry;
+    let damaged = e.damage();
+    let mut v = serde_json::json!({
+        "queue": queue,
+        "where": hit.place.map_or("stranded", Where::name),
+        "id": e.id,
+        "matched": hit.matched.iter().map(|m| m.name()).collect::<Vec<_>>(),
+        "attempt": e.attempt(),
+        "data": damaged.is_none().then(|| preview(e.data().unwrap_or_default(), 60)),
+        "damaged": damaged,
+    });
+    match (hit.place, e.score) {
+        (Some(Where::Dead), Some(t)) => v["died"] = t.into(),
+        (Some(Where::Scheduled), Some(t)) => v["due"] = t.into(),
+        (Some(Where::Ready), Some(a)) => v["ahead"] = (a as u64).into(),
+        _ => {}
+    }
+    if let Some(consumer) = &hit.consumer {
+        v["consumer"] = consumer.as_str().into();
+    }
+    v
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

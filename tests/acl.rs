@@ -1176,3 +1176,47 @@ fn an_operation_refused_any_command_it_runs_changes_nothing_and_names_it() {
     );
     assert!(report.len() > 100, "{} cases", report.len());
 }
+
+/// `find` needs nothing beyond the recipe: it runs under it in every place, and as a user
+/// denied any one command it makes Redis run (its script's own included), it stops with exit 4
+/// naming that command and changes nothing.
+#[test]
+fn find_runs_under_the_recipe_and_names_each_command_it_is_denied() {
+    let server = RedisServer::start();
+    let scene = |server: &RedisServer| {
+        let _: () = server.cmd(&[b"FLUSHALL"]);
+        let _: () = server.cmd(&[b"SCRIPT", b"FLUSH"]);
+        ready(server, &[("r1", "needle ready"), ("r2", "other")]);
+        in_zset(server, "mail:dead", "d1", 1_700_000_000.0);
+        let _: () = server.cmd(&[b"HSET", b"mail:data", b"d1", &record("d1", "needle dead")]);
+        in_zset(server, "mail:scheduled", "s1", 4_000_000_000.0);
+        let _: () = server.cmd(&[
+            b"HSET",
+            b"mail:failures",
+            b"s1",
+            br#"{"reason":"exit 3","stderr":"needle in stderr\n"}"#,
+        ]);
+        support::hold_in_flight(server, "mail");
+    };
+    scene(&server);
+    set_user(&server, "finder", "mail", &[]);
+    let _: () = server.cmd(&[b"CONFIG", b"RESETSTAT"]);
+    let args = ["find", "mail", "needle", "--jsonl"];
+    let (stdout, _) = expect(as_user(&server, "finder").args(args), 0);
+    let found: Vec<&str> = stdout.lines().collect();
+    assert_eq!(found.len(), 3, "{stdout}");
+    let used = commands_run(&server);
+    assert!(used.contains(&"evalsha".to_string()), "{used:?}");
+    for command in &used {
+        scene(&server);
+        let before = queue_state(&server);
+        let user = format!("finder-{}", command.replace('|', "-"));
+        set_user(&server, &user, "mail", &[command.as_str()]);
+        let (_, err) = expect(as_user(&server, &user).args(args), 4);
+        assert!(
+            names_all(&err, &["NOPERM", &command.replace('|', " ")]),
+            "-{command}: {err}"
+        );
+        assert_eq!(queue_state(&server), before, "-{command}");
+    }
+}

@@ -627,3 +627,58 @@ fn a_queue_exported_from_one_node_is_imported_into_a_cluster_under_a_tagged_name
     assert_eq!(due, want);
     figure("C3 export from one node, import into a 3-master cluster as {mail} through a node that does not own it: ready jobs in order, records and due time byte for byte; `import mail` refused with the fix");
 }
+
+/// `find` on a 3-master cluster, through a node that does not own the queue: the exact id
+/// and the scan of every place (its script's keys share the queue's slot), with a budget.
+#[test]
+fn find_searches_a_queue_through_a_node_that_does_not_own_it() {
+    let cluster = Cluster::start(3);
+    let q = "{mail}";
+    let url = cluster.url_not_owning(q);
+    let lines: String = (0..1_200).map(|i| format!("line {i}\n")).collect();
+    qctl_at(&url)
+        .args(["enqueue", q, "--lines", "-q"])
+        .write_stdin(lines)
+        .assert()
+        .success();
+    qctl_at(&url)
+        .args(["enqueue", q, "--id", "later", "--in", "1h", "line tomorrow"])
+        .assert()
+        .success();
+    let out = qctl_at(&url)
+        .args(["find", q, "line 11", "--limit", "0", "--jsonl"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    // line 11, 110-119 and 1100-1199.
+    assert_eq!(
+        stdout(&out).lines().count(),
+        1 + 10 + 100,
+        "{}",
+        stderr(&out)
+    );
+    assert!(
+        stderr(&out).contains("111 jobs found; searched no dead, all 1 scheduled, no in-flight and all 1,200 ready jobs"),
+        "{}",
+        stderr(&out)
+    );
+    let out = qctl_at(&url)
+        .args(["find", q, "later", "--jsonl"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let first: serde_json::Value =
+        serde_json::from_str(stdout(&out).lines().next().unwrap_or_default()).unwrap();
+    assert_eq!(first["where"], "scheduled");
+    assert_eq!(first["matched"], serde_json::json!(["id"]));
+    let out = qctl_at(&url)
+        .args(["find", q, "nothing", "--max-scan", "700"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(5), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("searched no dead, all 1 scheduled, no in-flight and 699 of 1,200 ready jobs: stopped at --max-scan 700"),
+        "{}",
+        stderr(&out)
+    );
+}

@@ -1425,3 +1425,59 @@ fn web_keeps_serving_with_its_output_closed_and_sigterm_ends_it_with_0() {
         modes.join(", ")
     ));
 }
+
+/// `find` only reads: with its stdout closed, its stderr closed, both, or through `| head -1`
+/// it ends with the code it ends with otherwise (0 found, 5 nothing found); a reader gone
+/// ends the search at once instead of scanning on.
+#[test]
+fn find_ends_cleanly_with_its_output_closed_and_stops_searching() {
+    let server = RedisServer::start();
+    let mut wrong = Vec::new();
+    for (args, want) in [
+        (vec!["find", "q", "gateway"], 0),
+        (vec!["find", "q", "gateway", "--jsonl", "--limit", "0"], 0),
+        (vec!["find", "q", "gateway", "--json"], 0),
+        (vec!["find", "q", "absent"], 5),
+    ] {
+        for mode in MODES {
+            fill(&server);
+            plant_expired(&server);
+            let ran = run(&server, &args, None, mode);
+            let what = format!("{} [{mode:?}]", args.join(" "));
+            let outcome = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                check(&server, &what, &ran, want, true)
+            }));
+            if outcome.is_err() {
+                wrong.push(format!("{what}: {ran:?}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    // 20,000 dead jobs that all hold the text, 40 calls of the script to find them all: the
+    // first rows fill the pipe, the reader goes, and the search ends long before.
+    let _: () = server.cmd(&[b"FLUSHALL"]);
+    let mut conn = server.conn();
+    let mut pipe = redis::pipe();
+    for i in 0..20_000 {
+        let id = format!("d{i}");
+        let record = qctl::engine::Job::new(id.as_str(), Some(b"every one".to_vec())).encode();
+        pipe.hset("q:data", &id, record).zadd("q:dead", &id, i);
+    }
+    let _: () = pipe.query(&mut conn).expect("fill");
+    let _: () = server.cmd(&[b"CONFIG", b"RESETSTAT"]);
+    let ran = run(
+        &server,
+        &["find", "q", "every", "--limit", "0", "--max-scan", "0"],
+        None,
+        Out::HeadOne,
+    );
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    assert!(ran.stdout.starts_with("WHERE"), "{ran:?}");
+    let calls: String = server.cmd(&[b"INFO", b"commandstats"]);
+    let scripts: u64 = calls
+        .lines()
+        .find_map(|l| l.strip_prefix("cmdstat_evalsha:calls="))
+        .and_then(|rest| rest.split(',').next()?.parse().ok())
+        .unwrap_or(0);
+    assert!((1..20).contains(&scripts), "{scripts} calls of the script");
+}

@@ -231,3 +231,45 @@ fn stats_watch_at_80_columns_keeps_the_rates_and_says_what_it_left_out() {
     tmux.keys(&["C-c"]);
     assert_eq!(tmux.exit_status(), 0);
 }
+
+/// `find` writes each row as its job is found, so its widths are set by the first row: at 80
+/// columns every row fits with its id whole (UUIDs here) and DATA cut with `…`; at 200
+/// columns and off a terminal DATA shows what the listings show (60 characters).
+#[test]
+fn find_rows_fit_80_columns_with_ids_whole() {
+    let server = RedisServer::start();
+    let ids = fill(&server);
+    for columns in [Some(80), Some(200), None] {
+        let (stdout, _) = run(
+            &server,
+            columns,
+            &["find", LONG_QUEUE, "someone@example.com"],
+        );
+        let lines: Vec<&str> = stdout.lines().collect();
+        assert_eq!(lines.len(), 1 + 7, "{columns:?}:\n{stdout}");
+        let header: Vec<&str> = lines[0].split_whitespace().collect();
+        assert_eq!(header, ["WHERE", "ID", "MATCHED", "FAILURES", "DATA"]);
+        for line in &lines[1..] {
+            if let Some(n) = columns {
+                assert!(line.chars().count() <= n, "{n}: {line}");
+            }
+            let data = line.split("  ").last().unwrap_or_default().trim();
+            assert!(data.ends_with('…'), "{columns:?}: {line}");
+            let shown = data.chars().count();
+            match columns {
+                Some(80) => assert!(shown < 20, "{line}"),
+                _ => assert_eq!(shown, 61, "{line}"),
+            }
+        }
+        // The dead ones first, with their ids whole, aligned under ID.
+        let at = lines[0].find("ID").unwrap();
+        for (line, id) in lines[1..4].iter().zip(&ids) {
+            assert!(line.starts_with("dead"), "{line}");
+            assert!(
+                lines[1..4].iter().any(|l| l[at..].starts_with(id.as_str())),
+                "{id}:\n{stdout}"
+            );
+            assert_eq!(line[at..].split_whitespace().nth(2), Some("1"), "{line}");
+        }
+    }
+}

@@ -34,8 +34,8 @@ Exit codes:
   4    Redis answered with an error, shown in its own words: WRONGTYPE
        (naming the key), NOPERM, NOAUTH, WRONGPASS, OOM; BADVALUE for a
        counter of NAME:stats that is no integer
-  5    nothing was done: the id is taken, nothing matched, or the queue
-       named has no key
+  5    nothing was done: the id is taken, nothing matched (find found
+       nothing), or the queue named has no key
   6    bad input: unreadable file, invalid JSON line, damaged record, a job
        larger than Redis takes (proto-max-bulk-len)
   7    partly done: some of the work failed (consume --drain: some job
@@ -272,6 +272,11 @@ pub fn examples(path: &str) -> Vec<String> {
         "active delete" => &[
             "qctl active delete mail ID",
             "qctl active delete mail ID --yes",
+        ],
+        "find" => &[
+            "qctl find mail ann@example.com",
+            "qctl find mail 'exit 3' --in dead,scheduled --limit 0",
+            "qctl find mail ID --jsonl",
         ],
         "tail" => &[
             "qctl tail mail",

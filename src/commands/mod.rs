@@ -9,6 +9,7 @@ mod dead;
 mod doctor;
 mod enqueue;
 mod export;
+mod find;
 mod groups;
 pub(crate) mod help;
 mod history;
@@ -306,6 +307,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Command::Scheduled(cmd) => scheduled::run(ctx, cmd).await,
             Command::Active(cmd) => active::run(ctx, cmd).await,
             Command::Inflight(args) => inflight::run(ctx, args).await,
+            Command::Find(args) => find::run(ctx, args).await,
             Command::Tail(args) => tail::run(ctx, args).await,
             Command::Consumers {
                 queue,

@@ -9,6 +9,7 @@ pub mod doctor;
 pub mod enqueue;
 pub mod error;
 pub mod failure;
+pub mod find;
 pub mod groups;
 pub mod health;
 pub mod history;

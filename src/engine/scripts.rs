@@ -131,6 +131,7 @@ scripts! {
     MOVE_TAKE => "move_take",
     MOVE_PUBLISH => "move_publish",
     MOVE_RETURN => "move_return",
+    FIND => "find",
 }
 
 impl Lua {
