@@ -3939,3 +3939,98 @@ fn a_job_whose_id_holds_slashes_pluses_percents_and_bidi_is_changed_from_its_own
     );
     assert_eq!(ready_ids(&server), ["other"]);
 }
+
+/// The descriptor of the socket `pid` holds for the TCP connection from local port `from` to
+/// its port `to` on loopback, found by the socket's inode in /proc.
+fn socket_of(pid: i32, to: u16, from: u16) -> Option<i32> {
+    let local = format!("0100007F:{to:04X}");
+    let remote = format!("0100007F:{from:04X}");
+    let table = std::fs::read_to_string(format!("/proc/{pid}/net/tcp")).ok()?;
+    let inode = table.lines().skip(1).find_map(|line| {
+        let fields: Vec<&str> = line.split_whitespace().collect();
+        (fields.get(1) == Some(&local.as_str()) && fields.get(2) == Some(&remote.as_str()))
+            .then(|| fields.get(9).map(|s| s.to_string()))
+            .flatten()
+    })?;
+    let wanted = format!("socket:[{inode}]");
+    std::fs::read_dir(format!("/proc/{pid}/fd"))
+        .ok()?
+        .flatten()
+        .find(|entry| {
+            std::fs::read_link(entry.path()).is_ok_and(|target| target.to_str() == Some(&wanted))
+        })
+        .and_then(|entry| entry.file_name().to_str()?.parse().ok())
+}
+
+/// Whether TCP_NODELAY is set on descriptor `fd` of process `pid` (a copy of it taken with
+/// pidfd_getfd, which a parent may do to its child).
+fn nodelay_of(pid: i32, fd: i32) -> bool {
+    // SAFETY: plain system calls on descriptors this function opens and closes; the option
+    // is read into a c_int of the size given.
+    unsafe {
+        let pidfd = libc::syscall(libc::SYS_pidfd_open, pid, 0) as i32;
+        assert!(
+            pidfd >= 0,
+            "pidfd_open: {}",
+            std::io::Error::last_os_error()
+        );
+        let copy = libc::syscall(libc::SYS_pidfd_getfd, pidfd, fd, 0) as i32;
+        assert!(
+            copy >= 0,
+            "pidfd_getfd: {}",
+            std::io::Error::last_os_error()
+        );
+        let mut value: libc::c_int = 0;
+        let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+        let rc = libc::getsockopt(
+            copy,
+            libc::IPPROTO_TCP,
+            libc::TCP_NODELAY,
+            (&mut value as *mut libc::c_int).cast(),
+            &mut len,
+        );
+        assert_eq!(rc, 0, "getsockopt: {}", std::io::Error::last_os_error());
+        libc::close(copy);
+        libc::close(pidfd);
+        value != 0
+    }
+}
+
+#[test]
+fn every_connection_is_served_with_nodelay_so_a_page_written_in_parts_is_not_held_back() {
+    // A page of jobs is written as it is read, in parts; with Nagle's algorithm on the
+    // connection each part after the first waited for the client's delayed acknowledgement
+    // (40 ms a request on a connection kept open, as bench/web measured).
+    use std::io::{Read, Write};
+    let server = RedisServer::start();
+    fill(&server);
+    let web = Web::start(&server, &[]);
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", web.port)).expect("connect");
+    let from = stream.local_addr().expect("local address").port();
+    for _ in 0..2 {
+        write!(
+            stream,
+            "GET /api/queues/mail/dead HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
+            web.port
+        )
+        .expect("send a request");
+        // The chunked answer ends with its last, empty chunk.
+        let mut answer = Vec::new();
+        let mut buf = [0u8; 4096];
+        while !answer.ends_with(b"0\r\n\r\n") {
+            let n = stream.read(&mut buf).expect("read the answer");
+            assert!(n > 0, "closed: {}", String::from_utf8_lossy(&answer));
+            answer.extend_from_slice(&buf[..n]);
+        }
+        let text = String::from_utf8_lossy(&answer);
+        assert!(text.starts_with("HTTP/1.1 200"), "{text}");
+        assert!(text.contains("\"total\":1"), "{text}");
+    }
+    let pid = web.process.pid();
+    let fd = socket_of(pid, web.port, from)
+        .unwrap_or_else(|| panic!("no socket of qctl web for the connection from port {from}"));
+    assert!(
+        nodelay_of(pid, fd),
+        "qctl web serves the connection with Nagle's algorithm on (TCP_NODELAY not set)"
+    );
+}

@@ -205,6 +205,12 @@ pub async fn serve(
             },
             _ = &mut stop => return,
         };
+        // A response written in parts (a page of jobs, as it is read) goes out part by part:
+        // with Nagle's algorithm each part after the first waited for the client's delayed
+        // acknowledgement, 40 ms a response on a connection kept open.
+        if let Err(e) = stream.set_nodelay(true) {
+            out.verbose(format_args!("cannot set TCP_NODELAY on a connection: {e}"));
+        }
         let service = TowerToHyperService::new(router.clone());
         let acceptor = acceptor.clone();
         tokio::spawn(async move {
