@@ -1160,18 +1160,12 @@ impl FoundRows {
                 w
             }
         };
-        let matched: Vec<&str> = hit.matched.iter().map(|m| m.name()).collect();
-        let attempts = e.attempt().map_or("-".to_string(), |a| a.to_string());
-        let mut data = match e.damage() {
-            Some(why) if e.job.is_some() => format!("<damaged: {}>", printable(&why)),
-            Some(_) => "<no record>".to_string(),
-            None => preview(e.data().unwrap_or_default(), 60),
-        };
+        let [place, _, matched, attempts, mut data] = found_cells(hit);
         if let Some(room) = table_width() {
             let used = Self::WHERE + id_width + Self::MATCHED + Self::FAILURES + 8;
             data = cut(&data, room.saturating_sub(used).max(8));
         }
-        lines.push(self.row(found_where(hit), &id, &matched.join(","), &attempts, &data));
+        lines.push(self.row(&place, &id, &matched, &attempts, &data));
         lines
     }
 
@@ -1186,6 +1180,26 @@ impl FoundRows {
         );
         line.trim_end().to_string()
     }
+}
+
+/// The cells of a job `qctl find` found: WHERE, ID, MATCHED, FAILURES, DATA (its first 60
+/// characters as the listings cut them, `<damaged: why>` or `<no record>`), escaped.
+pub fn found_cells(hit: &crate::engine::find::Hit) -> [String; 5] {
+    let e = &hit.entry;
+    let matched: Vec<&str> = hit.matched.iter().map(|m| m.name()).collect();
+    let attempts = e.attempt().map_or("-".to_string(), |a| a.to_string());
+    let data = match e.damage() {
+        Some(why) if e.job.is_some() => format!("<damaged: {}>", printable(&why)),
+        Some(_) => "<no record>".to_string(),
+        None => preview(e.data().unwrap_or_default(), 60),
+    };
+    [
+        found_where(hit).to_string(),
+        printable(&e.id),
+        matched.join(","),
+        attempts,
+        data,
+    ]
 }
 
 /// Where a job found is, in a row: `dead`, `scheduled`, `in flight`, `ready`, `stranded`.

@@ -4034,3 +4034,122 @@ fn every_connection_is_served_with_nodelay_so_a_page_written_in_parts_is_not_hel
         "qctl web serves the connection with Nagle's algorithm on (TCP_NODELAY not set)"
     );
 }
+
+/// `(where, id, matched)` of each job in `jobs`, sorted.
+fn found_of(jobs: &[Value]) -> Vec<(String, String, String)> {
+    let mut out: Vec<(String, String, String)> = jobs
+        .iter()
+        .map(|j| {
+            (
+                j["where"].as_str().unwrap_or_default().to_string(),
+                j["id"].as_str().unwrap_or_default().to_string(),
+                j["matched"].to_string(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn the_search_page_and_its_api_find_what_qctl_find_finds() {
+    let server = RedisServer::start();
+    let (_smtp, _bad) = two_causes(&server);
+    enqueue(
+        &server,
+        &["mail", "--in", "1h", "--id", "later", "smtp later"],
+    );
+    let web = Web::start(&server, &[]);
+    for (query, args) in [
+        ("text=smtp", vec!["smtp"]),
+        ("text=a2", vec!["a2"]),
+        ("text=smtp&in=scheduled", vec!["smtp", "--in", "scheduled"]),
+        (
+            "text=smtp&in=dead,ready&limit=2",
+            vec!["smtp", "--in", "dead,ready", "--limit", "2"],
+        ),
+        ("text=b&max_scan=1", vec!["b", "--max-scan", "1"]),
+    ] {
+        let cli = run(qctl(&server).args(["find", "mail", "--jsonl"]).args(&args));
+        let expected: Vec<Value> = cli
+            .stdout()
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("JSON"))
+            .collect();
+        let api = web.get(&format!("/api/queues/mail/find?{query}"));
+        assert_eq!(api.status, 200, "{query}: {api:?}");
+        let answer = api.json();
+        let jobs = answer["jobs"].as_array().expect("jobs").clone();
+        assert_eq!(found_of(&jobs), found_of(&expected), "{query}");
+        // The closing line of qctl find, in the page and the API.
+        let closing = cli.err.lines().last().unwrap_or_default().to_string();
+        assert!(
+            closing.ends_with(answer["searched"].as_str().unwrap_or("?")),
+            "{query}: {closing} / {answer}"
+        );
+        let page = web.get(&format!("/queues/mail/find?{query}"));
+        assert_eq!(page.status, 200, "{query}");
+        assert!(
+            page.body.contains(&closing.replace('"', "&quot;")),
+            "{query}: {closing}: {}",
+            page.body
+        );
+        for job in &jobs {
+            let id = job["id"].as_str().unwrap_or_default();
+            assert!(
+                page.body.contains(&format!("/queues/mail/jobs/{id}\"")),
+                "{id}"
+            );
+        }
+    }
+    // Every queue page has the box; a bad value is refused in the CLI's words.
+    let summary = web.get("/queues/mail");
+    assert!(
+        summary.body.contains("action=\"/queues/mail/find\""),
+        "{}",
+        summary.body
+    );
+    let bad = web.get("/api/queues/mail/find?text=x&in=everywhere");
+    assert_eq!(bad.status, 400);
+    assert!(
+        bad.body.contains("invalid value 'everywhere'"),
+        "{}",
+        bad.body
+    );
+    let none = web.get("/api/queues/mail/find?text=nothing-holds-this");
+    assert_eq!(none.json()["found"], 0);
+    let page = web.get("/queues/mail/find?text=nothing-holds-this");
+    assert!(
+        page.body.contains("nothing found; searched"),
+        "{}",
+        page.body
+    );
+}
+
+#[test]
+fn in_a_browser_the_search_box_finds_a_job_by_a_word_in_its_data() {
+    let server = RedisServer::start();
+    two_causes(&server);
+    enqueue(
+        &server,
+        &["mail", "--id", "needle-job", "<b>order 4711</b>"],
+    );
+    let web = Web::start(&server, &[]);
+    let Some(browser) = Browser::start(1280, 800) else {
+        return;
+    };
+    browser.open(&format!("{}queues/mail", web.url));
+    let field = browser.element("form.find input[name=text]");
+    field.click();
+    field.type_text("4711\n");
+    browser.wait("the search's answer", |b| {
+        b.text("#shown").is_some_and(|t| t.contains("1 job found"))
+    });
+    let link = browser.element("table.found th a");
+    assert_eq!(link.text(), "needle-job");
+    assert!(browser.body_text().contains("<b>order 4711</b>"));
+    link.click();
+    browser.wait("the job's page", |b| {
+        b.url().contains("/queues/mail/jobs/needle-job")
+    });
+}

@@ -106,6 +106,8 @@ pub fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
         .route("/health", get(pages::health::page))
         .route("/api/health", get(api::health))
         .route("/queues/{queue}", get(pages::queue::summary))
+        .route("/queues/{queue}/find", get(pages::find::page_of))
+        .route("/api/queues/{queue}/find", get(pages::find::api))
         .route("/queues/{queue}/{state}", get(pages::queue::list))
         .route("/queues/{queue}/{state}/groups", get(pages::queue::groups))
         .route("/api/queues/{queue}", get(api::queue))

@@ -13,6 +13,7 @@ use axum::http::StatusCode;
 use super::App;
 use crate::engine::consumers::{self, Description, InFlight, Seen};
 use crate::engine::doctor::Permission;
+use crate::engine::find::{Hit, Report, Search, Where};
 use crate::engine::groups::{self, Groups};
 use crate::engine::limits::{self, Limits, Usage};
 use crate::engine::listing::{self, Entry, Fetched, Filter, Pager, Place, CALL_BYTES};
@@ -871,4 +872,75 @@ async fn read_events(
         now,
         more: tick.behind,
     })
+}
+
+/// What a search page asks: `text`, `in` (places, repeated or comma-separated: ready,
+/// scheduled, inflight, dead; none: every one), `limit` (jobs found, 1 to
+/// [`MOST_PER_PAGE`], 50 by default) and `max_scan` (jobs looked at; 0: every one; `qctl
+/// find`'s default), read as `qctl find` reads its flags.
+pub fn ask_find(query: Option<&str>) -> Result<Search, Refusal> {
+    let mut search = Search::everywhere("");
+    search.limit = Some(50);
+    let mut places: Vec<Where> = Vec::new();
+    for (name, value) in url::form_urlencoded::parse(query.unwrap_or_default().as_bytes()) {
+        match name.as_ref() {
+            "text" => search.text = value.into_owned(),
+            "in" => {
+                for word in value.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+                    match Where::from_name(word) {
+                        Some(place) if !places.contains(&place) => places.push(place),
+                        Some(_) => {}
+                        None => {
+                            return Err(Refusal::bad(format!(
+                                "invalid value '{word}' for '--in <PLACES>' (the parameter in): one of ready, scheduled, inflight, dead"
+                            )))
+                        }
+                    }
+                }
+            }
+            "limit" if !value.is_empty() => search.limit = Some(read("limit", &value, page_size)?),
+            "max_scan" if !value.is_empty() => {
+                let n: u64 = read("max_scan", &value, |v| {
+                    v.trim().parse().map_err(|e| format!("{e}"))
+                })?;
+                search.max_scan = (n > 0).then_some(n);
+            }
+            "limit" | "max_scan" => {}
+            other => {
+                return Err(Refusal::bad(format!(
+                    "unexpected parameter {other:?}: a search takes text, in, limit, max_scan"
+                )))
+            }
+        }
+    }
+    if !places.is_empty() {
+        search.places = Where::ALL
+            .into_iter()
+            .filter(|w| places.contains(w))
+            .collect();
+    }
+    Ok(search)
+}
+
+/// The jobs of `keys` that hold `search.text`, as `qctl find` finds them, and what was
+/// searched.
+pub async fn search(
+    app: &App,
+    keys: &QueueKeys,
+    search: &Search,
+) -> Result<(Vec<Hit>, Report), Error> {
+    let mut redis = app.link.redis().await?;
+    let mut hits = Vec::new();
+    let found = engine::find::find(&mut redis, keys, search, |hit| {
+        hits.push(hit);
+        std::ops::ControlFlow::Continue(())
+    })
+    .await;
+    match found {
+        Ok(report) => Ok((hits, report)),
+        Err(e) => {
+            app.link.failed(&e).await;
+            Err(e)
+        }
+    }
 }

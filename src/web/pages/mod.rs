@@ -9,6 +9,7 @@
 
 pub mod bulk;
 pub mod chart;
+pub mod find;
 pub mod health;
 pub mod job;
 pub mod overview;

@@ -94,8 +94,9 @@ pub fn refused(app: &App, refusal: Refusal) -> Response {
     (refusal.status, Html(page.into_string())).into_response()
 }
 
-/// A queue's page: its title, its tabs, and `body`.
-fn page(app: &App, queue: &str, title: &str, current: &str, body: Markup) -> Response {
+/// A queue's page: its title, its tabs, the search box (but on the search's own page, whose
+/// body has it), and `body`.
+pub fn page(app: &App, queue: &str, title: &str, current: &str, body: Markup) -> Response {
     let latest = app.latest.borrow().clone();
     let stats = queue::stats(app, queue);
     respond(layout(
@@ -106,6 +107,7 @@ fn page(app: &App, queue: &str, title: &str, current: &str, body: Markup) -> Res
         html! {
             h1 { "Queue " span.queue { (Shown(queue)) } }
             (tabs(queue, stats.as_ref(), current))
+            @if current != super::find::find_path(queue) { (super::find::search_box(queue, None)) }
             @if title != "Queue" { h2.page { (title) } }
             (body)
         },
