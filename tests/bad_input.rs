@@ -907,7 +907,7 @@ fn odd_queue_names_work_end_to_end_and_never_reach_other_queues() {
             cases += 1;
         }
         assert_eq!(server.key_type(&format!("{name}:data")), "none");
-        let purge = run(qctl(&server).args(["purge", "--yes", "--", name]));
+        let purge = run(qctl(&server).args(["purge", "--yes", "--forget-changes", "--", name]));
         assert_eq!(purge.code, Some(0), "{name:?}: {purge:?}");
         assert!(
             keys(&server)

@@ -362,6 +362,7 @@ pub async fn bulk(
     if let Some(end) = super::ask(&mut ctx, &format!("{what}?"), yes, &stop).await? {
         return Ok(end);
     }
+    crate::engine::changes::check_rights(&mut redis, &keys).await?;
 
     let bar = ctx.out.progress(count, verb(action));
     let action = match (action, place) {
@@ -381,6 +382,7 @@ pub async fn bulk(
         .without_scores()
         .reading(reading);
     let (mut done, mut skipped) = (0u64, Vec::new());
+    let mut change = crate::engine::changes::Change::new(&recorded_action(place, action));
     // Jobs of the last step whose fate is not known: a second signal did not wait for its
     // answer, or its reply was lost and reading back failed.
     let mut unconfirmed = 0u64;
@@ -432,9 +434,15 @@ pub async fn bulk(
         };
         for (job, fate) in chunk.iter().zip(fates) {
             match fate {
-                Some(Fate::Done) => done += 1,
+                Some(Fate::Done) => {
+                    done += 1;
+                    change.did(&job.id);
+                }
                 Some(Fate::NotFound) => missing.push(job.id.clone()),
-                Some(Fate::Skipped(why)) => skipped.push((job.id.clone(), why)),
+                Some(Fate::Skipped(why)) => {
+                    change.skip(&why);
+                    skipped.push((job.id.clone(), why));
+                }
                 None => {}
             }
         }
@@ -476,6 +484,11 @@ pub async fn bulk(
             }
             (cause, text)
         });
+    change.not_found = missing.len() as u64;
+    change.unconfirmed = unconfirmed;
+    change.interrupted = stopped.as_ref().map(|(cause, _)| cause.name().to_string());
+    change.error = failure.as_ref().map(|err| format!("{err:#}"));
+    super::record(&ctx, &mut redis, &keys, &change).await;
     if let (None, Some(err)) = (&stopped, failure) {
         return Err(err.context(tally.describe(&missing, &skipped)));
     }
@@ -489,6 +502,22 @@ pub async fn bulk(
         &skipped,
         stopped,
     )
+}
+
+/// The action of a bulk change in the queue's record: the command that made it
+/// (`dead requeue`, `scheduled run-now`, `active delete`).
+fn recorded_action(place: Place, action: Action) -> String {
+    let noun = match place {
+        Place::Dead => "dead",
+        Place::Scheduled => "scheduled",
+        Place::Active => "active",
+    };
+    let verb = match action {
+        Action::Requeue { .. } => "requeue",
+        Action::Delete | Action::DeleteActive => "delete",
+        Action::RunNow => "run-now",
+    };
+    format!("{noun} {verb}")
 }
 
 /// How far a bulk command got, for the message of a run that stopped before it was done.

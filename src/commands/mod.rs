@@ -1,6 +1,7 @@
 //! One file per subcommand: read the flags, call the engine, render the result.
 
 mod active;
+mod changes;
 mod check;
 mod completions;
 mod consume;
@@ -318,8 +319,13 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             } => orphans::run(ctx, &queue, orphan_after, confirm).await,
             Command::Pause { queue } => pause::run(ctx, &queue, true).await,
             Command::Resume { queue } => pause::run(ctx, &queue, false).await,
-            Command::Purge { queue, confirm } => purge::run(ctx, &queue, confirm).await,
+            Command::Purge {
+                queue,
+                forget_changes,
+                confirm,
+            } => purge::run(ctx, &queue, forget_changes, confirm).await,
             Command::Doctor(args) => doctor::run(ctx, args).await,
+            Command::Changes(args) => changes::run(ctx, args).await,
             Command::Export(args) => export::run(ctx, args).await,
             Command::Import(args) => import::run(ctx, args).await,
             Command::Move(args) => r#move::run(ctx, args).await,
@@ -329,6 +335,28 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Command::Help { words } => help::run(ctx, &words),
         }
     })
+}
+
+/// Appends `change` to the queue's record (`NAME:changes`, through
+/// [`crate::engine::changes::record`]) once it is made (one that changed nothing before a
+/// stop or an error ended it is not: see [`crate::engine::changes::Change::is_recorded`]). A change that cannot be recorded (the
+/// user may not write the record, Redis went away) stands: a warning says so.
+async fn record(
+    ctx: &Context,
+    redis: &mut crate::engine::Redis,
+    keys: &QueueKeys,
+    change: &crate::engine::changes::Change,
+) {
+    if !change.is_recorded() {
+        return;
+    }
+    let origin = crate::engine::changes::Origin::cli();
+    if let Err(e) = crate::engine::changes::record(redis, keys, change, &origin).await {
+        ctx.out.warn(format_args!(
+            "the change was made, but recording it in {} failed: {e}",
+            crate::output::printable(&keys.changes)
+        ));
+    }
 }
 
 /// The error of a change that failed, told as one whose outcome is not known when the call

@@ -8,6 +8,7 @@ use serde_json::json;
 
 use super::Context;
 use crate::cli::MoveArgs;
+use crate::engine::changes::Change;
 use crate::engine::conn::Access;
 use crate::engine::r#move::{self, From, Mover, Settled};
 use crate::engine::transfer::{self, Counts};
@@ -160,6 +161,8 @@ pub async fn run(mut ctx: Context, args: MoveArgs) -> anyhow::Result<ExitCode> {
         return Ok(end);
     }
 
+    crate::engine::changes::check_rights(&mut mover.src, &mover.source).await?;
+    crate::engine::changes::check_rights(&mut mover.dst, &mover.destination).await?;
     let counter = ctx.out.counter("jobs moved");
     let mut tally = Tally::default();
     let mut stopped = None;
@@ -174,6 +177,36 @@ pub async fn run(mut ctx: Context, args: MoveArgs) -> anyhow::Result<ExitCode> {
     )
     .await;
     counter.finish_and_clear();
+
+    // Both queues record the move: the source what left it, the destination what came.
+    if tally.moved() > 0
+        || !tally.collided.is_empty()
+        || !tally.stuck.is_empty()
+        || outcome.is_err()
+    {
+        let mut change = Change::new("move out");
+        change.done = tally.moved();
+        for _ in &tally.collided {
+            change.skip("the destination has another job with its id: given back");
+        }
+        for _ in &tally.stuck {
+            change.skip("the destination has another job with its id, and the source its id again: left in NAME:move-out");
+        }
+        let states = tally.states();
+        let states = if states.is_empty() {
+            String::new()
+        } else {
+            format!(": {states}")
+        };
+        change.interrupted = stopped.map(|cause| cause.name().to_string());
+        change.error = outcome.as_ref().err().map(|e| e.to_string());
+        let mut arrived = change.clone();
+        change.detail = format!("to {to:?} at {}{states}", mover.dst.server());
+        super::record(&ctx, &mut mover.src, &mover.source, &change).await;
+        arrived.action = "move in".into();
+        arrived.detail = format!("from {from:?} at {}{states}", mover.src.server());
+        super::record(&ctx, &mut mover.dst, &mover.destination, &arrived).await;
+    }
 
     if ctx.out.json {
         let _ = ctx.out.json_line(&json!({
