@@ -252,6 +252,17 @@ fn every_change_leaves_an_entry_with_its_counts_ids_user_host_and_command_line()
     assert_eq!(into[0]["action"], "move in");
     assert_eq!(into[0]["done"], moved_out["done"]);
     assert!(moved_out["done"].as_u64().unwrap() >= 2, "{moved_out}");
+    // Both sides keep the ids that moved.
+    assert_eq!(moved_out["ids_total"], moved_out["done"], "{moved_out}");
+    assert_eq!(into[0]["ids_total"], moved_out["done"], "{}", into[0]);
+    assert!(
+        moved_out["sample"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|id| id == "i1"),
+        "{moved_out}"
+    );
     assert!(
         into[0]["detail"]
             .as_str()
@@ -571,7 +582,12 @@ fn purge_keeps_the_record_with_the_purge_and_forget_changes_removes_it() {
     let out = qctl(&server).args(["--json", "stats"]).output().unwrap();
     let stats: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(stats, serde_json::json!([]), "{stats}");
-    // --forget-changes deletes the record too, and records nothing.
+    // --forget-changes deletes the record too, and records nothing: alone, or with jobs.
+    qctl(&server)
+        .args(["purge", "q", "--yes", "--forget-changes"])
+        .assert()
+        .success();
+    assert_eq!(server.key_type("q:changes"), "none");
     dead_jobs(&server, "q", "d", 1);
     qctl(&server)
         .args(["purge", "q", "--yes", "--forget-changes"])

@@ -29,11 +29,16 @@ struct Tally {
     stuck: Vec<String>,
     /// Jobs still in flight at the source when the wait for them ended.
     left_in_flight: u64,
+    /// What the record of changes keeps of the ids that arrived.
+    ids: Change,
 }
 
 impl Tally {
     fn add(&mut self, settled: Settled) -> u64 {
         let n = settled.arrived.len() as u64;
+        for id in &settled.arrived_ids {
+            self.ids.touched(id);
+        }
         for from in settled.arrived {
             match from {
                 From::Ready => self.ready += 1,
@@ -186,6 +191,8 @@ pub async fn run(mut ctx: Context, args: MoveArgs) -> anyhow::Result<ExitCode> {
     {
         let mut change = Change::new("move out");
         change.done = tally.moved();
+        change.ids = std::mem::take(&mut tally.ids.ids);
+        change.ids_total = tally.ids.ids_total;
         for _ in &tally.collided {
             change.skip("the destination has another job with its id: given back");
         }

@@ -19,7 +19,18 @@ pub async fn run(
 ) -> anyhow::Result<ExitCode> {
     let keys = ctx.keys(queue)?;
     let mut redis = ctx.server()?.connect().await?;
-    super::require_queue(&mut redis, &keys).await?;
+    // A queue whose record of changes is all that is left may still have it deleted.
+    let record_only = forget_changes
+        && redis
+            .query::<u64>(
+                redis::cmd("EXISTS").arg(&keys.changes),
+                format!("EXISTS {}", keys.changes),
+            )
+            .await?
+            > 0;
+    if !record_only {
+        super::require_queue(&mut redis, &keys).await?;
+    }
     let mut targets: Vec<String> = keys.fixed().iter().map(|k| k.to_string()).collect();
     if forget_changes {
         targets.push(keys.changes.clone());
