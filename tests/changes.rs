@@ -696,3 +696,41 @@ fn on_a_cluster_the_record_is_in_the_queue_slot() {
         assert_eq!(entries[0]["sample"], serde_json::json!(["j1"]));
     }
 }
+
+#[test]
+fn a_record_of_the_wrong_type_is_named_by_changes_tail_doctor_and_a_change_warns() {
+    let server = RedisServer::start();
+    dead_jobs(&server, "q", "d", 1);
+    let _: () = server.cmd(&[b"SET", b"q:changes", b"not a stream"]);
+    for args in [&["changes", "q"][..], &["tail", "q", "--no-follow"]] {
+        let out = qctl(&server).args(args).output().unwrap();
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(4), "{args:?}: {err}");
+        assert!(
+            err.contains("WRONGTYPE") && err.contains("q:changes"),
+            "{args:?}: {err}"
+        );
+    }
+    // The change is made; the warning names the key.
+    let out = qctl(&server)
+        .args(["dead", "requeue", "q", "--all", "--yes"])
+        .output()
+        .unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(
+        err.contains("the change was made, but recording it in q:changes failed")
+            && err.contains("WRONGTYPE"),
+        "{err}"
+    );
+    assert_eq!(server.lrange("q:active"), ["d1"]);
+    let out = qctl(&server)
+        .args(["--json", "doctor", "q"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        text.contains("\"key\":\"q:changes\"") && text.contains("expected a stream"),
+        "{text}"
+    );
+}
