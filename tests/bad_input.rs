@@ -2198,3 +2198,30 @@ fn an_unknown_queue_name_is_told_with_the_known_ones_by_every_command() {
         go_on.len() + 1
     ));
 }
+
+#[test]
+fn changes_refuses_a_bad_time_an_empty_span_and_an_entry_that_is_no_stream_id() {
+    let server = RedisServer::start();
+    qctl(&server).args(["pause", "q"]).assert().success();
+    for (args, words) in [
+        (&["changes", "q", "--since", "garbage"][..], "--since"),
+        (
+            &["changes", "q", "--since", "1h", "--until", "2h"],
+            "--since is after --until",
+        ),
+        (
+            &["changes", "q", "--ids", "1\u{1b}[31m-0"],
+            "is not an entry of q:changes",
+        ),
+        (&["changes", "q", "--limit", "-1"], "--limit"),
+    ] {
+        let out = qctl(&server).args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(words), "{args:?}: {err}");
+        assert!(
+            !err.contains('\u{1b}'),
+            "{args:?}: an escape reached the terminal: {err:?}"
+        );
+    }
+}
