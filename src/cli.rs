@@ -491,7 +491,7 @@ pub enum Command {
     /// List the changes made to a queue: who, when, what, how many jobs.
     ///
     /// Every change qctl makes to a queue (requeue, delete, run-now, orphans, pause,
-    /// resume, purge, move, import, limit) appends an entry to NAME:changes: the server's
+    /// resume, purge, move, import, limit, doctor --fix) appends an entry to NAME:changes: the server's
     /// time, the action, the jobs done, not found and skipped (with why), the first 1,000
     /// ids, the OS user and host, and the command line without passwords. Dry runs and
     /// declined questions record nothing. The newest --limit entries are listed oldest

@@ -734,3 +734,41 @@ fn a_record_of_the_wrong_type_is_named_by_changes_tail_doctor_and_a_change_warns
         "{text}"
     );
 }
+
+#[test]
+fn doctor_fix_records_what_it_repaired() {
+    let server = RedisServer::start();
+    // A record in no state, and an id in q:active without a record.
+    let record = Job::new("stranded", Some(b"x".to_vec())).encode();
+    let _: () = server.cmd(&[b"HSET", b"q:data", b"stranded", &record]);
+    let _: () = server.cmd(&[b"RPUSH", b"q:active", b"norecord"]);
+    let out = qctl(&server)
+        .args(["doctor", "q", "--fix", "--yes"])
+        .output()
+        .unwrap();
+    assert!(
+        !stderr(&out).contains("recording it in"),
+        "{}",
+        stderr(&out)
+    );
+    let entries = changes(&server, "q");
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    let e = &entries[0];
+    assert_eq!(e["action"], "doctor fix", "{e}");
+    assert_eq!(e["done"], 2, "{e}");
+    assert_eq!(
+        e["sample"],
+        serde_json::json!(["stranded", "norecord"]),
+        "{e}"
+    );
+    assert_eq!(
+        e["detail"], "requeued 1 record in no state, removed 1 id without a record",
+        "{e}"
+    );
+    // A second run finds nothing to fix and records nothing.
+    qctl(&server)
+        .args(["doctor", "q", "--fix", "--yes"])
+        .output()
+        .unwrap();
+    assert_eq!(changes(&server, "q").len(), 1);
+}
