@@ -270,8 +270,8 @@ async fn fix(
     let mut failure: Option<anyhow::Error> = None;
     let stopped = || stop.requested.is_cancelled();
     for (keys, report) in &reports {
-        if let Err(e) = crate::engine::changes::check_rights(&mut redis, keys).await {
-            failure = Some(e.into());
+        if let Err(e) = super::may_record(&mut redis, keys).await {
+            failure = Some(e);
             break;
         }
         let (requeued, removed) = (repair.requeued.len(), repair.removed.len());

@@ -117,7 +117,7 @@ pub async fn run(mut ctx: Context, args: ImportArgs) -> anyhow::Result<ExitCode>
         }
     };
     let now = redis.server_time().await?;
-    crate::engine::changes::check_rights(&mut redis, &keys).await?;
+    super::may_record(&mut redis, &keys).await?;
     let delay = args.in_flight_delay;
     let (tx, mut rx) = mpsc::channel::<Chunk>(2);
     let limit = super::RecordLimit::new(&redis, &keys.data);

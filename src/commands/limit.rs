@@ -33,7 +33,7 @@ pub async fn run(mut ctx: Context, args: LimitArgs) -> anyhow::Result<ExitCode> 
             no_max_running: args.no_max_running,
             clear: args.clear,
         };
-        changes::check_rights(&mut redis, &keys).await?;
+        super::may_record(&mut redis, &keys).await?;
         limits::set(&mut redis, &keys, &change).await.map_err(|e| {
             super::unknown_change(e, || format!("the limits of queue {queue:?} were changed"))
         })?;

@@ -362,7 +362,7 @@ pub async fn bulk(
     if let Some(end) = super::ask(&mut ctx, &format!("{what}?"), yes, &stop).await? {
         return Ok(end);
     }
-    crate::engine::changes::check_rights(&mut redis, &keys).await?;
+    super::may_record(&mut redis, &keys).await?;
 
     let bar = ctx.out.progress(count, verb(action));
     let action = match (action, place) {

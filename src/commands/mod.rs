@@ -359,6 +359,25 @@ async fn record(
     }
 }
 
+/// Checks, before a change's first write, that the user may write the queue's record of
+/// changes ([`crate::engine::changes::check_rights`]): refused, the change is not made (exit
+/// 4, naming the command and the key). The check changes nothing, so a check that got no
+/// reply (Redis holding writes, or gone) is said as such: no change was made.
+async fn may_record(redis: &mut crate::engine::Redis, keys: &QueueKeys) -> anyhow::Result<()> {
+    crate::engine::changes::check_rights(redis, keys)
+        .await
+        .map_err(|e| {
+            if e.outcome_unknown() {
+                anyhow::Error::from(e).context(format!(
+                    "no change was made: the check that it can be recorded in {} got no reply",
+                    crate::output::printable(&keys.changes)
+                ))
+            } else {
+                e.into()
+            }
+        })
+}
+
 /// The error of a change that failed, told as one whose outcome is not known when the call
 /// may have been carried out all the same (the link failed, or no reply came within
 /// `--response-timeout`: see [`Error::outcome_unknown`]): `whether {what} is not known`.

@@ -166,8 +166,8 @@ pub async fn run(mut ctx: Context, args: MoveArgs) -> anyhow::Result<ExitCode> {
         return Ok(end);
     }
 
-    crate::engine::changes::check_rights(&mut mover.src, &mover.source).await?;
-    crate::engine::changes::check_rights(&mut mover.dst, &mover.destination).await?;
+    super::may_record(&mut mover.src, &mover.source).await?;
+    super::may_record(&mut mover.dst, &mover.destination).await?;
     let counter = ctx.out.counter("jobs moved");
     let mut tally = Tally::default();
     let mut stopped = None;

@@ -230,7 +230,7 @@ pub async fn run(
     }
 
     if !recoverable.is_empty() {
-        crate::engine::changes::check_rights(&mut redis, &keys).await?;
+        super::may_record(&mut redis, &keys).await?;
     }
     let mut report = Recovery::default();
     let mut failure: Option<anyhow::Error> = None;

@@ -15,7 +15,7 @@ pub async fn run(mut ctx: Context, queue: &str, pause: bool) -> anyhow::Result<E
     } else {
         super::require_queue(&mut redis, &keys).await?;
     }
-    crate::engine::changes::check_rights(&mut redis, &keys).await?;
+    super::may_record(&mut redis, &keys).await?;
     let changed = queues::set_paused(&mut redis, &keys, pause)
         .await
         .map_err(|e| {

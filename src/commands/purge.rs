@@ -96,7 +96,7 @@ pub async fn run(
         return Ok(end);
     }
     if !forget_changes {
-        crate::engine::changes::check_rights(&mut redis, &keys).await?;
+        super::may_record(&mut redis, &keys).await?;
     }
     // One UNLINK: Redis checks the user's right to every key before it deletes any, so a
     // refusal leaves no ids without their records or records without their ids.
