@@ -298,7 +298,7 @@ async fn fix(
         );
         change.interrupted = stop.cause().map(|cause| cause.name().to_string());
         change.error = result.as_ref().err().map(|e| e.to_string());
-        super::record(&ctx, &mut redis, keys, &change).await;
+        super::record(&ctx, &mut redis, keys, &change, Some(&stop)).await;
         if let Err(e) = result {
             let unknown = match e.outcome_unknown() {
                 true => {

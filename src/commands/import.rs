@@ -229,7 +229,7 @@ pub async fn run(mut ctx: Context, args: ImportArgs) -> anyhow::Result<ExitCode>
         );
         change.interrupted = stopped.map(|cause| cause.name().to_string());
         change.error = failure.as_ref().map(|err| format!("{err:#}"));
-        super::record(&ctx, &mut redis, &keys, &change).await;
+        super::record(&ctx, &mut redis, &keys, &change, Some(&stop)).await;
     }
     let queue = keys.name.as_str();
     if ctx.out.json {

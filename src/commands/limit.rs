@@ -40,7 +40,7 @@ pub async fn run(mut ctx: Context, args: LimitArgs) -> anyhow::Result<ExitCode> 
         let mut recorded = changes::Change::new("limit");
         recorded.of_queue = true;
         recorded.detail = limit_words(&args);
-        super::record(&ctx, &mut redis, &keys, &recorded).await;
+        super::record(&ctx, &mut redis, &keys, &recorded, None).await;
     }
     let now = limits::read(&mut redis, &keys).await?;
     let usage = limits::usage(&mut redis, &keys, &now, args.orphan_after).await?;

@@ -488,7 +488,7 @@ pub async fn bulk(
     change.unconfirmed = unconfirmed;
     change.interrupted = stopped.as_ref().map(|(cause, _)| cause.name().to_string());
     change.error = failure.as_ref().map(|err| format!("{err:#}"));
-    super::record(&ctx, &mut redis, &keys, &change).await;
+    super::record(&ctx, &mut redis, &keys, &change, Some(&stop)).await;
     if let (None, Some(err)) = (&stopped, failure) {
         return Err(err.context(tally.describe(&missing, &skipped)));
     }

@@ -338,22 +338,38 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
 }
 
 /// Appends `change` to the queue's record (`NAME:changes`, through
-/// [`crate::engine::changes::record`]) once it is made (one that changed nothing before a
-/// stop or an error ended it is not: see [`crate::engine::changes::Change::is_recorded`]). A change that cannot be recorded (the
-/// user may not write the record, Redis went away) stands: a warning says so.
+/// [`crate::engine::changes::record`]) once it is made (one that changed nothing is not: see
+/// [`crate::engine::changes::Change::is_recorded`]). A change that cannot be recorded (Redis
+/// went away meanwhile, the key is of another type) stands: a warning says so. After a
+/// second signal (`stop`), which stops a command at once, nothing more is sent: the warning
+/// says the change was not recorded; one during the write ends the wait for it.
 async fn record(
     ctx: &Context,
     redis: &mut crate::engine::Redis,
     keys: &QueueKeys,
     change: &crate::engine::changes::Change,
+    stop: Option<&crate::signals::Stop>,
 ) {
     if !change.is_recorded() {
         return;
     }
+    let at_once = "a second signal stopped qctl before Redis answered";
     let origin = crate::engine::changes::Origin::cli();
-    if let Err(e) = crate::engine::changes::record(redis, keys, change, &origin).await {
+    let written = match stop {
+        Some(stop) if stop.forced.is_cancelled() => Err(at_once.to_string()),
+        Some(stop) => tokio::select! {
+            written = crate::engine::changes::record(redis, keys, change, &origin) => {
+                written.map_err(|e| e.to_string())
+            }
+            _ = stop.forced.cancelled() => Err(at_once.to_string()),
+        },
+        None => crate::engine::changes::record(redis, keys, change, &origin)
+            .await
+            .map_err(|e| e.to_string()),
+    };
+    if let Err(why) = written {
         ctx.out.warn(format_args!(
-            "the change was made, but recording it in {} failed: {e}",
+            "the change was made, but recording it in {} failed: {why}",
             crate::output::printable(&keys.changes)
         ));
     }

@@ -209,10 +209,17 @@ pub async fn run(mut ctx: Context, args: MoveArgs) -> anyhow::Result<ExitCode> {
         change.error = outcome.as_ref().err().map(|e| e.to_string());
         let mut arrived = change.clone();
         change.detail = format!("to {to:?} at {}{states}", mover.dst.server());
-        super::record(&ctx, &mut mover.src, &mover.source, &change).await;
+        super::record(&ctx, &mut mover.src, &mover.source, &change, Some(&stop)).await;
         arrived.action = "move in".into();
         arrived.detail = format!("from {from:?} at {}{states}", mover.src.server());
-        super::record(&ctx, &mut mover.dst, &mover.destination, &arrived).await;
+        super::record(
+            &ctx,
+            &mut mover.dst,
+            &mover.destination,
+            &arrived,
+            Some(&stop),
+        )
+        .await;
     }
 
     if ctx.out.json {

@@ -341,7 +341,7 @@ pub async fn run(
         change.interrupted = stopped.as_ref().map(|(cause, _)| cause.name().to_string());
         change.error = failure.as_ref().map(|err| format!("{err:#}"));
         change.unconfirmed = u64::from(unconfirmed);
-        super::record(&ctx, &mut redis, &keys, &change).await;
+        super::record(&ctx, &mut redis, &keys, &change, Some(&stop)).await;
     }
     if stopped.is_none() {
         if let Some(err) = failure {

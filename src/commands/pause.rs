@@ -29,7 +29,7 @@ pub async fn run(mut ctx: Context, queue: &str, pause: bool) -> anyhow::Result<E
             of_queue: true,
             ..Change::new(action)
         };
-        super::record(&ctx, &mut redis, &keys, &change).await;
+        super::record(&ctx, &mut redis, &keys, &change, None).await;
     }
     let state = if pause { "paused" } else { "running" };
     if ctx.out.json {

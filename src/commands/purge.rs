@@ -164,7 +164,7 @@ pub async fn run(
         change.detail = format!("{} deleted", plural(deleted, "key"));
         change.interrupted = stopped.map(|cause| cause.name().to_string());
         change.error = failure.as_ref().map(|err| format!("{err:#}"));
-        super::record(&ctx, &mut redis, &keys, &change).await;
+        super::record(&ctx, &mut redis, &keys, &change, Some(&stop)).await;
     }
     if let Some(cause) = stopped {
         if ctx.out.json {
