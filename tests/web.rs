@@ -3240,3 +3240,35 @@ fn a_key_of_the_wrong_type_is_said_where_it_is_read_in_the_cli_words() {
     assert_eq!(web.get("/queues/wt/dead").status, 502);
     assert_eq!(web.get("/api/queues/wt/ready").status, 200);
 }
+
+#[test]
+fn a_queue_page_shows_the_changes_qctl_made_as_tail_does() {
+    let server = RedisServer::start();
+    qctl(&server)
+        .args(["enqueue", "mail", "--id", "j1", "x"])
+        .assert()
+        .success();
+    qctl(&server)
+        .args(["active", "delete", "mail", "j1", "--yes"])
+        .assert()
+        .success();
+    qctl(&server).args(["pause", "mail"]).assert().success();
+    let web = Web::start(&server, &[]);
+    let api = web.get("/api/queues/mail").json();
+    let changes: Vec<&Value> = api["events"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{api}"))
+        .iter()
+        .filter(|e| e["event"] == "change")
+        .collect();
+    let actions: Vec<&Value> = changes.iter().map(|e| &e["action"]).collect();
+    assert_eq!(actions, [&json!("active delete"), &json!("pause")], "{api}");
+    assert_eq!(changes[0]["sample"], json!(["j1"]), "{api}");
+    let page = web.get("/queues/mail");
+    assert_eq!(page.status, 200);
+    assert!(
+        page.body.contains("active delete by ") && page.body.contains("1 done; e.g. j1"),
+        "{}",
+        page.body
+    );
+}
