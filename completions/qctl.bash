@@ -19,6 +19,9 @@ _qctl() {
             qctl,active)
                 cmd="qctl__subcmd__active"
                 ;;
+            qctl,changes)
+                cmd="qctl__subcmd__changes"
+                ;;
             qctl,check)
                 cmd="qctl__subcmd__check"
                 ;;
@@ -143,7 +146,7 @@ _qctl() {
 
     case "${cmd}" in
         qctl)
-            opts="-u -q -v -V -h --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --json --help enqueue wait stats metrics check top web dead scheduled active find tail inflight consumers orphans pause resume purge export import move limit doctor completions man help consume"
+            opts="-u -q -v -V -h --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --json --help enqueue wait stats metrics check top web dead scheduled active find tail inflight consumers orphans pause resume purge export import move limit doctor changes completions man help consume"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -328,6 +331,72 @@ _qctl() {
                     return 0
                     ;;
                 --min-attempts)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --response-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        qctl__subcmd__changes)
+            opts="-u -q -v -V -h --since --until --limit --ids --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --since)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --until)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --limit)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --ids)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -1935,7 +2004,7 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__purge)
-            opts="-y -u -q -v -V -h --yes --dry-run --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-y -u -q -v -V -h --forget-changes --yes --dry-run --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

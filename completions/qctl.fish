@@ -63,6 +63,7 @@ complete -c qctl -n "__fish_qctl_needs_command" -f -a "import" -d 'Read what `qc
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "move" -d 'Move a live queue to another name or server, a chunk at a time'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "limit" -d 'Show or set a queue\'s shared rate and cap on running jobs'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "doctor" -d 'Check a queue\'s server, rights and integrity, with fixes'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "changes" -d 'List the changes made to a queue: who, when, what, how many jobs'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "completions" -d 'Print a shell completion script to standard output'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "man" -d 'Print the manual page qctl.1, or write every page to a directory'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "help" -d 'Help on a command or a topic: qctl help topics lists them'
@@ -718,6 +719,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand purge" -l tls-cert -d 'Client 
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand purge" -l forget-changes -d 'Delete the record of the queue\'s changes (NAME:changes) too: nothing is left'
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -s y -l yes -d 'Do it without asking'
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -l dry-run -d 'Show what would be done; change nothing'
 complete -c qctl -n "__fish_qctl_using_subcommand purge" -l json -d 'Print results as JSON'
@@ -834,6 +836,26 @@ complete -c qctl -n "__fish_qctl_using_subcommand doctor" -s v -l verbose -d 'Pr
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand doctor" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand changes" -l since -d 'Only changes made since TIME (10m: ago)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand changes" -l until -d 'Only changes made until TIME (10m: ago)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand changes" -l limit -d 'How many of the newest changes to show (0: every one)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand changes" -l ids -d 'Print the ids of the jobs the change ENTRY touched, one a line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand changes" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand changes" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand changes" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand changes" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand changes" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand changes" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand changes" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand changes" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand changes" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand changes" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand changes" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
+complete -c qctl -n "__fish_qctl_using_subcommand changes" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand changes" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand changes" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand changes" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand changes" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
 complete -c qctl -n "__fish_qctl_using_subcommand completions" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F

@@ -16,8 +16,8 @@
 -- to commands and to keys are independent: each command runs in a form that changes
 -- nothing (LTRIM k 0 -1, HDEL k PROBE, ZADD k XX 0 PROBE, reads of nothing), or writes PROBE
 -- and undoes it at once with a command checked before it (HSET, HINCRBY: HDEL; SADD: SREM;
--- RPUSH, LPUSH: LTRIM), so the script ends as it began and no client sees it; DEL, PEXPIRE
--- and XADD (NOMKSTREAM) run on the missing key. A key of another type makes a command fail
+-- RPUSH, LPUSH: LTRIM), so the script ends as it began and no client sees it; DEL, PEXPIRE,
+-- XADD (NOMKSTREAM) and XTRIM run on the missing key. A key of another type makes a command fail
 -- before it writes: that still shows the right. Commands 6.2 does not run in scripts
 -- (BRPOPLPUSH) are not checked there.
 local probe = ARGV[1]
@@ -64,8 +64,9 @@ local forms = {
   SREM = function(k) return try('SREM', k, probe) end,
   ZREM = function(k) return try('ZREM', k, probe) end,
   ZADD = function(k) return try('ZADD', k, 'XX', 0, probe) end,
+  XREVRANGE = function(k) return try('XREVRANGE', k, '+', '-', 'COUNT', 1) end,
 }
--- DEL, UNLINK, PEXPIRE and XADD (NOMKSTREAM: it creates nothing) run on the missing key,
+-- DEL, UNLINK, PEXPIRE, XADD (NOMKSTREAM: it creates nothing) and XTRIM run on the missing key,
 -- which they leave missing: on 6.2 the right to a command does not depend on the key, and
 -- the right to the key shows in the other commands the run sends on it. A missing key out
 -- of the user's reach tells nothing about the command.
@@ -82,6 +83,7 @@ forms.DEL = on_missing('DEL')
 forms.UNLINK = on_missing('UNLINK')
 forms.PEXPIRE = on_missing('PEXPIRE', 1)
 forms.XADD = on_missing('XADD', 'NOMKSTREAM', '*', probe, '')
+forms.XTRIM = on_missing('XTRIM', 'MAXLEN', 0)
 -- Written, then undone by the command UNDO (checked first) with its arguments.
 local function undone(command, args, undo, undo_args)
   return function(k)

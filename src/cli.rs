@@ -124,6 +124,9 @@ pub fn command() -> clap::Command {
             .mut_arg("json", |a| a.hide_short_help(true));
     }
     cmd.build();
+    // `qctl -h` does not list -h itself (--help does), so that it lists every command within
+    // 40 lines; the flag is clap's, made as the command is built.
+    cmd = cmd.mut_arg("help", |a| a.hide_short_help(true));
     plain_usage(&mut cmd);
     cmd
 }
@@ -444,11 +447,16 @@ pub enum Command {
 
     /// Delete a whole queue: every job in every state, and its keys.
     ///
-    /// Every key of the queue: jobs in every state, consumers, and qctl's own keys.
+    /// Every key of the queue: jobs in every state, consumers, and qctl's own keys, but
+    /// for the record of its changes (NAME:changes, see `qctl changes`), which keeps the
+    /// purge as its newest entry.
     Purge {
         /// The queue's name.
         #[arg(value_parser = parse_queue)]
         queue: String,
+        /// Delete the record of the queue's changes (NAME:changes) too: nothing is left.
+        #[arg(long)]
+        forget_changes: bool,
         #[command(flatten)]
         confirm: ConfirmArgs,
     },
@@ -501,6 +509,17 @@ pub enum Command {
     /// the worst finding: 0 OK, 1 WARNING, 2 CRITICAL, 3 UNKNOWN (Redis could not be read).
     Doctor(DoctorArgs),
 
+    /// List the changes made to a queue: who, when, what, how many jobs.
+    ///
+    /// Every change qctl makes to a queue (requeue, delete, run-now, orphans, pause,
+    /// resume, purge, move, import, limit, doctor --fix) appends an entry to NAME:changes: the server's
+    /// time, the action, the jobs done, not found and skipped (with why), the first 1,000
+    /// ids, the OS user and host, and the command line without passwords. Dry runs and
+    /// declined questions record nothing. The newest --limit entries are listed oldest
+    /// first, as tail does; --ids ENTRY prints the ids an entry kept, one a line. The
+    /// record keeps about 10,000 entries and 90 days.
+    Changes(ChangesArgs),
+
     /// Print a shell completion script to standard output.
     Completions {
         /// The shell to complete for.
@@ -546,6 +565,7 @@ impl Command {
             | Command::Inflight(_)
             | Command::Find(_)
             | Command::Tail(_)
+            | Command::Changes(_)
             | Command::Export(_)
             | Command::Wait(_)
             | Command::Completions { .. }
@@ -1349,6 +1369,32 @@ pub enum FindPlace {
     Scheduled,
     Inflight,
     Dead,
+}
+
+#[derive(Debug, Args)]
+pub struct ChangesArgs {
+    /// The queue's name.
+    #[arg(value_parser = parse_queue)]
+    pub queue: String,
+    /// Only changes made since TIME (10m: ago).
+    ///
+    /// RFC 3339, unix seconds, or an age such as 10m or 2d.
+    #[arg(long, value_name = "TIME", value_parser = parse_time_or_age)]
+    pub since: Option<f64>,
+    /// Only changes made until TIME (10m: ago).
+    ///
+    /// RFC 3339, unix seconds, or an age such as 10m or 2d.
+    #[arg(long, value_name = "TIME", value_parser = parse_time_or_age)]
+    pub until: Option<f64>,
+    /// How many of the newest changes to show (0: every one).
+    #[arg(long, value_name = "N", default_value_t = 20)]
+    pub limit: usize,
+    /// Print the ids of the jobs the change ENTRY touched, one a line.
+    ///
+    /// ENTRY is the first column of the listing. An entry keeps the first 1,000 ids of a
+    /// change; what it did not keep is said on stderr.
+    #[arg(long, value_name = "ENTRY")]
+    pub ids: Option<String>,
 }
 
 #[derive(Debug, Args)]

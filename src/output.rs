@@ -12,6 +12,7 @@ use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use tokio_util::sync::CancellationToken;
 
 use crate::cli::GlobalArgs;
+use crate::engine::changes::Entry as ChangeEntry;
 use crate::engine::consumers::{
     command_line, host_pid, short_name, ConsumerInfo, Description, InFlight, Process,
 };
@@ -19,7 +20,7 @@ use crate::engine::failure::Failure;
 use crate::engine::listing::{Entry, Place};
 use crate::engine::tail::Happening;
 pub use crate::engine::text::{
-    agree, plural, printable, printable_message, relative, shell_quote, thousands,
+    agree, plural, printable, printable_message, relative, shell_quote, thousands, without_password,
 };
 use crate::engine::QueueKeys;
 
@@ -627,33 +628,6 @@ pub fn rerun_with_yes() -> String {
     }
 }
 
-/// `word` with the password of every URL in it left out (`redis://:pw@h` is `redis://h`,
-/// `redis://u:pw@h` is `redis://u@h`).
-fn without_password(word: &str) -> String {
-    let mut out = String::with_capacity(word.len());
-    let mut rest = word;
-    while let Some(pos) = rest.find("://") {
-        let (head, tail) = rest.split_at(pos + 3);
-        out.push_str(head);
-        let end = tail.find(['/', '?']).unwrap_or(tail.len());
-        let authority = &tail[..end];
-        match authority.rfind('@') {
-            Some(at) => {
-                let user = authority[..at].split(':').next().unwrap_or("");
-                if user.is_empty() {
-                    out.push_str(&authority[at + 1..]);
-                } else {
-                    out.push_str(&format!("{user}@{}", &authority[at + 1..]));
-                }
-            }
-            None => out.push_str(authority),
-        }
-        rest = &tail[end..];
-    }
-    out.push_str(rest);
-    out
-}
-
 /// The columns of [`queue_cells`], as they fit a narrow terminal.
 pub const QUEUE_COLUMNS: [(&str, Fit); 8] = [
     ("QUEUE", Fit::Name(12)),
@@ -888,7 +862,67 @@ pub fn event_text(keys: &QueueKeys, time: f64, happening: &Happening, now: f64) 
         ),
         Happening::Paused => "paused".into(),
         Happening::Resumed => "resumed".into(),
+        Happening::Change(entry) => {
+            let words = change_words(entry);
+            format!(
+                "change {}: {} by {}{}{words}",
+                printable(&entry.entry),
+                printable(&entry.action),
+                printable(&entry.by()),
+                if words.is_empty() { "" } else { ": " }
+            )
+        }
     }
+}
+
+/// What a change did, in a line: `3 done, 1 skipped; rate 100/s; e.g. j1, j2`.
+pub fn change_words(entry: &ChangeEntry) -> String {
+    let mut parts = vec![entry.counts()];
+    parts.push(printable(&entry.detail));
+    let sample: Vec<String> = entry.sample.iter().map(|id| printable(id)).collect();
+    if !sample.is_empty() {
+        parts.push(format!("e.g. {}", sample.join(", ")));
+    }
+    parts.retain(|p| !p.is_empty());
+    parts.join("; ")
+}
+
+/// The columns of `qctl changes`; [`change_cells`] are a row's.
+pub const CHANGE_COLUMNS: [(&str, Fit); 7] = [
+    ("ENTRY", Fit::Keep),
+    ("TIME (UTC)", Fit::Keep),
+    ("ACTION", Fit::Keep),
+    ("DONE", Fit::Number),
+    ("SKIPPED", Fit::Extra),
+    ("BY", Fit::Cut(10)),
+    ("COMMAND", Fit::Cut(12)),
+];
+
+/// A row of `qctl changes`: SKIPPED counts the ids not found too; ACTION says when a stop
+/// or an error ended the change.
+pub fn change_cells(entry: &ChangeEntry) -> Vec<String> {
+    let mut action = printable(&entry.action);
+    if entry.interrupted.is_some() {
+        action.push_str(" (stopped)");
+    } else if entry.error.is_some() {
+        action.push_str(" (failed)");
+    }
+    let command: Vec<String> = entry
+        .argv
+        .iter()
+        .map(|w| printable(&shell_quote(w)))
+        .collect();
+    vec![
+        printable(&entry.entry),
+        chrono::DateTime::from_timestamp(entry.time.floor() as i64, 0)
+            .map(|d| d.format("%Y-%m-%d %H:%M:%S").to_string())
+            .unwrap_or_default(),
+        action,
+        thousands(entry.done),
+        thousands(entry.skipped + entry.not_found),
+        printable(&entry.by()),
+        command.join(" "),
+    ]
 }
 
 /// A failure in a line: the reason and the first line of stderr, without control

@@ -233,7 +233,11 @@ fn workload(server: &RedisServer, user: &str) {
     assert!(err.contains("moved"), "{err}");
     assert_eq!(server.lrange("mail:active"), ready);
     assert_eq!(server.zrange_withscores("mail:scheduled"), scheduled);
-    assert_eq!(keys(server, "mail:moved:*"), Vec::<String>::new());
+    // The record of changes of mail:moved stays: the move in and out.
+    assert_eq!(
+        keys(server, "mail:moved:*"),
+        vec!["mail:moved:changes".to_string()]
+    );
     assert_eq!(keys(server, "mail:move-*"), Vec::<String>::new());
 
     // Consume, and stop: the running job and the buffered ones go back.
@@ -419,9 +423,45 @@ fn workload(server: &RedisServer, user: &str) {
     expect(run().args(["dead", "delete", "mail", "dmg", "--yes"]), 0);
     assert_eq!(server.key_type("mail:dead"), "none");
 
-    // Purge.
-    expect(run().args(["purge", "mail", "--yes"]), 0);
-    assert_eq!(keys(server, "mail:*"), Vec::<String>::new());
+    // Purge: the record of changes stays, with the purge in it.
+    let (_, err) = expect(run().args(["purge", "mail", "--yes"]), 0);
+    assert!(!err.contains("recording it in"), "{err}");
+    assert_eq!(
+        keys(server, "mail:*"),
+        ["mail:changes", "mail:moved:changes"].map(String::from)
+    );
+    // Every change was recorded.
+    let (out, err) = expect(run().args(["changes", "mail", "--limit", "0", "--json"]), 0);
+    assert!(!err.contains("recording it in"), "{err}");
+    let actions: Vec<String> = json(&out)
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .map(|e| e["action"].as_str().unwrap_or("").to_string())
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(
+        actions,
+        [
+            "orphans",
+            "scheduled run-now",
+            "scheduled delete",
+            "active delete",
+            "pause",
+            "resume",
+            // The first import skipped every job, so changed nothing.
+            "import",
+            "move out",
+            "move in",
+            "limit",
+            "limit",
+            "dead requeue",
+            "dead delete",
+            "purge"
+        ],
+        "{out}"
+    );
 }
 
 #[test]

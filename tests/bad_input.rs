@@ -907,7 +907,7 @@ fn odd_queue_names_work_end_to_end_and_never_reach_other_queues() {
             cases += 1;
         }
         assert_eq!(server.key_type(&format!("{name}:data")), "none");
-        let purge = run(qctl(&server).args(["purge", "--yes", "--", name]));
+        let purge = run(qctl(&server).args(["purge", "--yes", "--forget-changes", "--", name]));
         assert_eq!(purge.code, Some(0), "{name:?}: {purge:?}");
         assert!(
             keys(&server)
@@ -2262,4 +2262,31 @@ fn bidi_controls_from_jobs_are_shown_escaped_as_the_web_page_shows_them() {
     figure(&format!(
         "B9 bidi controls (U+202E, U+2066, U+200F) in an id, data, a failure's stderr and a queue name: {checked} commands showed them escaped; JSON kept them"
     ));
+}
+
+#[test]
+fn changes_refuses_a_bad_time_an_empty_span_and_an_entry_that_is_no_stream_id() {
+    let server = RedisServer::start();
+    qctl(&server).args(["pause", "q"]).assert().success();
+    for (args, words) in [
+        (&["changes", "q", "--since", "garbage"][..], "--since"),
+        (
+            &["changes", "q", "--since", "1h", "--until", "2h"],
+            "--since is after --until",
+        ),
+        (
+            &["changes", "q", "--ids", "1\u{1b}[31m-0"],
+            "is not an entry of q:changes",
+        ),
+        (&["changes", "q", "--limit", "-1"], "--limit"),
+    ] {
+        let out = qctl(&server).args(args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains(words), "{args:?}: {err}");
+        assert!(
+            !err.contains('\u{1b}'),
+            "{args:?}: an escape reached the terminal: {err:?}"
+        );
+    }
 }

@@ -592,7 +592,8 @@ fn sigint_in_purge_and_orphans_through_a_slow_link() {
     let left = keys(&server);
     match status.code() {
         Some(0) => {
-            assert_eq!(left, 0, "{err}");
+            // But for the record of its changes, with the purge in it.
+            assert_eq!(left, 1, "{err}");
             assert_eq!(count_after(&err, "deleted "), total, "{err}");
             assert!(err.contains(" keys of queue"), "{err}");
         }

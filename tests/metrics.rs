@@ -494,8 +494,9 @@ fn a_drained_queue_stays_listed_with_its_counters_until_purged() {
     keys.sort();
     assert_eq!(
         keys,
-        ["mail:acked", "mail:stats"],
-        "the queue drained: only its counters, history and acked ids are left"
+        ["mail:acked", "mail:changes", "mail:stats"],
+        "the queue drained: only its counters, history, acked ids and the record of its \
+         changes (the dead delete) are left"
     );
 
     let out = qctl(&server).args(["--json", "stats"]).assert().success();

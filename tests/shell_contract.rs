@@ -442,6 +442,7 @@ fn commands() -> Vec<Case> {
             None,
             0,
         ),
+        case("changes", &["changes", "q", "--limit", "0"], None, 0),
     ]
 }
 

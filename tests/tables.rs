@@ -273,3 +273,55 @@ fn find_rows_fit_80_columns_with_ids_whole() {
         }
     }
 }
+
+#[test]
+fn changes_at_80_columns_keep_the_entry_time_and_action_whole() {
+    let server = RedisServer::start();
+    fill(&server);
+    run(
+        &server,
+        None,
+        &["dead", "requeue", LONG_QUEUE, "--all", "--yes"],
+    );
+    run(
+        &server,
+        None,
+        &["scheduled", "run-now", LONG_QUEUE, "--all", "--yes"],
+    );
+    let (stdout, stderr) = run(&server, Some(80), &["changes", LONG_QUEUE]);
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{stdout}");
+    for line in &lines {
+        assert!(
+            line.chars().count() <= 80,
+            "a line of {} columns:\n{stdout}",
+            line.chars().count()
+        );
+    }
+    assert!(
+        lines[0].contains("ENTRY") && lines[0].contains("ACTION"),
+        "{stdout}"
+    );
+    assert!(lines[1].contains("dead requeue"), "{stdout}");
+    assert!(lines[2].contains("scheduled run-now"), "{stdout}");
+    // The entry id (what --ids takes) and the time are whole; the command line is cut or
+    // left out, with a note.
+    let entry = lines[1].split_whitespace().next().unwrap();
+    assert!(
+        entry.len() >= 15 && entry.contains('-') && !entry.contains('…'),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains('…') || stderr.contains("left out to fit 80 columns"),
+        "{stdout}{stderr}"
+    );
+    // At 200 columns the whole command line is shown.
+    let (wide, _) = run(&server, Some(200), &["changes", LONG_QUEUE]);
+    assert!(
+        wide.contains(&format!(
+            "qctl -u redis://127.0.0.1:{} dead requeue {LONG_QUEUE} --all --yes",
+            server.port()
+        )),
+        "{wide}"
+    );
+}

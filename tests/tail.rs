@@ -220,7 +220,8 @@ fn since_starts_in_the_past_and_failures_shows_only_failures() {
         .success();
     let text = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines.len(), 3, "{text}");
+    // The pause is in the record of changes, which --since reads too.
+    assert_eq!(lines.len(), 4, "{text}");
     assert!(lines[0].contains("q since"), "{text}");
     assert!(
         lines[1].ends_with(
@@ -229,6 +230,7 @@ fn since_starts_in_the_past_and_failures_shows_only_failures() {
         "{text}"
     );
     assert!(lines[2].contains("q dead recent"), "{text}");
+    assert!(lines[3].contains(": pause by "), "{text}");
 }
 
 #[test]

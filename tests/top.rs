@@ -556,3 +556,36 @@ fn a_consumer_killed_on_this_host_is_gone_in_the_open_queue() {
     assert!(!screen.contains("alive"), "{screen}");
     quit(&tmux);
 }
+
+#[test]
+fn p_in_top_is_recorded_in_the_record_of_changes() {
+    let server = RedisServer::start();
+    enqueue(&server, "mail", "j1", b"x");
+    let Some(tmux) = top(&server, "--interval 300ms", None) else {
+        return;
+    };
+    tmux.wait("mail", |s| row(s, "mail").is_some());
+    tmux.keys(&["p"]);
+    tmux.wait_for("Pause queue mail? [y/N]");
+    tmux.keys(&["yes"]);
+    tmux.wait_for("[y/N] yes_");
+    tmux.keys(&["Enter"]);
+    tmux.wait_for("queue \"mail\" is paused");
+    quit(&tmux);
+    let out = qctl(&server)
+        .args(["--json", "changes", "mail"])
+        .output()
+        .unwrap();
+    let entries: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(entries[0]["action"], "pause", "{entries}");
+    assert_eq!(entries[0]["detail"], "from qctl top", "{entries}");
+    assert_eq!(entries[0]["argv"][1], "-u", "{entries}");
+    assert!(
+        entries[0]["argv"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|w| w == "top"),
+        "{entries}"
+    );
+}

@@ -4127,6 +4127,38 @@ fn the_search_page_and_its_api_find_what_qctl_find_finds() {
 }
 
 #[test]
+fn a_queue_page_shows_the_changes_qctl_made_as_tail_does() {
+    let server = RedisServer::start();
+    qctl(&server)
+        .args(["enqueue", "mail", "--id", "j1", "x"])
+        .assert()
+        .success();
+    qctl(&server)
+        .args(["active", "delete", "mail", "j1", "--yes"])
+        .assert()
+        .success();
+    qctl(&server).args(["pause", "mail"]).assert().success();
+    let web = Web::start(&server, &[]);
+    let api = web.get("/api/queues/mail").json();
+    let changes: Vec<&Value> = api["events"]
+        .as_array()
+        .unwrap_or_else(|| panic!("{api}"))
+        .iter()
+        .filter(|e| e["event"] == "change")
+        .collect();
+    let actions: Vec<&Value> = changes.iter().map(|e| &e["action"]).collect();
+    assert_eq!(actions, [&json!("active delete"), &json!("pause")], "{api}");
+    assert_eq!(changes[0]["sample"], json!(["j1"]), "{api}");
+    let page = web.get("/queues/mail");
+    assert_eq!(page.status, 200);
+    assert!(
+        page.body.contains("active delete by ") && page.body.contains("1 done; e.g. j1"),
+        "{}",
+        page.body
+    );
+}
+
+#[test]
 fn in_a_browser_the_search_box_finds_a_job_by_a_word_in_its_data() {
     let server = RedisServer::start();
     two_causes(&server);
@@ -4153,3 +4185,4 @@ fn in_a_browser_the_search_box_finds_a_job_by_a_word_in_its_data() {
         b.url().contains("/queues/mail/jobs/needle-job")
     });
 }
+

@@ -578,23 +578,15 @@ fn a_change_that_got_no_reply_says_it_may_or_may_not_have_been_made() {
     let import = tempfile::NamedTempFile::new().unwrap();
     std::fs::write(import.path(), "{\"id\":\"imported\",\"data\":\"x\"}\n").unwrap();
     let file = import.path().to_str().unwrap();
+    // Each of them first checks that the change can be recorded in mail:changes (a script,
+    // which Redis holds with the writes): that check changes nothing, and is what gets no
+    // reply, so each says that no change was made.
+    let held = "no change was made: the check that it can be recorded in mail:changes got no reply";
     let cases: [(&[&str], &str); 4] = [
-        (
-            &["pause", "mail"],
-            "whether queue \"mail\" was paused is not known: its reply was lost, so the change may or may not have been made",
-        ),
-        (
-            &["resume", "mail"],
-            "whether queue \"mail\" was resumed is not known: its reply was lost, so the change may or may not have been made",
-        ),
-        (
-            &["limit", "mail", "--rate", "5/s"],
-            "whether the limits of queue \"mail\" were changed is not known: its reply was lost, so the change may or may not have been made",
-        ),
-        (
-            &["import", "mail", "--file", file],
-            "lines 1 to 1 were sent and whether they were imported into queue \"mail\" is not known",
-        ),
+        (&["pause", "mail"], held),
+        (&["resume", "mail"], held),
+        (&["limit", "mail", "--rate", "5/s"], held),
+        (&["import", "mail", "--file", file], held),
     ];
     for (args, words) in cases {
         let _: () = server.cmd(&[b"CLIENT", b"PAUSE", b"10000", b"WRITE"]);

@@ -6,6 +6,7 @@ use serde_json::json;
 
 use super::Context;
 use crate::cli::DoctorArgs;
+use crate::engine::changes::Change;
 use crate::engine::doctor::{self, Area, Finding};
 use crate::engine::health::Severity;
 use crate::engine::integrity::{self, Repair, Report};
@@ -269,6 +270,11 @@ async fn fix(
     let mut failure: Option<anyhow::Error> = None;
     let stopped = || stop.requested.is_cancelled();
     for (keys, report) in &reports {
+        if let Err(e) = super::may_record(&mut redis, keys).await {
+            failure = Some(e);
+            break;
+        }
+        let (requeued, removed) = (repair.requeued.len(), repair.removed.len());
         let step = async {
             integrity::requeue_stranded(&mut redis, keys, report, &mut repair, &stopped).await?;
             integrity::drop_missing(&mut redis, keys, report, &mut repair, &stopped).await
@@ -277,6 +283,22 @@ async fn fix(
             r = step => r,
             _ = stop.forced.cancelled() => Ok(()),
         };
+        // What was done to this queue goes into its record of changes.
+        let mut change = Change::new("doctor fix");
+        for id in &repair.requeued[requeued..] {
+            change.did(id);
+        }
+        for (_, id) in &repair.removed[removed..] {
+            change.did(id);
+        }
+        change.detail = format!(
+            "requeued {} in no state, removed {} without a record",
+            plural((repair.requeued.len() - requeued) as u64, "record"),
+            plural((repair.removed.len() - removed) as u64, "id")
+        );
+        change.interrupted = stop.cause().map(|cause| cause.name().to_string());
+        change.error = result.as_ref().err().map(|e| e.to_string());
+        super::record(&ctx, &mut redis, keys, &change, Some(&stop)).await;
         if let Err(e) = result {
             let unknown = match e.outcome_unknown() {
                 true => {

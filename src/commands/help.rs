@@ -311,6 +311,11 @@ pub fn examples(path: &str) -> Vec<String> {
             "qctl doctor mail",
             "qctl doctor mail --fix --dry-run",
         ],
+        "changes" => &[
+            "qctl changes mail",
+            "qctl changes mail --since 1d --json",
+            "qctl changes mail --ids 1764409719123-0",
+        ],
         "completions" => &[
             "qctl completions bash > ~/.local/share/bash-completion/completions/qctl",
             "qctl completions zsh > ~/.zfunc/_qctl",

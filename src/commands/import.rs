@@ -12,6 +12,7 @@ use tokio::sync::mpsc;
 
 use super::Context;
 use crate::cli::ImportArgs;
+use crate::engine::changes::Change;
 use crate::engine::job::{encode_record, Job};
 use crate::engine::listing::CALL_BYTES;
 use crate::engine::transfer::{self, Import, State, Target, Written, IMPORT_CALL, VERSION};
@@ -116,6 +117,7 @@ pub async fn run(mut ctx: Context, args: ImportArgs) -> anyhow::Result<ExitCode>
         }
     };
     let now = redis.server_time().await?;
+    super::may_record(&mut redis, &keys).await?;
     let delay = args.in_flight_delay;
     let (tx, mut rx) = mpsc::channel::<Chunk>(2);
     let limit = super::RecordLimit::new(&redis, &keys.data);
@@ -126,6 +128,7 @@ pub async fn run(mut ctx: Context, args: ImportArgs) -> anyhow::Result<ExitCode>
     let mut bad: Option<(u64, String)> = None;
     let mut failure: Option<anyhow::Error> = None;
     let mut stopped = None;
+    let mut change = Change::new("import");
     loop {
         let chunk = tokio::select! {
             biased;
@@ -149,6 +152,7 @@ pub async fn run(mut ctx: Context, args: ImportArgs) -> anyhow::Result<ExitCode>
                 for ((job, was), w) in chunk.jobs.iter().zip(&chunk.was).zip(written) {
                     match w {
                         Written::New | Written::Replaced => {
+                            change.did(&job.id);
                             match job.target {
                                 Target::Ready => tally.ready += 1,
                                 Target::Scheduled(_) => tally.scheduled += 1,
@@ -161,8 +165,14 @@ pub async fn run(mut ctx: Context, args: ImportArgs) -> anyhow::Result<ExitCode>
                                 tally.replaced += 1;
                             }
                         }
-                        Written::Present => tally.skipped += 1,
-                        Written::InFlightThere => tally.not_replaced.push(job.id.clone()),
+                        Written::Present => {
+                            change.skip("its id is there already");
+                            tally.skipped += 1
+                        }
+                        Written::InFlightThere => {
+                            change.skip("in flight there, not replaced");
+                            tally.not_replaced.push(job.id.clone())
+                        }
                     }
                 }
                 tally.last_line = chunk.last;
@@ -204,6 +214,23 @@ pub async fn run(mut ctx: Context, args: ImportArgs) -> anyhow::Result<ExitCode>
         None
     };
 
+    if change.done + change.skipped > 0 || failure.is_some() || stopped.is_some() {
+        for _ in &tally.unrecorded {
+            change.skip("exported without a record");
+        }
+        change.detail = format!(
+            "{} ready, {} scheduled, {} dead ({} of them in flight before), {} replaced; lines 1 to {}",
+            thousands(tally.ready),
+            thousands(tally.scheduled),
+            thousands(tally.dead),
+            thousands(tally.in_flight),
+            thousands(tally.replaced),
+            thousands(tally.last_line)
+        );
+        change.interrupted = stopped.map(|cause| cause.name().to_string());
+        change.error = failure.as_ref().map(|err| format!("{err:#}"));
+        super::record(&ctx, &mut redis, &keys, &change, Some(&stop)).await;
+    }
     let queue = keys.name.as_str();
     if ctx.out.json {
         let value = json!({

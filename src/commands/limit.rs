@@ -4,7 +4,7 @@
 use super::Context;
 use crate::cli::LimitArgs;
 use crate::engine::limits::{self, Change};
-use crate::engine::ExitCode;
+use crate::engine::{changes, ExitCode};
 
 pub async fn run(mut ctx: Context, args: LimitArgs) -> anyhow::Result<ExitCode> {
     let keys = ctx.keys(&args.queue)?;
@@ -33,9 +33,14 @@ pub async fn run(mut ctx: Context, args: LimitArgs) -> anyhow::Result<ExitCode> 
             no_max_running: args.no_max_running,
             clear: args.clear,
         };
+        super::may_record(&mut redis, &keys).await?;
         limits::set(&mut redis, &keys, &change).await.map_err(|e| {
             super::unknown_change(e, || format!("the limits of queue {queue:?} were changed"))
         })?;
+        let mut recorded = changes::Change::new("limit");
+        recorded.of_queue = true;
+        recorded.detail = limit_words(&args);
+        super::record(&ctx, &mut redis, &keys, &recorded, None).await;
     }
     let now = limits::read(&mut redis, &keys).await?;
     let usage = limits::usage(&mut redis, &keys, &now, args.orphan_after).await?;
@@ -60,4 +65,29 @@ pub async fn run(mut ctx: Context, args: LimitArgs) -> anyhow::Result<ExitCode> 
         ctx.out.warn(limits::ignored(&keys, &usage));
     }
     Ok(ExitCode::Success)
+}
+
+/// What `qctl limit` was told to set or clear, in its options' words: `rate 100/s, burst 5`,
+/// `max-running cleared`, `every limit cleared`.
+fn limit_words(args: &LimitArgs) -> String {
+    if args.clear {
+        return "every limit cleared".into();
+    }
+    let mut parts = Vec::new();
+    if let Some(rate) = &args.rate {
+        parts.push(format!("rate {}", rate.text));
+    }
+    if let Some(burst) = args.burst {
+        parts.push(format!("burst {burst}"));
+    }
+    if let Some(n) = args.max_running {
+        parts.push(format!("max-running {n}"));
+    }
+    if args.no_rate {
+        parts.push("rate cleared".into());
+    }
+    if args.no_max_running {
+        parts.push("max-running cleared".into());
+    }
+    parts.join(", ")
 }

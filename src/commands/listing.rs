@@ -362,6 +362,7 @@ pub async fn bulk(
     if let Some(end) = super::ask(&mut ctx, &format!("{what}?"), yes, &stop).await? {
         return Ok(end);
     }
+    super::may_record(&mut redis, &keys).await?;
 
     let bar = ctx.out.progress(count, verb(action));
     let action = match (action, place) {
@@ -372,6 +373,7 @@ pub async fn bulk(
     // script calls and the next chunk is ready when they finish.
     let mut reader = server.connect().await?;
     let mut handled = missing.len() as u64;
+    let mut change = crate::engine::changes::Change::new(&recorded_action(place, action));
     let outcome = bulk::change(
         &mut redis,
         &mut reader,
@@ -381,7 +383,12 @@ pub async fn bulk(
         action,
         &stop.requested,
         &stop.forced,
-        |_, fate| {
+        |id, fate| {
+            match fate {
+                Some(bulk::Fate::Done) => change.did(id),
+                Some(bulk::Fate::Skipped(why)) => change.skip(why),
+                _ => {}
+            }
             if fate.is_some() {
                 handled += 1;
                 bar.set_position(handled);
@@ -431,6 +438,11 @@ pub async fn bulk(
             }
             (cause, text)
         });
+    change.not_found = missing.len() as u64;
+    change.unconfirmed = unconfirmed;
+    change.interrupted = stopped.as_ref().map(|(cause, _)| cause.name().to_string());
+    change.error = failure.as_ref().map(|err| format!("{err:#}"));
+    super::record(&ctx, &mut redis, &keys, &change, Some(&stop)).await;
     if let (None, Some(err)) = (&stopped, failure) {
         return Err(err.context(tally.describe(&missing, &skipped)));
     }
@@ -444,6 +456,22 @@ pub async fn bulk(
         &skipped,
         stopped,
     )
+}
+
+/// The action of a bulk change in the queue's record: the command that made it
+/// (`dead requeue`, `scheduled run-now`, `active delete`).
+fn recorded_action(place: Place, action: Action) -> String {
+    let noun = match place {
+        Place::Dead => "dead",
+        Place::Scheduled => "scheduled",
+        Place::Active => "active",
+    };
+    let verb = match action {
+        Action::Requeue { .. } => "requeue",
+        Action::Delete | Action::DeleteActive => "delete",
+        Action::RunNow => "run-now",
+    };
+    format!("{noun} {verb}")
 }
 
 /// How far a bulk command got, for the message of a run that stopped before it was done.

@@ -1,6 +1,7 @@
 //! One file per subcommand: read the flags, call the engine, render the result.
 
 mod active;
+mod changes;
 mod check;
 mod completions;
 mod consume;
@@ -320,8 +321,13 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             } => orphans::run(ctx, &queue, orphan_after, confirm).await,
             Command::Pause { queue } => pause::run(ctx, &queue, true).await,
             Command::Resume { queue } => pause::run(ctx, &queue, false).await,
-            Command::Purge { queue, confirm } => purge::run(ctx, &queue, confirm).await,
+            Command::Purge {
+                queue,
+                forget_changes,
+                confirm,
+            } => purge::run(ctx, &queue, forget_changes, confirm).await,
             Command::Doctor(args) => doctor::run(ctx, args).await,
+            Command::Changes(args) => changes::run(ctx, args).await,
             Command::Export(args) => export::run(ctx, args).await,
             Command::Import(args) => import::run(ctx, args).await,
             Command::Move(args) => r#move::run(ctx, args).await,
@@ -331,6 +337,63 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Command::Help { words } => help::run(ctx, &words),
         }
     })
+}
+
+/// Appends `change` to the queue's record (`NAME:changes`, through
+/// [`crate::engine::changes::record`]) once it is made (one that changed nothing is not: see
+/// [`crate::engine::changes::Change::is_recorded`]). A change that cannot be recorded (Redis
+/// went away meanwhile, the key is of another type) stands: a warning says so. After a
+/// second signal (`stop`), which stops a command at once, nothing more is sent: the warning
+/// says the change was not recorded; one during the write ends the wait for it.
+async fn record(
+    ctx: &Context,
+    redis: &mut crate::engine::Redis,
+    keys: &QueueKeys,
+    change: &crate::engine::changes::Change,
+    stop: Option<&crate::signals::Stop>,
+) {
+    if !change.is_recorded() {
+        return;
+    }
+    let at_once = "a second signal stopped qctl before Redis answered";
+    let origin = crate::engine::changes::Origin::cli();
+    let written = match stop {
+        Some(stop) if stop.forced.is_cancelled() => Err(at_once.to_string()),
+        Some(stop) => tokio::select! {
+            written = crate::engine::changes::record(redis, keys, change, &origin) => {
+                written.map_err(|e| e.to_string())
+            }
+            _ = stop.forced.cancelled() => Err(at_once.to_string()),
+        },
+        None => crate::engine::changes::record(redis, keys, change, &origin)
+            .await
+            .map_err(|e| e.to_string()),
+    };
+    if let Err(why) = written {
+        ctx.out.warn(format_args!(
+            "the change was made, but recording it in {} failed: {why}",
+            crate::output::printable(&keys.changes)
+        ));
+    }
+}
+
+/// Checks, before a change's first write, that the user may write the queue's record of
+/// changes ([`crate::engine::changes::check_rights`]): refused, the change is not made (exit
+/// 4, naming the command and the key). The check changes nothing, so a check that got no
+/// reply (Redis holding writes, or gone) is said as such: no change was made.
+async fn may_record(redis: &mut crate::engine::Redis, keys: &QueueKeys) -> anyhow::Result<()> {
+    crate::engine::changes::check_rights(redis, keys)
+        .await
+        .map_err(|e| {
+            if e.outcome_unknown() {
+                anyhow::Error::from(e).context(format!(
+                    "no change was made: the check that it can be recorded in {} got no reply",
+                    crate::output::printable(&keys.changes)
+                ))
+            } else {
+                e.into()
+            }
+        })
 }
 
 /// The error of a change that failed, told as one whose outcome is not known when the call

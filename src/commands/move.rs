@@ -8,6 +8,7 @@ use serde_json::json;
 
 use super::Context;
 use crate::cli::MoveArgs;
+use crate::engine::changes::Change;
 use crate::engine::conn::Access;
 use crate::engine::r#move::{self, From, Mover, Settled};
 use crate::engine::transfer::{self, Counts};
@@ -28,11 +29,16 @@ struct Tally {
     stuck: Vec<String>,
     /// Jobs still in flight at the source when the wait for them ended.
     left_in_flight: u64,
+    /// What the record of changes keeps of the ids that arrived.
+    ids: Change,
 }
 
 impl Tally {
     fn add(&mut self, settled: Settled) -> u64 {
         let n = settled.arrived.len() as u64;
+        for id in &settled.arrived_ids {
+            self.ids.touched(id);
+        }
         for from in settled.arrived {
             match from {
                 From::Ready => self.ready += 1,
@@ -160,6 +166,8 @@ pub async fn run(mut ctx: Context, args: MoveArgs) -> anyhow::Result<ExitCode> {
         return Ok(end);
     }
 
+    super::may_record(&mut mover.src, &mover.source).await?;
+    super::may_record(&mut mover.dst, &mover.destination).await?;
     let counter = ctx.out.counter("jobs moved");
     let mut tally = Tally::default();
     let mut stopped = None;
@@ -174,6 +182,45 @@ pub async fn run(mut ctx: Context, args: MoveArgs) -> anyhow::Result<ExitCode> {
     )
     .await;
     counter.finish_and_clear();
+
+    // Both queues record the move: the source what left it, the destination what came.
+    if tally.moved() > 0
+        || !tally.collided.is_empty()
+        || !tally.stuck.is_empty()
+        || outcome.is_err()
+    {
+        let mut change = Change::new("move out");
+        change.done = tally.moved();
+        change.ids = std::mem::take(&mut tally.ids.ids);
+        change.ids_total = tally.ids.ids_total;
+        for _ in &tally.collided {
+            change.skip("the destination has another job with its id: given back");
+        }
+        for _ in &tally.stuck {
+            change.skip("the destination has another job with its id, and the source its id again: left in NAME:move-out");
+        }
+        let states = tally.states();
+        let states = if states.is_empty() {
+            String::new()
+        } else {
+            format!(": {states}")
+        };
+        change.interrupted = stopped.map(|cause| cause.name().to_string());
+        change.error = outcome.as_ref().err().map(|e| e.to_string());
+        let mut arrived = change.clone();
+        change.detail = format!("to {to:?} at {}{states}", mover.dst.server());
+        super::record(&ctx, &mut mover.src, &mover.source, &change, Some(&stop)).await;
+        arrived.action = "move in".into();
+        arrived.detail = format!("from {from:?} at {}{states}", mover.src.server());
+        super::record(
+            &ctx,
+            &mut mover.dst,
+            &mover.destination,
+            &arrived,
+            Some(&stop),
+        )
+        .await;
+    }
 
     if ctx.out.json {
         let _ = ctx.out.json_line(&json!({

@@ -9,6 +9,7 @@ use serde_json::json;
 use super::consumers::gone_note;
 use super::Context;
 use crate::cli::ConfirmArgs;
+use crate::engine::changes::Change;
 use crate::engine::consumers::{
     self, host_pid, short_name, ConsumerInfo, Description, Process, Recovery, Step,
 };
@@ -228,6 +229,9 @@ pub async fn run(
         }
     }
 
+    if !recoverable.is_empty() {
+        super::may_record(&mut redis, &keys).await?;
+    }
     let mut report = Recovery::default();
     let mut failure: Option<anyhow::Error> = None;
     // Jobs whose move is not known: a second signal did not wait for the call's answer.
@@ -316,6 +320,29 @@ pub async fn run(
         text.push_str("; run the same command again to go on");
         (cause, text)
     });
+    if !recoverable.is_empty() {
+        let mut change = Change::new("orphans");
+        change.done = report.moved();
+        let reasons = report.skipped.iter().map(|(_, why)| why);
+        for why in reasons.chain(plan.iter().filter_map(|p| p.skip.as_ref())) {
+            change.skip(why);
+        }
+        change.detail = format!(
+            "from {}: {}",
+            plural(report.recovered.len() as u64, "consumer"),
+            report
+                .recovered
+                .iter()
+                .take(5)
+                .map(|(c, n)| format!("{c} ({n})"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        change.interrupted = stopped.as_ref().map(|(cause, _)| cause.name().to_string());
+        change.error = failure.as_ref().map(|err| format!("{err:#}"));
+        change.unconfirmed = u64::from(unconfirmed);
+        super::record(&ctx, &mut redis, &keys, &change, Some(&stop)).await;
+    }
     if stopped.is_none() {
         if let Some(err) = failure {
             let unknown = match unconfirmed {

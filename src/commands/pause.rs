@@ -3,6 +3,7 @@
 use serde_json::json;
 
 use super::Context;
+use crate::engine::changes::Change;
 use crate::engine::{queues, ExitCode};
 
 pub async fn run(mut ctx: Context, queue: &str, pause: bool) -> anyhow::Result<ExitCode> {
@@ -14,12 +15,22 @@ pub async fn run(mut ctx: Context, queue: &str, pause: bool) -> anyhow::Result<E
     } else {
         super::require_queue(&mut redis, &keys).await?;
     }
+    super::may_record(&mut redis, &keys).await?;
     let changed = queues::set_paused(&mut redis, &keys, pause)
         .await
         .map_err(|e| {
             let done = if pause { "paused" } else { "resumed" };
             super::unknown_change(e, || format!("queue {queue:?} was {done}"))
         })?;
+    // Only a change is recorded: pausing a paused queue changed nothing.
+    if changed {
+        let action = if pause { "pause" } else { "resume" };
+        let change = Change {
+            of_queue: true,
+            ..Change::new(action)
+        };
+        super::record(&ctx, &mut redis, &keys, &change, None).await;
+    }
     let state = if pause { "paused" } else { "running" };
     if ctx.out.json {
         let value = json!({"queue": queue, "state": state, "changed": changed});

@@ -1,19 +1,40 @@
-//! `qctl purge QUEUE`: delete every key of a queue, after saying what goes.
+//! `qctl purge QUEUE`: delete every key of a queue, after saying what goes; the record of
+//! its changes stays (with the purge in it) unless --forget-changes.
 
 use anyhow::Context as _;
 use serde_json::json;
 
 use super::Context;
 use crate::cli::ConfirmArgs;
+use crate::engine::changes::Change;
 use crate::engine::{consumers, ExitCode};
 use crate::output::{plural, printable, stopped_by, thousands};
 use crate::signals;
 
-pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow::Result<ExitCode> {
+pub async fn run(
+    mut ctx: Context,
+    queue: &str,
+    forget_changes: bool,
+    confirm: ConfirmArgs,
+) -> anyhow::Result<ExitCode> {
     let keys = ctx.keys(queue)?;
     let mut redis = ctx.server()?.connect().await?;
-    super::require_queue(&mut redis, &keys).await?;
+    // A queue whose record of changes is all that is left may still have it deleted.
+    let record_only = forget_changes
+        && redis
+            .query::<u64>(
+                redis::cmd("EXISTS").arg(&keys.changes),
+                format!("EXISTS {}", keys.changes),
+            )
+            .await?
+            > 0;
+    if !record_only {
+        super::require_queue(&mut redis, &keys).await?;
+    }
     let mut targets: Vec<String> = keys.fixed().iter().map(|k| k.to_string()).collect();
+    if forget_changes {
+        targets.push(keys.changes.clone());
+    }
     for c in consumers::list(&mut redis, &keys)
         .await
         .with_context(|| format!("cannot list {}", keys.consumers))?
@@ -74,6 +95,9 @@ pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow:
     if let Some(end) = super::ask(&mut ctx, &question, confirm.yes, &stop).await? {
         return Ok(end);
     }
+    if !forget_changes {
+        super::may_record(&mut redis, &keys).await?;
+    }
     // One UNLINK: Redis checks the user's right to every key before it deletes any, so a
     // refusal leaves no ids without their records or records without their ids.
     let mut deleted = 0u64;
@@ -128,6 +152,20 @@ pub async fn run(mut ctx: Context, queue: &str, confirm: ConfirmArgs) -> anyhow:
     let stopped = stop
         .cause()
         .filter(|_| unconfirmed || deleted < existing.len() as u64);
+    // What went is recorded, unless the record went with it.
+    if !forget_changes {
+        let mut change = Change::new("purge");
+        change.of_queue = deleted > 0;
+        match (deleted > 0, unconfirmed) {
+            (true, _) => change.done = jobs,
+            (false, true) => change.unconfirmed = jobs.max(1),
+            (false, false) => {}
+        }
+        change.detail = format!("{} deleted", plural(deleted, "key"));
+        change.interrupted = stopped.map(|cause| cause.name().to_string());
+        change.error = failure.as_ref().map(|err| format!("{err:#}"));
+        super::record(&ctx, &mut redis, &keys, &change, Some(&stop)).await;
+    }
     if let Some(cause) = stopped {
         if ctx.out.json {
             let value = json!({"queue": queue, "deleted": deleted, "interrupted": cause.name()});

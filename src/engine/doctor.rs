@@ -783,6 +783,15 @@ fn rights_for(group: &str, keys: &QueueKeys, uuid: &str, skip: &[String]) -> Rig
         }
         _ => {}
     }
+    // Every change is recorded in NAME:changes (a change the record refuses is still made,
+    // with a warning), which `qctl changes` reads.
+    if matches!(group, "repair" | "pause" | "purge") {
+        command(&mut r, "XADD", Some(&keys.changes));
+        command(&mut r, "XTRIM", Some(&keys.changes));
+    }
+    if group == "inspect" {
+        command(&mut r, "XREVRANGE", Some(&keys.changes));
+    }
     r
 }
 

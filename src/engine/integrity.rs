@@ -39,7 +39,7 @@ const MAX_IDS: usize = 50_000_000;
 const LPOS_BUDGET: u64 = 200_000;
 
 /// The expected type of each fixed key of a queue.
-pub fn expected_types(keys: &QueueKeys) -> [(&str, &'static str); 16] {
+pub fn expected_types(keys: &QueueKeys) -> [(&str, &'static str); 17] {
     [
         (&keys.active, "list"),
         (&keys.data, "hash"),
@@ -57,6 +57,7 @@ pub fn expected_types(keys: &QueueKeys) -> [(&str, &'static str); 16] {
         (&keys.bucket, "hash"),
         (&keys.acked, "list"),
         (&keys.push, "hash"),
+        (&keys.changes, "stream"),
     ]
 }
 

@@ -46,6 +46,10 @@ pub struct QueueKeys {
     /// is running, for lua/push_new.lua to undo it with; written and removed within the
     /// transaction, so no other client sees it.
     pub push: String,
+    /// stream (qctl's own): the record of the changes qctl made to the queue (requeue,
+    /// delete, pause, purge, move...), for `qctl changes`: see [`super::changes`]. Not among
+    /// [`QueueKeys::fixed`]: a purge keeps it, and alone it makes no queue.
+    pub changes: String,
 }
 
 /// About how many entries `NAME:events` keeps (trimmed with `MAXLEN ~`).
@@ -99,6 +103,7 @@ impl QueueKeys {
             bucket: format!("{name}:bucket"),
             acked: format!("{name}:acked"),
             push: format!("{name}:push"),
+            changes: format!("{name}:changes"),
         }
     }
 

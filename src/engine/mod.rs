@@ -2,6 +2,7 @@
 //! queue. No terminal code: every function returns plain values for the caller to render.
 
 pub mod bulk;
+pub mod changes;
 pub mod conn;
 pub mod consumer;
 pub mod consumers;

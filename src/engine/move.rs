@@ -83,6 +83,8 @@ impl Pending {
 pub struct Settled {
     /// The jobs that arrived, by where they were taken from.
     pub arrived: Vec<From>,
+    /// Their ids, in the same order (an id that is not UTF-8 as it reads lossily).
+    pub arrived_ids: Vec<String>,
     /// Jobs whose ids the destination has for another job: given back to the source.
     pub collided: Vec<String>,
     /// Jobs that could not be given back (the source has their ids again): left in the
@@ -93,6 +95,7 @@ pub struct Settled {
 impl Settled {
     fn add(&mut self, other: Settled) {
         self.arrived.extend(other.arrived);
+        self.arrived_ids.extend(other.arrived_ids);
         self.collided.extend(other.collided);
         self.stuck.extend(other.stuck);
     }
@@ -336,6 +339,9 @@ impl Mover {
             } else {
                 there.push(job.id.as_slice());
                 settled.arrived.push(job.from);
+                settled
+                    .arrived_ids
+                    .push(String::from_utf8_lossy(&job.id).into_owned());
             }
         }
         if !collided.is_empty() {

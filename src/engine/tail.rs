@@ -52,6 +52,8 @@ pub enum Happening {
     },
     Paused,
     Resumed,
+    /// qctl changed the queue (`NAME:changes`): requeued, deleted, purged, paused...
+    Change(super::changes::Entry),
 }
 
 /// A happening as `qctl tail --json` writes it: its fields (`event` names it), with its
@@ -97,6 +99,8 @@ pub struct Follower {
     dead_at_edge: HashSet<String>,
     /// Events are read from this stream id on (`(ID`: after it).
     events_from: String,
+    /// Changes are read from this stream id on (`(ID`: after it).
+    changes_from: String,
     /// The consumers and their heartbeats at the last tick (None before the first).
     consumers: Option<HashMap<String, f64>>,
     expired: HashSet<String>,
@@ -114,6 +118,7 @@ impl Follower {
             dead_from: since,
             dead_at_edge: HashSet::new(),
             events_from: format!("{}-0", (since.max(0.0) * 1000.0) as u64),
+            changes_from: format!("{}-0", (since.max(0.0) * 1000.0) as u64),
             consumers: None,
             expired: HashSet::new(),
             paused: None,
@@ -151,7 +156,13 @@ impl Follower {
             .arg("failed")
             .llen(&k.active)
             .zcard(&k.scheduled)
-            .zcard(&k.dead);
+            .zcard(&k.dead)
+            .cmd("XRANGE")
+            .arg(&k.changes)
+            .arg(&self.changes_from)
+            .arg("+")
+            .arg("COUNT")
+            .arg(PER_TICK);
         pipe.ignore_errors();
         let ops = [
             format!("ZRANGEBYSCORE {}", k.dead),
@@ -162,6 +173,7 @@ impl Follower {
             format!("LLEN {}", k.active),
             format!("ZCARD {}", k.scheduled),
             format!("ZCARD {}", k.dead),
+            format!("XRANGE {}", k.changes),
         ];
         let replies = redis
             .pipeline_all(&pipe, |i| ops[i.min(ops.len() - 1)].clone())
@@ -178,8 +190,19 @@ impl Follower {
         let ready: u64 = decode(&server, &ops[5], next())?;
         let scheduled: u64 = decode(&server, &ops[6], next())?;
         let dead_count: u64 = decode(&server, &ops[7], next())?;
+        let changes: Vec<(String, HashMap<String, String>)> = decode(&server, &ops[8], next())?;
         let mut happened = Vec::new();
-        let behind = dead.len() >= PER_TICK || events.len() >= PER_TICK;
+        let behind =
+            dead.len() >= PER_TICK || events.len() >= PER_TICK || changes.len() >= PER_TICK;
+
+        // Changes qctl made.
+        if let Some((last, _)) = changes.last() {
+            self.changes_from = format!("({last}");
+        }
+        for (id, fields) in &changes {
+            let entry = super::changes::Entry::from_fields(id, fields);
+            happened.push((entry.time, Happening::Change(entry)));
+        }
 
         // Jobs killed, with the reasons qctl recorded.
         let dead: Vec<(String, f64)> = dead

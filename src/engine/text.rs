@@ -193,9 +193,73 @@ pub fn shell_quote(word: &str) -> String {
     }
 }
 
+/// `word` with the password of every URL in it left out (`redis://:pw@h` is `redis://h`,
+/// `redis://u:pw@h` is `redis://u@h`, and a `pass` or `password` in its query, as a
+/// socket's URL may carry, is `***`): a command line as it may be shown or kept.
+pub fn without_password(word: &str) -> String {
+    let mut out = String::with_capacity(word.len());
+    let mut rest = word;
+    while let Some(pos) = rest.find("://") {
+        let (head, tail) = rest.split_at(pos + 3);
+        out.push_str(head);
+        let end = tail.find(['/', '?']).unwrap_or(tail.len());
+        let authority = &tail[..end];
+        match authority.rfind('@') {
+            Some(at) => {
+                let user = authority[..at].split(':').next().unwrap_or("");
+                if user.is_empty() {
+                    out.push_str(&authority[at + 1..]);
+                } else {
+                    out.push_str(&format!("{user}@{}", &authority[at + 1..]));
+                }
+            }
+            None => out.push_str(authority),
+        }
+        rest = &tail[end..];
+        // The path, then a query whose password goes.
+        let path_end = rest.find(['?', ' ']).unwrap_or(rest.len());
+        out.push_str(&rest[..path_end]);
+        rest = &rest[path_end..];
+        if let Some(query) = rest.strip_prefix('?') {
+            let end = query.find(char::is_whitespace).unwrap_or(query.len());
+            let pairs: Vec<String> = query[..end]
+                .split('&')
+                .map(|pair| match pair.split_once('=') {
+                    Some((k, _)) if matches!(k, "pass" | "password") => format!("{k}=***"),
+                    _ => pair.to_string(),
+                })
+                .collect();
+            out.push('?');
+            out.push_str(&pairs.join("&"));
+            rest = &query[end..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_command_line_keeps_no_password() {
+        assert_eq!(
+            without_password("redis://:hunter2@h:6379/0"),
+            "redis://h:6379/0"
+        );
+        assert_eq!(without_password("-u=redis://u:pw@h"), "-u=redis://u@h");
+        assert_eq!(without_password("rediss://h:6380"), "rediss://h:6380");
+        assert_eq!(without_password("mail"), "mail");
+        assert_eq!(
+            without_password("redis+unix:///tmp/r.sock?db=1&pass=hunter2"),
+            "redis+unix:///tmp/r.sock?db=1&pass=***"
+        );
+        assert_eq!(
+            without_password("unix:///tmp/r.sock?password=hunter2"),
+            "unix:///tmp/r.sock?password=***"
+        );
+    }
 
     #[test]
     fn sizes_are_in_binary_units() {

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender};
 
+use crate::engine::changes;
 use crate::engine::consumers::{self, ConsumerInfo, Description};
 use crate::engine::listing::{Entry, Filter, Pager};
 use crate::engine::queues;
@@ -133,12 +134,18 @@ pub async fn run(
                 Some(Request::Detail(wanted)) => detail = wanted,
                 Some(Request::Pause { queue, pause }) => {
                     let keys = QueueKeys::new(&queue);
-                    let update = match queues::set_paused(&mut redis, &keys, pause).await {
-                        Ok(changed) => Update::Paused { queue, pause, changed },
-                        Err(e) => Update::Error(one_line(&e)),
+                    let (update, unrecorded) = match pause_recorded(&mut redis, &keys, pause).await {
+                        Ok((changed, unrecorded)) => (Update::Paused { queue, pause, changed }, unrecorded),
+                        Err(e) => (Update::Error(one_line(&e)), None),
                     };
                     if updates.send(update).is_err() {
                         return;
+                    }
+                    if let Some(e) = unrecorded {
+                        let words = format!("the change was made, but recording it in {} failed: {}", keys.changes, one_line(&e));
+                        if updates.send(Update::Error(words)).is_err() {
+                            return;
+                        }
                     }
                 }
             },
@@ -204,6 +211,28 @@ async fn read_detail(redis: &mut Redis, wanted: &DetailRequest, now: f64) -> Res
         dead_offset: wanted.offset,
         dead_total: pager.total(),
     })
+}
+
+/// `p` in top: pauses or resumes the queue as `qctl pause` and `resume` do, recorded in
+/// `NAME:changes` (refused before any change to a user who may not write the record).
+/// Whether it changed, and why it was not recorded when it could not be.
+async fn pause_recorded(
+    redis: &mut Redis,
+    keys: &QueueKeys,
+    pause: bool,
+) -> Result<(bool, Option<Error>), Error> {
+    changes::check_rights(redis, keys).await?;
+    let changed = queues::set_paused(redis, keys, pause).await?;
+    if !changed {
+        return Ok((false, None));
+    }
+    let change = changes::Change {
+        of_queue: true,
+        detail: "from qctl top".into(),
+        ..changes::Change::new(if pause { "pause" } else { "resume" })
+    };
+    let recorded = changes::record(redis, keys, &change, &changes::Origin::cli()).await;
+    Ok((true, recorded.err()))
 }
 
 fn one_line(e: &Error) -> String {

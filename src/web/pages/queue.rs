@@ -303,7 +303,7 @@ fn consumers(app: &App, queue: &str, keys: &QueueKeys, c: &queue::Consumers) -> 
 fn recent(queue: &str, keys: &QueueKeys, events: &queue::Events) -> Markup {
     html! {
         p.note {
-            "Jobs that died and retries scheduled since " (clock(events.since))
+            "Jobs that died, retries scheduled and changes qctl made since " (clock(events.since))
             " UTC, as qctl tail " (Shown(queue)) " --no-follow --since 10m shows them; consumers joining and leaving and pauses show while qctl tail follows."
         }
         @if events.happened.is_empty() {
