@@ -336,20 +336,30 @@ impl Shell {
     }
 
     /// Runs one line of the docs as a person would and checks it ends as they say. A command
-    /// that runs until stopped (a consumer, `--watch`, `tail` without `--no-follow`) is
+    /// that runs until stopped (a consumer, `--watch`, `tail` without `--no-follow`, `web`) is
     /// stopped with SIGTERM after two seconds, and ends with 0.
     fn run(&self, what: &str, line: &str, want: i32) -> String {
-        let until_stopped = qctl_invocations(line).iter().any(|argv| {
-            let has = |flag: &str| argv.iter().any(|a| a == flag);
-            (argv.get(1).map(String::as_str) == Some("consume")
-                && !has("--drain")
-                && !has("--max-jobs"))
-                || has("--watch")
-                || (argv.get(1).map(String::as_str) == Some("tail") && !has("--no-follow"))
-        });
+        // A line in braces (`{ qctl web; } 2>&1`) is the command in them.
+        let until_stopped = qctl_invocations(line.trim_start_matches("{ "))
+            .iter()
+            .any(|argv| {
+                let has = |flag: &str| argv.iter().any(|a| a == flag);
+                (argv.get(1).map(String::as_str) == Some("consume")
+                    && !has("--drain")
+                    && !has("--max-jobs"))
+                    || has("--watch")
+                    || (argv.get(1).map(String::as_str) == Some("tail") && !has("--no-follow"))
+                    || argv.get(1).map(String::as_str) == Some("web")
+            });
         let started = Instant::now();
         let out = if until_stopped {
-            let mut cmd = self.command(&format!("exec {line}"));
+            // The command in place of bash; a line in braces (`{ qctl web; } 2>&1`) under a
+            // bash that waits for it and ends with its status.
+            let mut cmd = if line.starts_with('{') {
+                self.command(&format!("trap : TERM; {line}"))
+            } else {
+                self.command(&format!("exec {line}"))
+            };
             cmd.process_group(0);
             let mut child = Background::spawn(cmd);
             std::thread::sleep(Duration::from_secs(2));
@@ -519,7 +529,30 @@ fn the_readme_tour_runs_as_shown() {
                 if line.starts_with("redis-server ") || line.starts_with("export QCTL_REDIS_URL=") {
                     continue;
                 }
-                let out = shell.run("the tour", &format!("{{ {line}; }} 2>&1"), want);
+                // `qctl web` serves on any free port here, shown as the 9188 of the tour: its
+                // port may be taken on a machine that runs other tests or a demo.
+                let web = line == "qctl web";
+                let run = if web {
+                    format!("{{ {line} --listen 127.0.0.1:0; }} 2>&1")
+                } else {
+                    format!("{{ {line}; }} 2>&1")
+                };
+                let mut out = shell.run("the tour", &run, want);
+                // What names the server names the tour's (`qctl web` says where it reads).
+                out = out.replace(&format!("127.0.0.1:{}", server.port()), "127.0.0.1:6390");
+                if web {
+                    out = out
+                        .split("http://127.0.0.1:")
+                        .enumerate()
+                        .map(|(i, part)| match i {
+                            0 => part.to_string(),
+                            _ => format!(
+                                "http://127.0.0.1:9188{}",
+                                part.trim_start_matches(|c: char| c.is_ascii_digit())
+                            ),
+                        })
+                        .collect();
+                }
                 printed.push((line, out));
                 ran += 1;
             }
