@@ -1309,3 +1309,38 @@ fn web_serves_every_page_as_the_recipes_user() {
         }
     }
 }
+
+/// A job's page, its JSON and its download that Redis refuses to read (here as the recipe's
+/// user without LPOS or HMGET) answer 502 with Redis's words, as the pages of a queue answer a
+/// refusal, not 503, which says Redis cannot be reached.
+#[test]
+fn a_job_page_redis_refuses_is_502_naming_the_command() {
+    let (user, _) = support::acl_recipe();
+    for (without, command, pages) in [
+        (
+            "lpos",
+            "LPOS",
+            ["/queues/mail/jobs/r1", "/api/queues/mail/jobs/r1"].as_slice(),
+        ),
+        ("hmget", "HMGET", ["/queues/mail/jobs/r1/data"].as_slice()),
+    ] {
+        let server = RedisServer::start();
+        set_user(&server, &user, "mail", &[without]);
+        ready(&server, &[("r1", "one")]);
+        let mut cmd = qctl_process(&server);
+        cmd.args(["--user", &user, "web", "mail", "--listen", "127.0.0.1:0"])
+            .env("QCTL_REDIS_PASSWORD", PW)
+            .env_remove("QCTL_REDIS_PASSWORD_FILE")
+            .env_remove("QCTL_REDIS_USER");
+        let web = support::web::Web::spawn(cmd);
+        for page in pages {
+            let reply = web.get(page);
+            assert_eq!(reply.status, 502, "-{without}: {page}: {}", reply.body);
+            assert!(
+                reply.body.contains(&format!("refused {command}")) && reply.body.contains("NOPERM"),
+                "-{without}: {page}: {}",
+                reply.body
+            );
+        }
+    }
+}
