@@ -1260,3 +1260,171 @@ fn find_runs_under_the_recipe_and_names_each_command_it_is_denied() {
         assert_eq!(queue_state(&server), before, "-{command}");
     }
 }
+
+/// Where the word NOPERM or "no permission" is in `body`, with what follows it.
+fn refusals(body: &str) -> Vec<String> {
+    let lower = body.to_lowercase();
+    ["noperm", "no permission"]
+        .iter()
+        .flat_map(|word| {
+            lower
+                .match_indices(word)
+                .map(|(i, _)| i)
+                .collect::<Vec<_>>()
+        })
+        .map(|i| lower[i..].chars().take(90).collect())
+        .collect()
+}
+
+/// `qctl web` as the recipe's user, against a queue with jobs in every state (ready, scheduled,
+/// in flight at a live consumer beside an expired one, dead with the failure record a qctl
+/// consumer wrote, done in its history), set up by the default user: every page, its JSON twin, the job's page and download
+/// and the Health page answer 200, and none says NOPERM but the Health page's two findings
+/// that `qctl doctor` makes under the recipe, which say what it leaves unknown without INFO and
+/// HSCAN (docs/monitoring.md): the recipe gives the web what it needs to show everything else.
+#[test]
+fn web_serves_every_page_as_the_recipes_user() {
+    let (user, _) = support::acl_recipe();
+    let server = RedisServer::start();
+    set_user(&server, &user, "mail", &[]);
+    // The scene is set with every right (the default user), so that only the web runs as the
+    // recipe's user.
+    let run = || {
+        let mut cmd = qctl(&server);
+        cmd.env_remove("QCTL_REDIS_USER")
+            .env_remove("QCTL_REDIS_PASSWORD")
+            .env_remove("QCTL_REDIS_PASSWORD_FILE");
+        cmd
+    };
+    expect(run().args(["enqueue", "mail", "--id", "sent", "to ann"]), 0);
+    expect(
+        run().args(["enqueue", "mail", "--id", "broken", "to bob"]),
+        0,
+    );
+    expect(
+        run().args(["enqueue", "mail", "--id", "later", "--in", "1h", "x"]),
+        0,
+    );
+    let handler = "read -r d; case $d in *bob*) echo 'smtp 550: no such user' >&2; exit 3;; esac";
+    expect(
+        run().args([
+            "consume",
+            "mail",
+            "--drain",
+            "--max-retries",
+            "0",
+            "--",
+            "sh",
+            "-c",
+            handler,
+        ]),
+        7,
+    );
+    expect(run().args(["enqueue", "mail", "--id", "r1", "one"]), 0);
+    expect(run().args(["enqueue", "mail", "--id", "r2", "two"]), 0);
+    support::hold_in_flight(&server, "mail");
+
+    let mut cmd = qctl_process(&server);
+    cmd.args(["--user", &user, "web", "--listen", "127.0.0.1:0"])
+        .env("QCTL_REDIS_PASSWORD", PW)
+        .env_remove("QCTL_REDIS_PASSWORD_FILE")
+        .env_remove("QCTL_REDIS_USER");
+    let web = support::web::Web::spawn(cmd);
+
+    let overview = web.get("/api/overview");
+    assert_eq!(overview.status, 200, "{}", overview.body);
+    let mail = &overview.json()["queues"][0];
+    for (field, want) in [
+        ("active", 2),
+        ("scheduled_later", 1),
+        ("in_flight", 1),
+        ("dead", 1),
+        ("done", 1),
+        ("failed", 1),
+        ("consumers_alive", 1),
+        ("consumers_expired", 1),
+    ] {
+        assert_eq!(mail[field], want, "{field} of {mail}");
+    }
+    assert_eq!(overview.json()["status"]["warnings"], serde_json::json!([]));
+
+    let mut pages = vec!["/".to_string(), "/api/overview".to_string()];
+    for base in ["/queues/mail", "/api/queues/mail"] {
+        pages.push(base.to_string());
+        for state in ["ready", "scheduled", "inflight", "dead"] {
+            pages.push(format!("{base}/{state}"));
+        }
+        for state in ["scheduled", "dead"] {
+            pages.push(format!("{base}/{state}/groups"));
+        }
+        for job in ["broken", "later", "r1", "f"] {
+            pages.push(format!("{base}/jobs/{job}"));
+        }
+    }
+    pages.push("/queues/mail/jobs/broken/data".to_string());
+    for page in &pages {
+        let reply = web.get(page);
+        assert_eq!(reply.status, 200, "{page}: {}", reply.body);
+        assert_eq!(refusals(&reply.body), Vec::<String>::new(), "{page}");
+    }
+    let queue = web.get("/api/queues/mail").json();
+    assert_eq!(queue["errors"], serde_json::json!({}), "{queue}");
+    for part in ["stats", "consumers", "inflight", "limits", "events"] {
+        assert!(!queue[part].is_null(), "{part} of {queue}");
+    }
+    let job = web.get("/queues/mail/jobs/broken");
+    assert!(job.body.contains("smtp 550: no such user"), "{}", job.body);
+    assert_eq!(web.get("/queues/mail/jobs/broken/data").body, "to bob");
+    let groups = web.get("/api/queues/mail/dead/groups").json();
+    assert_eq!(groups["jobs"], 1, "{groups}");
+
+    for page in ["/health", "/api/health"] {
+        let reply = web.get(page);
+        assert_eq!(reply.status, 200, "{page}: {}", reply.body);
+        let found = refusals(&reply.body);
+        assert!(
+            found
+                .iter()
+                .all(|r| r.contains("'info'") || r.contains("'hscan'")),
+            "{page} says NOPERM of more than INFO and HSCAN: {found:?}"
+        );
+        for unknown in ["could not be read", "were not checked"] {
+            assert!(reply.body.contains(unknown), "{page}: {}", reply.body);
+        }
+    }
+}
+
+/// A job's page, its JSON and its download that Redis refuses to read (here as the recipe's
+/// user without LPOS or HMGET) answer 502 with Redis's words, as the pages of a queue answer a
+/// refusal, not 503, which says Redis cannot be reached.
+#[test]
+fn a_job_page_redis_refuses_is_502_naming_the_command() {
+    let (user, _) = support::acl_recipe();
+    for (without, command, pages) in [
+        (
+            "lpos",
+            "LPOS",
+            ["/queues/mail/jobs/r1", "/api/queues/mail/jobs/r1"].as_slice(),
+        ),
+        ("hmget", "HMGET", ["/queues/mail/jobs/r1/data"].as_slice()),
+    ] {
+        let server = RedisServer::start();
+        set_user(&server, &user, "mail", &[without]);
+        ready(&server, &[("r1", "one")]);
+        let mut cmd = qctl_process(&server);
+        cmd.args(["--user", &user, "web", "mail", "--listen", "127.0.0.1:0"])
+            .env("QCTL_REDIS_PASSWORD", PW)
+            .env_remove("QCTL_REDIS_PASSWORD_FILE")
+            .env_remove("QCTL_REDIS_USER");
+        let web = support::web::Web::spawn(cmd);
+        for page in pages {
+            let reply = web.get(page);
+            assert_eq!(reply.status, 502, "-{without}: {page}: {}", reply.body);
+            assert!(
+                reply.body.contains(&format!("refused {command}")) && reply.body.contains("NOPERM"),
+                "-{without}: {page}: {}",
+                reply.body
+            );
+        }
+    }
+}

@@ -336,20 +336,30 @@ impl Shell {
     }
 
     /// Runs one line of the docs as a person would and checks it ends as they say. A command
-    /// that runs until stopped (a consumer, `--watch`, `tail` without `--no-follow`) is
+    /// that runs until stopped (a consumer, `--watch`, `tail` without `--no-follow`, `web`) is
     /// stopped with SIGTERM after two seconds, and ends with 0.
     fn run(&self, what: &str, line: &str, want: i32) -> String {
-        let until_stopped = qctl_invocations(line).iter().any(|argv| {
-            let has = |flag: &str| argv.iter().any(|a| a == flag);
-            (argv.get(1).map(String::as_str) == Some("consume")
-                && !has("--drain")
-                && !has("--max-jobs"))
-                || has("--watch")
-                || (argv.get(1).map(String::as_str) == Some("tail") && !has("--no-follow"))
-        });
+        // A line in braces (`{ qctl web; } 2>&1`) is the command in them.
+        let until_stopped = qctl_invocations(line.trim_start_matches("{ "))
+            .iter()
+            .any(|argv| {
+                let has = |flag: &str| argv.iter().any(|a| a == flag);
+                (argv.get(1).map(String::as_str) == Some("consume")
+                    && !has("--drain")
+                    && !has("--max-jobs"))
+                    || has("--watch")
+                    || (argv.get(1).map(String::as_str) == Some("tail") && !has("--no-follow"))
+                    || argv.get(1).map(String::as_str) == Some("web")
+            });
         let started = Instant::now();
         let out = if until_stopped {
-            let mut cmd = self.command(&format!("exec {line}"));
+            // The command in place of bash; a line in braces (`{ qctl web; } 2>&1`) under a
+            // bash that waits for it and ends with its status.
+            let mut cmd = if line.starts_with('{') {
+                self.command(&format!("trap : TERM; {line}"))
+            } else {
+                self.command(&format!("exec {line}"))
+            };
             cmd.process_group(0);
             let mut child = Background::spawn(cmd);
             std::thread::sleep(Duration::from_secs(2));
@@ -519,7 +529,30 @@ fn the_readme_tour_runs_as_shown() {
                 if line.starts_with("redis-server ") || line.starts_with("export QCTL_REDIS_URL=") {
                     continue;
                 }
-                let out = shell.run("the tour", &format!("{{ {line}; }} 2>&1"), want);
+                // `qctl web` serves on any free port here, shown as the 9188 of the tour: its
+                // port may be taken on a machine that runs other tests or a demo.
+                let web = line == "qctl web";
+                let run = if web {
+                    format!("{{ {line} --listen 127.0.0.1:0; }} 2>&1")
+                } else {
+                    format!("{{ {line}; }} 2>&1")
+                };
+                let mut out = shell.run("the tour", &run, want);
+                // What names the server names the tour's (`qctl web` says where it reads).
+                out = out.replace(&format!("127.0.0.1:{}", server.port()), "127.0.0.1:6390");
+                if web {
+                    out = out
+                        .split("http://127.0.0.1:")
+                        .enumerate()
+                        .map(|(i, part)| match i {
+                            0 => part.to_string(),
+                            _ => format!(
+                                "http://127.0.0.1:9188{}",
+                                part.trim_start_matches(|c: char| c.is_ascii_digit())
+                            ),
+                        })
+                        .collect();
+                }
                 printed.push((line, out));
                 ran += 1;
             }
@@ -1008,4 +1041,184 @@ fn the_drain_example_with_a_failing_task_ends_soon_with_exit_7() {
     );
     let dead: Vec<String> = server.cmd(&[b"ZRANGE", b"build:dead", b"0", b"-1"]);
     assert_eq!(dead.len(), 1);
+}
+
+/// `scripts/demo --web` (the README's demo, with the page): after the round trip it serves
+/// `qctl web` on the same Redis while consumers work through new jobs, some of which fail for
+/// three causes (the dead groups the page shows), and Ctrl-C (SIGINT to its process group, as
+/// a terminal sends it) ends it with every process it started stopped, its Redis with them,
+/// and its temporary directory removed. A stand-in `cargo` gives it the debug build.
+#[test]
+fn the_demo_with_web_serves_the_page_while_jobs_fail_and_ctrl_c_leaves_nothing_behind() {
+    let fake = tempfile::tempdir().unwrap();
+    let cargo = fake.path().join("cargo");
+    std::fs::write(
+        &cargo,
+        format!(
+            "#!/bin/sh\necho '{{\"reason\":\"compiler-artifact\",\"executable\":\"{}\"}}'\n",
+            env!("CARGO_BIN_EXE_qctl")
+        ),
+    )
+    .unwrap();
+    let mut perms = std::fs::metadata(&cargo).unwrap().permissions();
+    std::os::unix::fs::PermissionsExt::set_mode(&mut perms, 0o755);
+    std::fs::set_permissions(&cargo, perms).unwrap();
+    let mut cmd = Command::new("bash");
+    cmd.arg(format!("{ROOT}/scripts/demo"))
+        .arg("--web")
+        .env(
+            "PATH",
+            format!(
+                "{}:{}",
+                fake.path().display(),
+                std::env::var("PATH").unwrap_or_default()
+            ),
+        )
+        .env_remove("QCTL_REDIS_URL")
+        .env_remove("REDIS_URL")
+        .env_remove("QCTL_WEB_PASSWORD")
+        .env_remove("QCTL_WEB_PASSWORD_FILE")
+        .process_group(0);
+    let mut demo = Background::spawn(cmd);
+    let pgid = Pid::from_raw(demo.pid());
+    // A failing assertion stops the demo as SIGTERM does (its trap stops what it started),
+    // before `demo` is dropped.
+    struct Stopped(Pid);
+    impl Drop for Stopped {
+        fn drop(&mut self) {
+            if support::group_running(self.0.as_raw()) {
+                let _ = killpg(self.0, Signal::SIGTERM);
+                wait_until(Duration::from_secs(60), || {
+                    !support::group_running(self.0.as_raw())
+                });
+                let _ = killpg(self.0, Signal::SIGKILL);
+            }
+        }
+    }
+    let _stopped = Stopped(pgid);
+    let said = |demo: &Background, what: &str| -> Option<String> {
+        demo.stdout()
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(what).map(str::to_string))
+    };
+    let mut url = None;
+    wait_until(Duration::from_secs(300), || {
+        url = said(&demo, "open ");
+        url.is_some() || !support::running(demo.pid())
+    });
+    let Some(url) = url else {
+        let _ = killpg(pgid, Signal::SIGKILL);
+        panic!(
+            "scripts/demo --web printed no URL\nstdout: {}\nstderr: {}",
+            demo.stdout(),
+            demo.stderr()
+        );
+    };
+    let out = demo.stdout();
+    let redis_port: u16 = said(&demo, "== throwaway redis-server on 127.0.0.1:")
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("the demo names its Redis: {out}"));
+    let dir = out
+        .lines()
+        .find_map(|l| l.split("removes ").nth(1))
+        .map(|d| d.trim_end_matches('.').to_string())
+        .unwrap_or_else(|| panic!("the demo names its directory: {out}"));
+    let redis_pid: i32 = std::fs::read_to_string(format!("{dir}/redis.pid"))
+        .ok()
+        .and_then(|p| p.trim().parse().ok())
+        .unwrap_or_else(|| panic!("{dir}/redis.pid"));
+    let web_port: u16 = url
+        .trim_end_matches('/')
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or_else(|| panic!("no port in {url:?}"));
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(60)))
+        .build()
+        .into();
+    let get = |path: &str| -> (u16, String) {
+        let mut reply = agent
+            .get(format!("{url}{path}"))
+            .call()
+            .expect("an HTTP answer");
+        let body = reply.body_mut().read_to_string().unwrap_or_default();
+        (reply.status().as_u16(), body)
+    };
+
+    // The overview lists the demo's queues, and the page follows the consumers: mail's dead
+    // jobs fall into the three causes of the handler (and the round trip's one).
+    let (status, overview) = get("");
+    assert_eq!(status, 200, "{overview}");
+    for queue in ["mail", "sms", "reports", "invoices"] {
+        assert!(
+            overview.contains(&format!("/queues/{queue}\"")),
+            "{queue} on the overview"
+        );
+    }
+    let mut patterns = Vec::new();
+    let grouped = wait_until(Duration::from_secs(240), || {
+        let (_, body) = get("api/queues/mail/dead/groups");
+        patterns = serde_json::from_str::<serde_json::Value>(&body)
+            .ok()
+            .and_then(|v| v["groups"].as_array().cloned())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|g| g["pattern"].as_str().map(str::to_string))
+            .collect();
+        ["no such user", "template", "timeout"]
+            .iter()
+            .all(|cause| patterns.iter().any(|p| p.contains(cause)))
+    });
+    let done_before = get("api/overview").1;
+    assert!(
+        grouped,
+        "three causes among mail's dead groups: {patterns:?}"
+    );
+    let (status, groups) = get("queues/mail/dead/groups");
+    assert_eq!(status, 200, "{groups}");
+    assert!(groups.contains("not found"), "{groups}");
+    // Still moving: more jobs are done a while later.
+    let done = |overview: &str| -> u64 {
+        serde_json::from_str::<serde_json::Value>(overview)
+            .ok()
+            .and_then(|v| v["queues"].as_array().cloned())
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|q| q["done"].as_u64())
+            .sum()
+    };
+    let before = done(&done_before);
+    assert!(
+        wait_until(Duration::from_secs(120), || done(&get("api/overview").1)
+            > before),
+        "jobs keep being done after {before}"
+    );
+
+    // Ctrl-C.
+    killpg(pgid, Signal::SIGINT).unwrap();
+    let status = demo.wait_timeout(Duration::from_secs(120));
+    let leftover = support::group_running(demo.pid());
+    if status.is_none() || leftover {
+        let _ = killpg(pgid, Signal::SIGKILL);
+    }
+    assert_eq!(
+        status.and_then(|s| s.code()),
+        Some(130),
+        "Ctrl-C ends the demo (None: still running after 120 s)\nstderr: {}",
+        demo.stderr()
+    );
+    assert!(!leftover, "a process of the demo's group is still running");
+    assert!(
+        !support::running(redis_pid),
+        "the demo's redis-server (pid {redis_pid}) is still running"
+    );
+    for port in [redis_port, web_port] {
+        assert!(
+            std::net::TcpStream::connect(("127.0.0.1", port)).is_err(),
+            "something still listens on 127.0.0.1:{port}"
+        );
+    }
+    assert!(!Path::new(&dir).exists(), "{dir} is removed");
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use nix::sys::signal::Signal;
 use serde_json::{json, Value};
-use support::browser::Browser;
+use support::browser::{Browser, Rect};
 use support::web::{Reply, Web};
 use support::{figure, qctl, qctl_process, run, wait_until, RedisServer, FAST};
 
@@ -4186,3 +4186,31 @@ fn in_a_browser_the_search_box_finds_a_job_by_a_word_in_its_data() {
     });
 }
 
+
+/// The filter form of a list and of the groups: its button is as tall as its fields, and the
+/// Clear link's text is on the line of the button's (the button was 5 pixels taller than the
+/// fields, in a larger font, and Clear's text sat 6 pixels below the button's).
+#[test]
+fn in_a_browser_the_filter_forms_button_fields_and_clear_link_line_up() {
+    let server = RedisServer::start();
+    ninety_dead(&server);
+    let web = Web::start(&server, &[]);
+    let Some(browser) = support::browser::Browser::start(1280, 800) else {
+        return;
+    };
+    for page in ["queues/mail/dead", "queues/mail/dead/groups"] {
+        browser.open(&format!("{}{page}", web.url));
+        let button = browser.element("form.filters button").rect();
+        let middle = |r: Rect| r.y + r.height / 2.0;
+        let field = browser.element("form.filters input").rect();
+        let clear = browser.element("form.filters > a").rect();
+        assert!(
+            (button.height - field.height).abs() <= 1.0,
+            "{page}: the button {button:?}, a field {field:?}"
+        );
+        assert!(
+            (middle(button) - middle(clear)).abs() <= 1.0,
+            "{page}: the button {button:?}, Clear {clear:?}"
+        );
+    }
+}

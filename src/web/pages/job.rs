@@ -48,10 +48,15 @@ impl Refused {
         }
     }
 
-    /// Redis could not be read (or refused what the page asked).
+    /// Redis refused what the page asked (502: a key of the wrong type, a command the user
+    /// may not run), or could not be reached (503), as the pages of a queue answer them.
     fn unreadable(e: &Error) -> Refused {
+        let status = match e {
+            Error::Redis { .. } => StatusCode::BAD_GATEWAY,
+            _ => StatusCode::SERVICE_UNAVAILABLE,
+        };
         Refused {
-            status: StatusCode::SERVICE_UNAVAILABLE,
+            status,
             words: format!("Redis could not be read: {e}"),
             gone: None,
         }
