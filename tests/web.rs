@@ -4186,7 +4186,6 @@ fn in_a_browser_the_search_box_finds_a_job_by_a_word_in_its_data() {
     });
 }
 
-
 /// The filter form of a list and of the groups: its button is as tall as its fields, and the
 /// Clear link's text is on the line of the button's (the button was 5 pixels taller than the
 /// fields, in a larger font, and Clear's text sat 6 pixels below the button's).
@@ -4211,6 +4210,161 @@ fn in_a_browser_the_filter_forms_button_fields_and_clear_link_line_up() {
         assert!(
             (middle(button) - middle(clear)).abs() <= 1.0,
             "{page}: the button {button:?}, Clear {clear:?}"
+        );
+    }
+}
+
+#[test]
+fn changes_from_the_page_are_recorded_with_who_and_from_where_and_tail_shows_them() {
+    let server = RedisServer::start();
+    let (smtp, _) = two_causes(&server);
+    let dir = tempfile::tempdir().expect("a directory");
+    let password = dir.path().join("pw");
+    std::fs::write(&password, "page-pw\n").expect("write");
+    let web = Web::start(
+        &server,
+        &["--web-password-file", password.to_str().expect("a path")],
+    );
+    let mut tail = qctl_process(&server);
+    tail.args(["--json", "tail", "mail", "--poll", "100ms"]);
+    let tail = support::Background::spawn(tail);
+    // A CLI change first, seen by tail once it follows the record.
+    run(qctl(&server).args(["dead", "delete", "mail", "b2", "--yes"]));
+    assert!(wait_until(Duration::from_secs(30), || tail
+        .stdout()
+        .contains("\"change\"")));
+    let auth = format!(
+        "Authorization: Basic {}",
+        base64::Engine::encode(&base64::engine::general_purpose::STANDARD, "ann:page-pw")
+    );
+    let page = raw_request(
+        web.port,
+        &format!(
+            "GET /queues/mail HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n{auth}\r\nConnection: close\r\n\r\n",
+            web.port
+        ),
+    );
+    let cookie = page
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("set-cookie: ")
+                .map(|v| v.split(';').next().unwrap_or("").to_string())
+        })
+        .expect("a cookie");
+    let token = page
+        .split("name=\"token\" value=\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .expect("a token")
+        .to_string();
+    let headers = [
+        format!("Origin: http://127.0.0.1:{}", web.port),
+        format!("Cookie: {cookie}"),
+        auth.clone(),
+    ];
+    let (status, reply) = post(
+        &web,
+        "/queues/mail/dead/apply",
+        &headers,
+        &format!("token={token}&action=requeue&all=1&group={smtp}"),
+    );
+    assert_eq!(status, 200, "{reply}");
+    let (status, reply) = post(
+        &web,
+        "/queues/mail/dead/apply",
+        &headers,
+        &format!("token={token}&action=delete&id=b1"),
+    );
+    assert_eq!(status, 200, "{reply}");
+    let (status, reply) = post(
+        &web,
+        "/queues/mail/pause",
+        &headers,
+        &format!("token={token}"),
+    );
+    assert_eq!(status, 200, "{reply}");
+
+    let listed = run(qctl(&server).args(["--json", "changes", "mail"]));
+    assert_eq!(listed.code, Some(0), "{listed:?}");
+    let entries: Vec<Value> = serde_json::from_slice(&listed.out).expect("JSON");
+    let actions: Vec<&str> = entries
+        .iter()
+        .map(|e| e["action"].as_str().unwrap_or_default())
+        .collect();
+    assert_eq!(
+        actions,
+        ["dead delete", "dead requeue", "dead delete", "pause"],
+        "{entries:?}"
+    );
+    assert_eq!(entries[0]["source"], "cli");
+    let entries = &entries[1..];
+    for (i, entry) in entries.iter().enumerate() {
+        assert_eq!(entry["source"], "web", "{entry}");
+        assert_eq!(entry["user"], "ann", "{entry}");
+        assert_eq!(entry["address"], "127.0.0.1", "{entry}");
+        let argv = entry["argv"].to_string();
+        assert!(argv.contains("POST /queues/mail/"), "{i}: {argv}");
+        assert!(
+            !argv.contains("page-pw") && !argv.contains(&token),
+            "{argv}"
+        );
+    }
+    assert_eq!(entries[0]["done"], 3);
+    let mut sample: Vec<String> = entries[0]["sample"]
+        .as_array()
+        .expect("a sample")
+        .iter()
+        .map(|v| v.as_str().unwrap_or_default().to_string())
+        .collect();
+    sample.sort();
+    assert_eq!(sample, ["a1", "a2", "a3"]);
+    assert!(entries[0]["argv"]
+        .to_string()
+        .contains(&format!("group={smtp}")));
+    assert_eq!(entries[1]["sample"], json!(["b1"]));
+    assert!(entries[1]["argv"].to_string().contains("ids=1"));
+    // The page lists the same record, and its API is what changes --json prints.
+    let api = raw_request(
+        web.port,
+        &format!(
+            "GET /api/queues/mail/changes HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n{auth}\r\nConnection: close\r\n\r\n",
+            web.port
+        ),
+    );
+    let api_json: Value = serde_json::from_str(api.split("\r\n\r\n").nth(1).unwrap_or(""))
+        .unwrap_or_else(|e| panic!("{e}: {api}"));
+    let cli_json: Value = serde_json::from_slice(&listed.out).expect("JSON");
+    assert_eq!(api_json, cli_json);
+    let page = raw_request(
+        web.port,
+        &format!(
+            "GET /queues/mail/changes HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n{auth}\r\nConnection: close\r\n\r\n",
+            web.port
+        ),
+    );
+    assert!(page.contains("4 changes, oldest first"), "{page}");
+    assert_eq!(page.matches("ann@127.0.0.1 (web)").count(), 3, "{page}");
+    assert!(page.contains("POST /queues/mail/pause"), "{page}");
+    // tail saw each as it happened.
+    wait_until(Duration::from_secs(30), || {
+        tail.stdout()
+            .lines()
+            .filter(|l| l.contains("\"change\""))
+            .count()
+            >= 4
+    });
+    let seen: Vec<String> = tail
+        .stdout()
+        .lines()
+        .filter(|l| l.contains("\"change\""))
+        .map(str::to_string)
+        .collect();
+    assert_eq!(seen.len(), 4, "{seen:?}");
+    assert!(seen[0].contains("\"cli\""), "{seen:?}");
+    for line in &seen[1..] {
+        assert!(
+            line.contains("\"web\"") && line.contains("\"ann\""),
+            "{seen:?}"
         );
     }
 }

@@ -12,6 +12,7 @@ use tokio_util::sync::CancellationToken;
 use super::queue::{self, Refusal, State};
 use super::App;
 use crate::engine::bulk::{self, Action, Outcome, Selection};
+use crate::engine::changes::{self, Change, Origin};
 use crate::engine::listing::{Filter, Place};
 use crate::engine::{Error, QueueKeys};
 
@@ -52,6 +53,17 @@ impl Asked {
             Action::Delete | Action::DeleteActive => "deleted",
             Action::RunNow => "made ready",
         }
+    }
+
+    /// The action as the queue's record of changes names it, as the CLI's command does:
+    /// `dead requeue`, `scheduled run-now`, `active delete`.
+    pub fn recorded_action(&self) -> String {
+        let noun = match self.place {
+            Place::Dead => "dead",
+            Place::Scheduled => "scheduled",
+            Place::Active => "active",
+        };
+        format!("{noun} {}", self.name)
     }
 
     /// The command line that does the same: `qctl dead requeue mail --group FP --yes`.
@@ -245,20 +257,30 @@ async fn present(
 pub struct Applied {
     pub set: String,
     pub outcome: Outcome,
+    /// Why the change, made, is not in the queue's record of changes.
+    pub not_recorded: Option<String>,
 }
 
 /// Makes the change in steps, as the CLI does, in a task of its own: a browser that goes
 /// away (or a stop of qctl web between steps) leaves every job in one place or the other,
 /// never half moved, and the task finishes what it set out to do if qctl web runs on.
-pub async fn apply(app: &Arc<App>, keys: &QueueKeys, asked: &Asked) -> Result<Applied, Error> {
+pub async fn apply(
+    app: &Arc<App>,
+    keys: &QueueKeys,
+    asked: &Asked,
+    origin: Origin,
+) -> Result<Applied, Error> {
     let (app, keys, asked) = (app.clone(), keys.clone(), asked.clone());
     let task = tokio::spawn(async move {
         let run = async {
             let mut redis = app.link.redis().await?;
+            // As the CLI: a change the record could not hold is not made.
+            changes::check_rights(&mut redis, &keys).await?;
             let mut reader = redis.clone();
             let set = asked.place.key(&keys).to_string();
             let (selection, missing) = present(&mut redis, &set, &asked).await?;
             let never = CancellationToken::new();
+            let mut change = Change::new(&asked.recorded_action());
             let mut outcome = bulk::change(
                 &mut redis,
                 &mut reader,
@@ -268,13 +290,35 @@ pub async fn apply(app: &Arc<App>, keys: &QueueKeys, asked: &Asked) -> Result<Ap
                 asked.action,
                 &never,
                 &never,
-                |_, _| {},
+                |id, fate| match fate {
+                    Some(bulk::Fate::Done) => change.did(id),
+                    Some(bulk::Fate::Skipped(why)) => change.skip(why),
+                    _ => {}
+                },
             )
             .await?;
             let mut all_missing = missing;
             all_missing.append(&mut outcome.missing);
             outcome.missing = all_missing;
-            Ok(Applied { set, outcome })
+            change.not_found = outcome.missing.len() as u64;
+            change.unconfirmed = outcome.unconfirmed;
+            change.error = outcome.failure.as_ref().map(|f| match f {
+                bulk::Failed::Change(e) | bulk::Failed::Read(e) => e.to_string(),
+            });
+            let mut not_recorded = None;
+            if change.is_recorded() {
+                if let Err(e) = changes::record(&mut redis, &keys, &change, &origin).await {
+                    not_recorded = Some(format!(
+                        "the change was made, but recording it in {} failed: {e}",
+                        keys.changes
+                    ));
+                }
+            }
+            Ok(Applied {
+                set,
+                outcome,
+                not_recorded,
+            })
         };
         let done: Result<Applied, Error> = run.await;
         match &done {

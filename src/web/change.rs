@@ -14,10 +14,11 @@
 //!   start. Another site can neither read the cookie nor compute the token; a page from
 //!   before a restart must be reloaded.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::{Path, Request, State};
+use axum::extract::{ConnectInfo, Path, Request, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{Html, IntoResponse, Response};
@@ -29,6 +30,7 @@ use ring::rand::{SecureRandom, SystemRandom};
 use super::pages::{layout, Shown};
 use super::queue::{self, queue_path, Refusal};
 use super::App;
+use crate::engine::changes::{self, Change, Origin};
 use crate::engine::{queues, Error};
 
 /// The name of the session cookie.
@@ -217,6 +219,40 @@ pub fn refusal(
     None
 }
 
+/// Where a change asked for by this request comes from, for the queue's record: the user
+/// name the browser signed in with (`anonymous` when qctl web asks for no password), the
+/// client's address (with what `X-Forwarded-For` says, when a proxy sent it: it is the
+/// proxy's word) and what it asked: the method, the path and the form's fields but the token
+/// (ids counted, not listed: the entry keeps them).
+pub fn origin(
+    headers: &HeaderMap,
+    peer: SocketAddr,
+    method: &str,
+    path: &str,
+    form: &[(String, String)],
+) -> Origin {
+    let user = super::guard::user_of(headers).unwrap_or_else(|| "anonymous".into());
+    let mut address = peer.ip().to_string();
+    if let Some(forwarded) = headers
+        .get("x-forwarded-for")
+        .and_then(|v| v.to_str().ok())
+        .map(crate::engine::text::printable)
+    {
+        address.push_str(&format!(" (forwarded for {forwarded})"));
+    }
+    let mut request = format!("{method} {path}");
+    let ids = form.iter().filter(|(n, _)| n == "id").count();
+    for (name, value) in form {
+        if name != "token" && name != "id" {
+            request.push_str(&format!(" {name}={value}"));
+        }
+    }
+    if ids > 0 {
+        request.push_str(&format!(" ids={ids}"));
+    }
+    Origin::web(&user, &address, &request)
+}
+
 /// The fields of a form's body.
 pub fn fields(body: &Bytes) -> Vec<(String, String)> {
     url::form_urlencoded::parse(body)
@@ -224,15 +260,30 @@ pub fn fields(body: &Bytes) -> Vec<(String, String)> {
         .collect()
 }
 
+/// What a change's request holds: the session, the headers, the client and the form.
+pub struct Asked {
+    pub session: Session,
+    pub headers: HeaderMap,
+    pub peer: SocketAddr,
+    pub body: Bytes,
+}
+
 /// `POST /queues/{queue}/pause`.
 pub async fn pause(
     State(app): State<Arc<App>>,
     Path(queue): Path<String>,
     Extension(session): Extension<Session>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    set_paused(&app, &queue, &session, &headers, &body, true).await
+    let asked = Asked {
+        session,
+        headers,
+        peer,
+        body,
+    };
+    set_paused(&app, &queue, &asked, true).await
 }
 
 /// `POST /queues/{queue}/resume`.
@@ -240,33 +291,58 @@ pub async fn resume(
     State(app): State<Arc<App>>,
     Path(queue): Path<String>,
     Extension(session): Extension<Session>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    set_paused(&app, &queue, &session, &headers, &body, false).await
+    let asked = Asked {
+        session,
+        headers,
+        peer,
+        body,
+    };
+    set_paused(&app, &queue, &asked, false).await
 }
 
 /// Pauses or resumes `queue` as `qctl pause` and `qctl resume` do, and says so.
-async fn set_paused(
-    app: &App,
-    queue: &str,
-    session: &Session,
-    headers: &HeaderMap,
-    body: &Bytes,
-    pause: bool,
-) -> Response {
-    if body.len() > MAX_FORM {
+async fn set_paused(app: &App, queue: &str, asked: &Asked, pause: bool) -> Response {
+    if asked.body.len() > MAX_FORM {
         return refused(app, Refusal::bad("the form is too large"));
     }
-    if let Some(refusal) = refusal(headers, app, session, &fields(body)) {
+    let form = fields(&asked.body);
+    if let Some(refusal) = refusal(&asked.headers, app, &asked.session, &form) {
         return refused(app, refusal);
     }
     let keys = match queue::find(app, queue).await {
         Ok(keys) => keys,
         Err(refusal) => return refused(app, refusal),
     };
+    let action = if pause { "pause" } else { "resume" };
+    let path = format!("{}/{action}", queue_path(queue));
+    let origin = origin(&asked.headers, asked.peer, "POST", &path, &form);
+    // As the CLI: a change the record could not hold is not made; one that is made and
+    // whose record fails says so.
+    let mut not_recorded = None;
     let changed = match app.link.redis().await {
-        Ok(mut redis) => queues::set_paused(&mut redis, &keys, pause).await,
+        Ok(mut redis) => match changes::check_rights(&mut redis, &keys).await {
+            Err(e) => Err(e),
+            Ok(()) => {
+                let changed = queues::set_paused(&mut redis, &keys, pause).await;
+                if let Ok(true) = changed {
+                    let change = Change {
+                        of_queue: true,
+                        ..Change::new(action)
+                    };
+                    if let Err(e) = changes::record(&mut redis, &keys, &change, &origin).await {
+                        not_recorded = Some(format!(
+                            "the change was made, but recording it in {} failed: {e}",
+                            keys.changes
+                        ));
+                    }
+                }
+                changed
+            }
+        },
         Err(e) => Err(e),
     };
     let (done, state) = if pause {
@@ -297,6 +373,7 @@ async fn set_paused(
         html! {
             h1 { "Queue " span.queue { (Shown(queue)) } }
             p.done role="status" { (Shown(&said)) }
+            @if let Some(warning) = &not_recorded { p.warning { (Shown(warning)) } }
             p { a href=(queue_path(queue)) { "Back to the queue." } }
         },
     );

@@ -129,6 +129,21 @@ impl Guard {
     }
 }
 
+/// The user name of a request's basic auth (qctl web checks the password only: the name is
+/// what the person typed, for the record of the changes they make).
+pub fn user_of(headers: &axum::http::HeaderMap) -> Option<String> {
+    let value = headers.get(header::AUTHORIZATION)?.to_str().ok()?;
+    let encoded = value
+        .strip_prefix("Basic ")
+        .or_else(|| value.strip_prefix("basic "))?;
+    let decoded = base64::engine::general_purpose::STANDARD
+        .decode(encoded.trim())
+        .ok()?;
+    let colon = decoded.iter().position(|b| *b == b':')?;
+    let user = String::from_utf8_lossy(&decoded[..colon]).into_owned();
+    (!user.is_empty()).then_some(user)
+}
+
 /// `name` and port of a Host header (`[::1]:9188`, `localhost:9188`, `example.com`); None
 /// when it is not one.
 fn split_host(host: &str) -> Option<(&str, Option<u16>)> {

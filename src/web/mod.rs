@@ -41,6 +41,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use tokio::net::TcpListener;
 use tokio::sync::{watch, Semaphore};
+use tower_layer::Layer;
 
 use crate::engine::{Error, QueueKeys};
 use crate::output::Output;
@@ -107,6 +108,8 @@ pub fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
         .route("/api/health", get(api::health))
         .route("/queues/{queue}", get(pages::queue::summary))
         .route("/queues/{queue}/find", get(pages::find::page_of))
+        .route("/queues/{queue}/changes", get(pages::changes::page_of))
+        .route("/api/queues/{queue}/changes", get(pages::changes::api))
         .route("/api/queues/{queue}/find", get(pages::find::api))
         .route("/queues/{queue}/{state}", get(pages::queue::list))
         .route("/queues/{queue}/{state}/groups", get(pages::queue::groups))
@@ -195,9 +198,9 @@ pub async fn serve(
             },
             _ = &mut stop => return,
         };
-        let stream = tokio::select! {
+        let (stream, peer) = tokio::select! {
             accepted = listener.accept() => match accepted {
-                Ok((stream, _)) => stream,
+                Ok((stream, peer)) => (stream, peer),
                 Err(e) => {
                     out.warn(format_args!("cannot accept a connection: {e}"));
                     // Out of file descriptors, say: give the others time to finish.
@@ -213,7 +216,10 @@ pub async fn serve(
         if let Err(e) = stream.set_nodelay(true) {
             out.verbose(format_args!("cannot set TCP_NODELAY on a connection: {e}"));
         }
-        let service = TowerToHyperService::new(router.clone());
+        // Each request knows its client's address (the record of a change holds it).
+        let service = TowerToHyperService::new(
+            axum::Extension(axum::extract::ConnectInfo(peer)).layer(router.clone()),
+        );
         let acceptor = acceptor.clone();
         tokio::spawn(async move {
             let _permit = permit;

@@ -11,6 +11,7 @@ use std::collections::{HashMap, VecDeque};
 use axum::http::StatusCode;
 
 use super::App;
+use crate::engine::changes::Entry as ChangeEntry;
 use crate::engine::consumers::{self, Description, InFlight, Seen};
 use crate::engine::doctor::Permission;
 use crate::engine::find::{Hit, Report, Search, Where};
@@ -938,6 +939,77 @@ pub async fn search(
     .await;
     match found {
         Ok(report) => Ok((hits, report)),
+        Err(e) => {
+            app.link.failed(&e).await;
+            Err(e)
+        }
+    }
+}
+
+/// What a page of the record of changes asks: `since`, `until` (as `qctl changes` reads
+/// them) and `limit` (the newest N, 1 to [`MOST_PER_PAGE`], 50 by default).
+pub struct AskedChanges {
+    pub since: Option<f64>,
+    pub until: Option<f64>,
+    pub limit: u64,
+    pub given: Vec<(String, String)>,
+}
+
+impl AskedChanges {
+    /// The value given for `name`, or "".
+    pub fn value(&self, name: &str) -> &str {
+        value_of(&self.given, name)
+    }
+}
+
+/// Reads the query of a page of the record of changes.
+pub fn ask_changes(query: Option<&str>) -> Result<AskedChanges, Refusal> {
+    let given = given(
+        query,
+        &["since", "until", "limit"],
+        "the record of changes (qctl changes)",
+    )?;
+    let mut asked = AskedChanges {
+        since: None,
+        until: None,
+        limit: 50,
+        given: Vec::new(),
+    };
+    for (name, value) in &given {
+        match name.as_str() {
+            "since" => asked.since = Some(read(name, value, parse::parse_time_or_age)?),
+            "until" => asked.until = Some(read(name, value, parse::parse_time_or_age)?),
+            "limit" => asked.limit = read(name, value, page_size)?,
+            _ => {}
+        }
+    }
+    asked.given = given;
+    Ok(asked)
+}
+
+/// The newest changes of the queue's record in the span asked, oldest first, as `qctl
+/// changes` lists them.
+pub async fn changes(
+    app: &App,
+    keys: &QueueKeys,
+    asked: &AskedChanges,
+) -> Result<Vec<ChangeEntry>, Error> {
+    let read = async {
+        let mut redis = app.link.redis().await?;
+        engine::changes::list(
+            &mut redis,
+            keys,
+            asked.since,
+            asked.until,
+            asked.limit as usize,
+        )
+        .await
+    };
+    match read.await {
+        Ok(mut entries) => {
+            entries.reverse();
+            Ok(entries)
+        }
         Err(e) => {
             app.link.failed(&e).await;
             Err(e)

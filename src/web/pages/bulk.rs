@@ -6,10 +6,11 @@
 //! are refused, changing nothing, unless the request comes from qctl web's own page
 //! ([`crate::web::change`]).
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::{ConnectInfo, Path, State};
 use axum::http::HeaderMap;
 use axum::response::{Html, IntoResponse, Response};
 use axum::Extension;
@@ -150,6 +151,7 @@ pub async fn apply(
     State(app): State<Arc<App>>,
     Path((queue, state)): Path<(String, String)>,
     Extension(session): Extension<Session>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -157,7 +159,9 @@ pub async fn apply(
         Ok(read) => read,
         Err(refusal) => return change::refused(&app, refusal),
     };
-    let applied = match bulk::apply(&app, &keys, &asked).await {
+    let path = format!("{}/apply", list_path(&queue, asked.state));
+    let origin = change::origin(&headers, peer, "POST", &path, &change::fields(&body));
+    let applied = match bulk::apply(&app, &keys, &asked, origin).await {
         Ok(applied) => applied,
         Err(e) => return change::refused(&app, e.into()),
     };
@@ -191,6 +195,7 @@ pub async fn apply(
                 "; do the same again to go on"
             }
         }
+        @if let Some(warning) = &applied.not_recorded { p.warning { (Shown(warning)) } }
         @for line in reports.iter().take(MAX_REPORTED) {
             p.warning { (Shown(line)) }
         }

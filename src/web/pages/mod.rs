@@ -8,6 +8,7 @@
 //! route of its JSON twin in [`super::api`].
 
 pub mod bulk;
+pub mod changes;
 pub mod chart;
 pub mod find;
 pub mod health;

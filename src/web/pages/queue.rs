@@ -141,6 +141,7 @@ fn tabs(queue: &str, stats: Option<&QueueStats>, current: &str) -> Markup {
         "Scheduled groups".into(),
         None,
     ));
+    links.push((super::changes::changes_path(queue), "Changes".into(), None));
     html! {
         nav.tabs aria-label="the queue's pages" {
             @for (href, name, n) in &links {
