@@ -3369,7 +3369,7 @@ fn a_change_needs_the_pages_origin_session_and_token_and_read_only_refuses_every
     assert_eq!(capabilities["read_only"], false, "{capabilities}");
     assert_eq!(
         capabilities["changes"],
-        json!(["pause", "resume", "requeue", "delete", "run-now"])
+        json!(["pause", "resume", "requeue", "delete", "run-now", "orphans"])
     );
     let (cookie, token) = session_and_token(&web, "/queues/mail");
     let origin = format!("Origin: http://127.0.0.1:{}", web.port);
@@ -4367,4 +4367,91 @@ fn changes_from_the_page_are_recorded_with_who_and_from_where_and_tail_shows_the
             "{seen:?}"
         );
     }
+}
+
+#[test]
+fn the_jobs_of_an_expired_consumer_are_recovered_from_the_page_and_a_live_ones_are_not() {
+    let server = RedisServer::start();
+    for id in ["o1", "o2", "l1"] {
+        enqueue(&server, &["mail", "--id", id, id]);
+    }
+    let _: () = server.cmd(&[b"DEL", b"mail:active"]);
+    let now = qctl::engine::now();
+    let dead = "mail:inflight:0b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff";
+    let live = "mail:inflight:1b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff";
+    let _: () = server.cmd(&[b"SADD", dead.as_bytes(), b"o1", b"o2"]);
+    let _: () = server.cmd(&[b"SADD", live.as_bytes(), b"l1"]);
+    let old = (now - 600.0).to_string();
+    let fresh = now.to_string();
+    let _: () = server.cmd(&[b"ZADD", b"mail:consumers", old.as_bytes(), dead.as_bytes()]);
+    let _: () = server.cmd(&[
+        b"ZADD",
+        b"mail:consumers",
+        fresh.as_bytes(),
+        live.as_bytes(),
+    ]);
+    let web = Web::start(&server, &[]);
+    let (cookie, token) = session_and_token(&web, "/queues/mail");
+    let page = web.get("/queues/mail");
+    assert!(page.body.contains("Recover orphans"), "{}", page.body);
+    assert!(
+        page.body.contains("the 1 consumer silent for more than 2m"),
+        "{}",
+        page.body
+    );
+    let headers = [
+        format!("Origin: http://127.0.0.1:{}", web.port),
+        format!("Cookie: {cookie}"),
+    ];
+    let body = format!("token={token}");
+    let (status, reply) = post(&web, "/queues/mail/orphans/preview", &headers, &body);
+    assert_eq!(status, 200, "{reply}");
+    assert!(
+        reply.contains("return 2 jobs of 1 consumer silent for more than 2m to mail:active?"),
+        "{reply}"
+    );
+    assert!(reply.contains(dead), "{reply}");
+    assert!(!reply.contains(live), "{reply}");
+    assert!(ready_ids(&server).is_empty(), "the preview moved jobs");
+    // Without the token: nothing.
+    let (status, _) = post(&web, "/queues/mail/orphans/apply", &headers, "");
+    assert_eq!(status, 403);
+    assert!(ready_ids(&server).is_empty());
+    let (status, reply) = post(&web, "/queues/mail/orphans/apply", &headers, &body);
+    assert_eq!(status, 200, "{reply}");
+    assert!(
+        reply.contains("moved 2 jobs back to mail:active"),
+        "{reply}"
+    );
+    let mut ready = ready_ids(&server);
+    ready.sort();
+    assert_eq!(ready, ["o1", "o2"]);
+    let left: Vec<String> = server.cmd(&[b"SMEMBERS", live.as_bytes()]);
+    assert_eq!(left, ["l1"]);
+    let members: Vec<String> = server.cmd(&[b"ZRANGE", b"mail:consumers", b"0", b"-1"]);
+    assert_eq!(members, [live]);
+    let listed = run(qctl(&server).args(["--json", "changes", "mail"]));
+    let entries: Vec<Value> = serde_json::from_slice(&listed.out).expect("JSON");
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    assert_eq!(entries[0]["action"], "orphans");
+    assert_eq!(entries[0]["done"], 2);
+    assert_eq!(entries[0]["source"], "web");
+    // Read-only: no button, and the forged post is refused.
+    let ro = Web::start(&server, &["--read-only"]);
+    let _: () = server.cmd(&[b"ZADD", b"mail:consumers", old.as_bytes(), live.as_bytes()]);
+    let page = ro.get("/queues/mail");
+    assert!(!page.body.contains("Recover orphans"), "{}", page.body);
+    let cookie = cookie_of(&ro, "/queues/mail");
+    let (status, _) = post(
+        &ro,
+        "/queues/mail/orphans/apply",
+        &[
+            format!("Origin: http://127.0.0.1:{}", ro.port),
+            format!("Cookie: {cookie}"),
+        ],
+        "token=00",
+    );
+    assert_eq!(status, 403);
+    let left: Vec<String> = server.cmd(&[b"SMEMBERS", live.as_bytes()]);
+    assert_eq!(left, ["l1"]);
 }

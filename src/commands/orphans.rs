@@ -11,15 +11,13 @@ use super::Context;
 use crate::cli::ConfirmArgs;
 use crate::engine::changes::Change;
 use crate::engine::consumers::{
-    self, host_pid, short_name, ConsumerInfo, Description, Process, Recovery, Step,
+    self, host_pid, short_name, ConsumerInfo, Description, Process, Recovery,
 };
 use crate::engine::ExitCode;
 use crate::output::{plural, printable, stopped_by};
 use crate::signals;
 
-/// Below this age a heartbeat looks alive: the default `--orphan-after`, and twice the
-/// heartbeat interval of Go CurlyQ consumers.
-pub const LOOKS_ALIVE: Duration = Duration::from_secs(120);
+pub use crate::engine::consumers::LOOKS_ALIVE;
 
 /// How many consumers the lines before the question name at most.
 const NAMED: usize = 10;
@@ -91,16 +89,7 @@ pub async fn run(
         .iter()
         .zip(&described)
         .filter_map(|(c, d)| {
-            let ahead = c.heartbeat > now + consumers::AHEAD_TOLERANCE;
-            let skip = c.problem.clone().or_else(|| {
-                ahead.then(|| {
-                    format!(
-                        "{}; a running qctl consumer recovers it once the heartbeat stays unchanged for --orphan-after",
-                        consumers::ahead_note(c.heartbeat, now)
-                    )
-                })
-            });
-            (c.heartbeat <= cutoff || ahead).then_some(Planned {
+            consumers::orphaned(c, now, cutoff).map(|skip| Planned {
                 consumer: c,
                 description: d.as_ref(),
                 age: now - c.heartbeat,
@@ -232,80 +221,28 @@ pub async fn run(
     if !recoverable.is_empty() {
         super::may_record(&mut redis, &keys).await?;
     }
-    let mut report = Recovery::default();
-    let mut failure: Option<anyhow::Error> = None;
-    // Jobs whose move is not known: a second signal did not wait for the call's answer.
-    let mut unconfirmed = false;
-    // Whether a stop request ended the run before it was through.
-    let mut cut_short = false;
-    'consumers: for p in plan.iter().filter(|p| p.skip.is_none()) {
-        if stop.requested.is_cancelled() {
-            cut_short = true;
-            break;
-        }
-        let key = &p.consumer.key;
-        if !keys.is_inflight_key(key) {
-            // Planned consumers are well-formed; recover() says why one is not.
-            consumers::recover(&mut redis, &keys, key, cutoff, &mut report).await?;
-            continue;
-        }
-        let (mut moved, mut left) = (0u64, p.consumer.in_flight.unwrap_or(0));
-        loop {
-            if stop.requested.is_cancelled() {
-                cut_short = true;
-                break;
-            }
-            // The script looks at the heartbeat again: a consumer that beat since is left
-            // alone.
-            let step = tokio::select! {
-                step = consumers::recover_step(&mut redis, &keys, key, cutoff) => step,
-                _ = stop.forced.cancelled() => {
-                    unconfirmed = true;
-                    cut_short = true;
-                    break;
-                }
-            };
-            match step {
-                Ok(Step::Alive) => break,
-                Ok(Step::NotASet) => {
-                    report
-                        .skipped
-                        .push((key.clone(), "its in-flight key is not a set".into()));
-                    break;
-                }
-                Ok(Step::Moved { moved: n, left: l }) => {
-                    moved += n;
-                    left = l;
-                    if l == 0 {
-                        break;
-                    }
-                }
-                Err(err) => {
-                    // A lost reply: what is left in the set tells what the call moved.
-                    if !matches!(err, crate::engine::Error::Redis { code: Some(_), .. }) {
-                        let now: Result<u64, _> = redis
-                            .query(redis::cmd("SCARD").arg(key), format!("SCARD {key}"))
-                            .await;
-                        match now {
-                            Ok(now) => moved += left.saturating_sub(now),
-                            Err(_) => unconfirmed = true,
-                        }
-                    }
-                    failure = Some(
-                        anyhow::Error::from(err)
-                            .context(format!("cannot recover the orphans of queue {queue:?}")),
-                    );
-                    break;
-                }
-            }
-        }
-        if moved > 0 {
-            report.recovered.push((key.clone(), moved));
-        }
-        if failure.is_some() || unconfirmed || cut_short {
-            break 'consumers;
-        }
-    }
+    let members: Vec<(String, u64)> = plan
+        .iter()
+        .filter(|p| p.skip.is_none())
+        .map(|p| (p.consumer.key.clone(), p.consumer.in_flight.unwrap_or(0)))
+        .collect();
+    let consumers::Recovered {
+        mut report,
+        failure,
+        unconfirmed,
+        cut_short,
+    } = consumers::recover_expired(
+        &mut redis,
+        &keys,
+        &members,
+        cutoff,
+        &stop.requested,
+        &stop.forced,
+    )
+    .await?;
+    let failure = failure.map(|err| {
+        anyhow::Error::from(err).context(format!("cannot recover the orphans of queue {queue:?}"))
+    });
     // A stop request that came once the last call was out stopped nothing.
     let stopped = stop.cause().filter(|_| cut_short || failure.is_some()).map(|cause| {
         let mut text = format!(
@@ -327,17 +264,7 @@ pub async fn run(
         for why in reasons.chain(plan.iter().filter_map(|p| p.skip.as_ref())) {
             change.skip(why);
         }
-        change.detail = format!(
-            "from {}: {}",
-            plural(report.recovered.len() as u64, "consumer"),
-            report
-                .recovered
-                .iter()
-                .take(5)
-                .map(|(c, n)| format!("{c} ({n})"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+        change.detail = report.detail();
         change.interrupted = stopped.as_ref().map(|(cause, _)| cause.name().to_string());
         change.error = failure.as_ref().map(|err| format!("{err:#}"));
         change.unconfirmed = u64::from(unconfirmed);

@@ -174,6 +174,136 @@ impl Recovery {
     pub fn moved(&self) -> u64 {
         self.recovered.iter().map(|(_, n)| n).sum()
     }
+
+    /// What it did, for the record of changes: `from 2 consumers: KEY (3), KEY (1)` (the
+    /// first five).
+    pub fn detail(&self) -> String {
+        format!(
+            "from {}: {}",
+            super::text::plural(self.recovered.len() as u64, "consumer"),
+            self.recovered
+                .iter()
+                .take(5)
+                .map(|(c, n)| format!("{c} ({n})"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    }
+}
+
+/// Why `consumer` is left alone by a recovery of orphans, if it is one to look at: None when
+/// it is not (its heartbeat is newer than `cutoff`), `Some(None)` when its jobs go back,
+/// `Some(Some(why))` when it is skipped (a member that is no consumer of the queue, or a
+/// heartbeat ahead of the server's clock).
+pub fn orphaned(consumer: &ConsumerInfo, now: f64, cutoff: f64) -> Option<Option<String>> {
+    let ahead = consumer.heartbeat > now + AHEAD_TOLERANCE;
+    if consumer.heartbeat > cutoff && !ahead {
+        return None;
+    }
+    Some(consumer.problem.clone().or_else(|| {
+        ahead.then(|| {
+            format!(
+                "{}; a running qctl consumer recovers it once the heartbeat stays unchanged for --orphan-after",
+                ahead_note(consumer.heartbeat, now)
+            )
+        })
+    }))
+}
+
+/// Below this age a heartbeat looks alive: the default `--orphan-after`, and twice the
+/// heartbeat interval of Go CurlyQ consumers.
+pub const LOOKS_ALIVE: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// What a recovery of the jobs of expired consumers did ([`recover_expired`]).
+#[derive(Debug, Default)]
+pub struct Recovered {
+    pub report: Recovery,
+    /// The error that ended it, after what the report says was done.
+    pub failure: Option<Error>,
+    /// Whether the last call's move is not known: a forced stop did not wait for its answer,
+    /// or its reply was lost and what is left could not be read.
+    pub unconfirmed: bool,
+    /// Whether a stop request ended it before it was through.
+    pub cut_short: bool,
+}
+
+/// Returns the in-flight jobs of each of `members` (expired consumers of the queue) to
+/// `NAME:active`, a bounded call at a time, each call looking at the heartbeat again (a
+/// consumer that beat since is left alone). `requested` ends it at a clean point between
+/// calls; `forced` stops waiting for the call in flight. `left` is each consumer's count
+/// of jobs when it was planned (what a lost reply is measured against).
+pub async fn recover_expired(
+    redis: &mut Redis,
+    keys: &QueueKeys,
+    members: &[(String, u64)],
+    cutoff: f64,
+    requested: &tokio_util::sync::CancellationToken,
+    forced: &tokio_util::sync::CancellationToken,
+) -> Result<Recovered, Error> {
+    let mut done = Recovered::default();
+    'consumers: for (key, planned) in members {
+        if requested.is_cancelled() {
+            done.cut_short = true;
+            break;
+        }
+        if !keys.is_inflight_key(key) {
+            // recover() says why it is not one.
+            recover(redis, keys, key, cutoff, &mut done.report).await?;
+            continue;
+        }
+        let (mut moved, mut left) = (0u64, *planned);
+        loop {
+            if requested.is_cancelled() {
+                done.cut_short = true;
+                break;
+            }
+            let step = tokio::select! {
+                step = recover_step(redis, keys, key, cutoff) => step,
+                _ = forced.cancelled() => {
+                    done.unconfirmed = true;
+                    done.cut_short = true;
+                    break;
+                }
+            };
+            match step {
+                Ok(Step::Alive) => break,
+                Ok(Step::NotASet) => {
+                    done.report
+                        .skipped
+                        .push((key.clone(), "its in-flight key is not a set".into()));
+                    break;
+                }
+                Ok(Step::Moved { moved: n, left: l }) => {
+                    moved += n;
+                    left = l;
+                    if l == 0 {
+                        break;
+                    }
+                }
+                Err(err) => {
+                    // A lost reply: what is left in the set tells what the call moved.
+                    if !matches!(err, Error::Redis { code: Some(_), .. }) {
+                        let now: Result<u64, _> = redis
+                            .query(redis::cmd("SCARD").arg(key), format!("SCARD {key}"))
+                            .await;
+                        match now {
+                            Ok(now) => moved += left.saturating_sub(now),
+                            Err(_) => done.unconfirmed = true,
+                        }
+                    }
+                    done.failure = Some(err);
+                    break;
+                }
+            }
+        }
+        if moved > 0 {
+            done.report.recovered.push((key.clone(), moved));
+        }
+        if done.failure.is_some() || done.unconfirmed || done.cut_short {
+            break 'consumers;
+        }
+    }
+    Ok(done)
 }
 
 /// Expired consumers: members of `NAME:consumers` whose heartbeat is at or before `cutoff`.

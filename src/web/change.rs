@@ -67,7 +67,7 @@ pub struct Session {
 }
 
 /// The changes the page makes, as `/api/capabilities` lists them.
-pub const CHANGES: [&str; 5] = ["pause", "resume", "requeue", "delete", "run-now"];
+pub const CHANGES: [&str; 6] = ["pause", "resume", "requeue", "delete", "run-now", "orphans"];
 
 impl Changes {
     pub fn new(read_only: bool, https: bool) -> Result<Changes, Error> {

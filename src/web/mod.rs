@@ -26,6 +26,7 @@ pub mod feed;
 pub mod guard;
 pub mod health;
 pub mod link;
+pub mod orphans;
 pub mod pages;
 pub mod queue;
 
@@ -118,6 +119,11 @@ pub fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
         .route("/api/queues/{queue}/{state}/groups", get(api::groups))
         .route("/api/capabilities", get(change::capabilities))
         .route("/queues/{queue}/pause", post(change::pause))
+        .route(
+            "/queues/{queue}/orphans/preview",
+            post(pages::orphans::preview),
+        )
+        .route("/queues/{queue}/orphans/apply", post(pages::orphans::apply))
         .route("/queues/{queue}/resume", post(change::resume))
         .route(
             "/queues/{queue}/{state}/preview",

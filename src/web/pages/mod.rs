@@ -13,6 +13,7 @@ pub mod chart;
 pub mod find;
 pub mod health;
 pub mod job;
+pub mod orphans;
 pub mod overview;
 pub mod queue;
 

@@ -169,6 +169,27 @@ pub async fn summary(
         Ok(s) => s,
         Err(e) => return refused(&app, e.into()),
     };
+    // Expired consumers are offered to recovery, as `qctl orphans` would find them.
+    let expired = match &summary.consumers {
+        Ok(c) => {
+            let cutoff = c.seen.now - app.orphan_after.as_secs_f64();
+            c.seen
+                .list
+                .iter()
+                .filter(|x| crate::engine::consumers::orphaned(x, c.seen.now, cutoff) == Some(None))
+                .count() as u64
+        }
+        Err(_) => 0,
+    };
+    let may_repair = match expired {
+        0 => None,
+        _ => queue::may(&app, &keys, "repair").await,
+    };
+    let changes = Changing {
+        app: &app,
+        session: &session,
+        not_offered: queue::not_offered(may_repair.as_ref(), "recover the orphans of", &queue),
+    };
     let body = html! {
         section #counts {
             h2 { "Counts" }
@@ -190,6 +211,17 @@ pub async fn summary(
             @match &summary.consumers {
                 Ok(c) => { (consumers(&app, &queue, &keys, c)) }
                 Err(e) => { p.warning { (Shown(&e.to_string())) } }
+            }
+            @if expired > 0 {
+                @if changes.offered() {
+                    form.change method="post" action=(super::orphans::orphans_path(&queue, "preview")) {
+                        input type="hidden" name="token" value=(app.changes.token(&session));
+                        button type="submit" { "Recover orphans" }
+                        (format!(" return the jobs of the {} silent for more than {} to the queue", plural(expired, "consumer"), humantime::format_duration(app.orphan_after)))
+                    }
+                } @else {
+                    (changes.note_markup())
+                }
             }
         }
         section #limits {
