@@ -1158,8 +1158,9 @@ impl Output {
 }
 
 /// The rows `qctl find` writes as it finds jobs: WHERE, ID, MATCHED, FAILURES, DATA. The
-/// widths are fixed when the first row is written (the ID column by the first id), so that
-/// each row goes out as soon as its job is found; a longer id pushes its row's last cells.
+/// widths are fixed when the first row is written (the ID column as wide as a UUID, or the
+/// first id when wider), so that each row goes out as soon as its job is found; a longer
+/// id pushes its row's last cells.
 pub struct FoundRows {
     id_width: Option<usize>,
 }
@@ -1174,6 +1175,8 @@ impl FoundRows {
     const WHERE: usize = 9;
     const MATCHED: usize = 7;
     const FAILURES: usize = 8;
+    /// The ID column's least width: a UUID's.
+    const ID: usize = 36;
 
     pub fn new() -> FoundRows {
         FoundRows { id_width: None }
@@ -1188,7 +1191,10 @@ impl FoundRows {
         let id_width = match self.id_width {
             Some(w) => w,
             None => {
-                let w = width_of(&id).max(2);
+                // Rows go out as found, before the longest id is known: the column is as
+                // wide as a UUID (what ids mostly are) or the first id, whichever is wider,
+                // so that the rows after the first keep in line.
+                let w = width_of(&id).max(Self::ID);
                 self.id_width = Some(w);
                 lines.push(self.row("WHERE", "ID", "MATCHED", "FAILURES", "DATA"));
                 w

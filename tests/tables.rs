@@ -325,3 +325,38 @@ fn changes_at_80_columns_keep_the_entry_time_and_action_whole() {
         "{wide}"
     );
 }
+
+/// find writes each row as it finds it, before the longest id is known: a UUID after a
+/// short id keeps the columns in line (the ID column is at least as wide as a UUID).
+#[test]
+fn find_keeps_its_columns_in_line_when_a_uuid_follows_a_short_id() {
+    let server = RedisServer::start();
+    let mut cmd = qctl(&server);
+    cmd.args(["enqueue", "q", "--id", "x1", "needle one"])
+        .assert()
+        .success();
+    let mut cmd = qctl(&server);
+    cmd.args([
+        "enqueue",
+        "q",
+        "--id",
+        "0b7d3e2a-1c4f-4d5e-9f00-aabbccddeeff",
+        "needle two",
+    ])
+    .assert()
+    .success();
+    let out = qctl(&server)
+        .env("COLUMNS", "80")
+        .args(["find", "q", "needle"])
+        .output()
+        .expect("find");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 3, "{text}");
+    let column = |line: &str, word: &str| line.find(word);
+    let matched = column(lines[0], "MATCHED");
+    assert!(matched.is_some(), "{text}");
+    for line in &lines[1..] {
+        assert_eq!(column(line, "data"), matched, "{text}");
+    }
+}
