@@ -21,14 +21,6 @@ use crate::signals;
 /// Ids reported one by one on stderr before only counting them.
 const MAX_REPORTED: usize = 50;
 
-fn verb(action: Action) -> &'static str {
-    match action {
-        Action::Requeue { .. } => "requeue",
-        Action::Delete | Action::DeleteActive => "delete",
-        Action::RunNow => "run now",
-    }
-}
-
 /// The filter of `args` for jobs in `place` (see [`Filter::for_place`]).
 pub fn filter_for(args: &FilterArgs, place: Place) -> Result<Filter, Error> {
     filter(args).for_place(place)
@@ -321,14 +313,14 @@ pub async fn bulk(
 
     // Say what will be touched: a count and a sample.
     let (count, sample) = bulk::preview(&mut redis, &keys, &set, &selection, 5).await?;
-    let what = format!("{} {} of {set}", verb(action), plural(count, "job"));
+    let what = format!("{} {} of {set}", action.verb(), plural(count, "job"));
     if count == 0 && !missing.is_empty() {
         return report(&mut ctx, action, &args.queue, &set, 0, &missing, &[], None);
     }
     if count == 0 {
         ctx.out.note(format_args!(
             "nothing to {}: no matching jobs in {set}",
-            verb(action)
+            action.verb()
         ));
         return Ok(ExitCode::NothingDone);
     }
@@ -351,7 +343,7 @@ pub async fn bulk(
     }
     if args.confirm.dry_run {
         if ctx.out.json {
-            ctx.out.json_line(&json!({"dry_run": true, "action": verb(action), "queue": args.queue, "count": count, "sample": sample}))?;
+            ctx.out.json_line(&json!({"dry_run": true, "action": action.verb(), "queue": args.queue, "count": count, "sample": sample}))?;
             ctx.out.flush()?;
         }
         return Ok(super::dry_run_end(&ctx, &stop));
@@ -364,7 +356,7 @@ pub async fn bulk(
     }
     super::may_record(&mut redis, &keys).await?;
 
-    let bar = ctx.out.progress(count, verb(action));
+    let bar = ctx.out.progress(count, action.verb());
     let action = match (action, place) {
         (Action::Delete, Place::Active) => Action::DeleteActive,
         (a, _) => a,
@@ -373,7 +365,7 @@ pub async fn bulk(
     // script calls and the next chunk is ready when they finish.
     let mut reader = server.connect().await?;
     let mut handled = missing.len() as u64;
-    let mut change = crate::engine::changes::Change::new(&recorded_action(place, action));
+    let mut change = crate::engine::changes::Change::new(&action.recorded(place));
     let outcome = bulk::change(
         &mut redis,
         &mut reader,
@@ -408,7 +400,7 @@ pub async fn bulk(
     missing.extend(absent);
     let failure = failure.map(|failed| match failed {
         bulk::Failed::Change(err) => {
-            anyhow::Error::from(err).context(format!("cannot {} jobs of {set}", verb(action)))
+            anyhow::Error::from(err).context(format!("cannot {} jobs of {set}", action.verb()))
         }
         bulk::Failed::Read(err) => anyhow::Error::from(err).context(format!("cannot read {set}")),
     });
@@ -456,22 +448,6 @@ pub async fn bulk(
         &skipped,
         stopped,
     )
-}
-
-/// The action of a bulk change in the queue's record: the command that made it
-/// (`dead requeue`, `scheduled run-now`, `active delete`).
-fn recorded_action(place: Place, action: Action) -> String {
-    let noun = match place {
-        Place::Dead => "dead",
-        Place::Scheduled => "scheduled",
-        Place::Active => "active",
-    };
-    let verb = match action {
-        Action::Requeue { .. } => "requeue",
-        Action::Delete | Action::DeleteActive => "delete",
-        Action::RunNow => "run-now",
-    };
-    format!("{noun} {verb}")
 }
 
 /// How far a bulk command got, for the message of a run that stopped before it was done.
@@ -548,7 +524,7 @@ fn report(
     }
     if ctx.out.json {
         let mut value = json!({
-            "action": verb(action),
+            "action": action.verb(),
             "queue": queue,
             "done": done,
             "not_found": missing,
@@ -567,11 +543,7 @@ fn report(
         ctx.out.last_word(&text);
         return Ok(cause.exit_code());
     }
-    let past = match action {
-        Action::Requeue { .. } => "requeued",
-        Action::Delete | Action::DeleteActive => "deleted",
-        Action::RunNow => "made ready",
-    };
+    let past = action.past();
     ctx.out.note(format_args!(
         "{past} {done}, not found {}, skipped {}",
         missing.len(),

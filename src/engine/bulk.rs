@@ -12,7 +12,7 @@ use super::conn::Redis;
 use super::error::Error;
 use super::job::Job;
 use super::keys::QueueKeys;
-use super::listing::{split, Entry, Fetched, Filter, CALL_BYTES, CHUNK};
+use super::listing::{split, Entry, Fetched, Filter, Place, CALL_BYTES, CHUNK};
 use super::scripts::{self, Call};
 
 /// Ids read per step of a walk (and at most [`CALL_BYTES`] of their records); they are
@@ -343,6 +343,42 @@ pub enum Action {
     DeleteActive,
     /// Scheduled jobs to `NAME:active` now.
     RunNow,
+}
+
+impl Action {
+    /// The CLI's verb: `requeue`, `delete`, `run now`.
+    pub fn verb(self) -> &'static str {
+        match self {
+            Action::Requeue { .. } => "requeue",
+            Action::Delete | Action::DeleteActive => "delete",
+            Action::RunNow => "run now",
+        }
+    }
+
+    /// What was done, in the CLI's closing words: `requeued`, `deleted`, `made ready`.
+    pub fn past(self) -> &'static str {
+        match self {
+            Action::Requeue { .. } => "requeued",
+            Action::Delete | Action::DeleteActive => "deleted",
+            Action::RunNow => "made ready",
+        }
+    }
+
+    /// The change as the queue's record of changes names it, by the command that makes it:
+    /// `dead requeue`, `scheduled run-now`, `active delete`.
+    pub fn recorded(self, place: Place) -> String {
+        let noun = match place {
+            Place::Dead => "dead",
+            Place::Scheduled => "scheduled",
+            Place::Active => "active",
+        };
+        let verb = match self {
+            Action::Requeue { .. } => "requeue",
+            Action::Delete | Action::DeleteActive => "delete",
+            Action::RunNow => "run-now",
+        };
+        format!("{noun} {verb}")
+    }
 }
 
 /// The script calls for one chunk, made before they are sent so that the next chunk can

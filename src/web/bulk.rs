@@ -39,31 +39,17 @@ pub struct Asked {
 impl Asked {
     /// The CLI's verb: `requeue`, `delete`, `run now`.
     pub fn verb(&self) -> &'static str {
-        match self.action {
-            Action::Requeue { .. } => "requeue",
-            Action::Delete | Action::DeleteActive => "delete",
-            Action::RunNow => "run now",
-        }
+        self.action.verb()
     }
 
-    /// What was done, in the CLI's closing words: `requeued`, `deleted`, `made ready`.
+    /// What was done, in the CLI's closing words.
     pub fn past(&self) -> &'static str {
-        match self.action {
-            Action::Requeue { .. } => "requeued",
-            Action::Delete | Action::DeleteActive => "deleted",
-            Action::RunNow => "made ready",
-        }
+        self.action.past()
     }
 
-    /// The action as the queue's record of changes names it, as the CLI's command does:
-    /// `dead requeue`, `scheduled run-now`, `active delete`.
+    /// The action as the queue's record of changes names it.
     pub fn recorded_action(&self) -> String {
-        let noun = match self.place {
-            Place::Dead => "dead",
-            Place::Scheduled => "scheduled",
-            Place::Active => "active",
-        };
-        format!("{noun} {}", self.name)
+        self.action.recorded(self.place)
     }
 
     /// The command line that does the same: `qctl dead requeue mail --group FP --yes`.
