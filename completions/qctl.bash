@@ -19,6 +19,9 @@ _qctl() {
             qctl,active)
                 cmd="qctl__subcmd__active"
                 ;;
+            qctl,cancel)
+                cmd="qctl__subcmd__cancel"
+                ;;
             qctl,changes)
                 cmd="qctl__subcmd__changes"
                 ;;
@@ -106,6 +109,15 @@ _qctl() {
             qctl__subcmd__active,list)
                 cmd="qctl__subcmd__active__subcmd__list"
                 ;;
+            qctl__subcmd__consumers,quiet)
+                cmd="qctl__subcmd__consumers__subcmd__quiet"
+                ;;
+            qctl__subcmd__consumers,resize)
+                cmd="qctl__subcmd__consumers__subcmd__resize"
+                ;;
+            qctl__subcmd__consumers,stop)
+                cmd="qctl__subcmd__consumers__subcmd__stop"
+                ;;
             qctl__subcmd__dead,delete)
                 cmd="qctl__subcmd__dead__subcmd__delete"
                 ;;
@@ -146,7 +158,7 @@ _qctl() {
 
     case "${cmd}" in
         qctl)
-            opts="-u -q -v -V -h --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --json --help enqueue wait stats metrics check top web dead scheduled active find tail inflight consumers orphans pause resume purge export import move limit doctor changes completions man help consume"
+            opts="-u -q -v -V -h --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --json --help enqueue wait stats metrics check top web dead scheduled active find tail inflight consumers cancel orphans pause resume purge export import move limit doctor changes completions man help consume"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -334,6 +346,56 @@ _qctl() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --redis)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --response-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        qctl__subcmd__cancel)
+            opts="-y -u -q -v -V -h --retry --dead --yes --dry-run --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
                 --redis)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -596,12 +658,16 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__consume)
-            opts="-c -u -q -v -V -h --queue --concurrency --buffer --timeout --kill-after --max-retries --max-backoff --heartbeat --orphan-after --poll-interval --shutdown-grace --drain --wait-scheduled --max-jobs --rate --burst --replace --prefix --pipe --pipe-depth --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-c -u -q -v -V -h --weights --queue --concurrency --buffer --timeout --kill-after --max-retries --max-backoff --heartbeat --orphan-after --poll-interval --shutdown-grace --drain --wait-scheduled --max-jobs --rate --burst --replace --prefix --pipe --pipe-depth --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
+                --weights)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 --queue)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
@@ -714,13 +780,183 @@ _qctl() {
             return 0
             ;;
         qctl__subcmd__consumers)
-            opts="-u -q -v -V -h --orphan-after --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            opts="-u -q -v -V -h --orphan-after --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help quiet stop resize"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 2 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
             fi
             case "${prev}" in
                 --orphan-after)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --response-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        qctl__subcmd__consumers__subcmd__quiet)
+            opts="-y -u -q -v -V -h --all --queue --yes --dry-run --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --queue)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --response-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        qctl__subcmd__consumers__subcmd__resize)
+            opts="-y -c -u -q -v -V -h --all --queue --yes --dry-run --concurrency --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --queue)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --concurrency)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -c)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --redis)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -u)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --user)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --password-file)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-ca-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-cert)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --tls-key)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --connect-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --response-timeout)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                *)
+                    COMPREPLY=()
+                    ;;
+            esac
+            COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+            return 0
+            ;;
+        qctl__subcmd__consumers__subcmd__stop)
+            opts="-y -u -q -v -V -h --all --queue --yes --dry-run --json --redis --user --password-file --tls-ca-cert --tls-cert --tls-key --tls-insecure --cluster --quiet --verbose --no-color --connect-timeout --response-timeout --version --help"
+            if [[ ${cur} == -* || ${COMP_CWORD} -eq 3 ]] ; then
+                COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
+                return 0
+            fi
+            case "${prev}" in
+                --queue)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

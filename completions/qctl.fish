@@ -53,7 +53,8 @@ complete -c qctl -n "__fish_qctl_needs_command" -f -a "active" -d 'Look at and d
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "find" -d 'Look for a text in a queue\'s jobs: their ids, data and failures'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "tail" -d 'Follow what happens to queues: deaths, retries, consumers, pauses'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "inflight" -d 'List the jobs in flight (reserved by consumers), longest first'
-complete -c qctl -n "__fish_qctl_needs_command" -f -a "consumers" -d 'List a queue\'s consumers: where, heartbeat, jobs in flight'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "consumers" -d 'List a queue\'s consumers; quiet, stop or resize one'
+complete -c qctl -n "__fish_qctl_needs_command" -f -a "cancel" -d 'Cancel running jobs: stop their handlers, settle the jobs'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "orphans" -d 'Return the in-flight jobs of expired consumers to the queue'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "pause" -d 'Stop qctl consumers taking a queue\'s jobs (running ones finish)'
 complete -c qctl -n "__fish_qctl_needs_command" -f -a "resume" -d 'Let qctl consumers reserve jobs of a paused queue again'
@@ -643,23 +644,107 @@ complete -c qctl -n "__fish_qctl_using_subcommand inflight" -s v -l verbose -d '
 complete -c qctl -n "__fish_qctl_using_subcommand inflight" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand inflight" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand inflight" -s h -l help -d 'Print help (see more with \'--help\')'
-complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l orphan-after -d 'Heartbeat age that counts as expired' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
-complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
-complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l json -d 'Print results as JSON'
-complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
-complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
-complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
-complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
-complete -c qctl -n "__fish_qctl_using_subcommand consumers" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
-complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s V -l version -d 'Print version'
-complete -c qctl -n "__fish_qctl_using_subcommand consumers" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and not __fish_seen_subcommand_from quiet stop resize" -l orphan-after -d 'Heartbeat age that counts as expired' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and not __fish_seen_subcommand_from quiet stop resize" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and not __fish_seen_subcommand_from quiet stop resize" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and not __fish_seen_subcommand_from quiet stop resize" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and not __fish_seen_subcommand_from quiet stop resize" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and not __fish_seen_subcommand_from quiet stop resize" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and not __fish_seen_subcommand_from quiet stop resize" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and not __fish_seen_subcommand_from quiet stop resize" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and not __fish_seen_subcommand_from quiet stop resize" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and not __fish_seen_subcommand_from quiet stop resize" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and not __fish_seen_subcommand_from quiet stop resize" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and not __fish_seen_subcommand_from quiet stop resize" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and not __fish_seen_subcommand_from quiet stop resize" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and not __fish_seen_subcommand_from quiet stop resize" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and not __fish_seen_subcommand_from quiet stop resize" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and not __fish_seen_subcommand_from quiet stop resize" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and not __fish_seen_subcommand_from quiet stop resize" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and not __fish_seen_subcommand_from quiet stop resize" -a "quiet" -d 'Quiet a consumer: no new jobs; running ones finish; it stays'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and not __fish_seen_subcommand_from quiet stop resize" -a "stop" -d 'Stop a consumer cleanly, as SIGTERM does, from any host'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and not __fish_seen_subcommand_from quiet stop resize" -a "resize" -d 'Change how many jobs a consumer runs at once, while it runs'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from quiet" -l queue -d 'Look for the consumer in this queue only (else every queue is searched)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from quiet" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from quiet" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from quiet" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from quiet" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from quiet" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from quiet" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from quiet" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from quiet" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from quiet" -l all -d 'Every qctl consumer of the queue given'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from quiet" -s y -l yes -d 'Do it without asking'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from quiet" -l dry-run -d 'Show what would be done; change nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from quiet" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from quiet" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from quiet" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from quiet" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from quiet" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from quiet" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from quiet" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from quiet" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from stop" -l queue -d 'Look for the consumer in this queue only (else every queue is searched)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from stop" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from stop" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from stop" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from stop" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from stop" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from stop" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from stop" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from stop" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from stop" -l all -d 'Every qctl consumer of the queue given'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from stop" -s y -l yes -d 'Do it without asking'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from stop" -l dry-run -d 'Show what would be done; change nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from stop" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from stop" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from stop" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from stop" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from stop" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from stop" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from stop" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from stop" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from resize" -l queue -d 'Look for the consumer in this queue only (else every queue is searched)' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from resize" -s c -l concurrency -d 'How many jobs it runs at once from now on' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from resize" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from resize" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from resize" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from resize" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from resize" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from resize" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from resize" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from resize" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from resize" -l all -d 'Every qctl consumer of the queue given'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from resize" -s y -l yes -d 'Do it without asking'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from resize" -l dry-run -d 'Show what would be done; change nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from resize" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from resize" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from resize" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from resize" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from resize" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from resize" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from resize" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand consumers; and __fish_seen_subcommand_from resize" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand cancel" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
+complete -c qctl -n "__fish_qctl_using_subcommand cancel" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
+complete -c qctl -n "__fish_qctl_using_subcommand cancel" -l password-file -d 'Read the Redis password from FILE (its first line)' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand cancel" -l tls-ca-cert -d 'Verify the server with this CA certificate (PEM) instead of the system\'s trust store' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand cancel" -l tls-cert -d 'Client certificate (PEM), for servers with tls-auth-clients; needs --tls-key' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand cancel" -l tls-key -d 'The client certificate\'s private key (PEM); needs --tls-cert' -r -F
+complete -c qctl -n "__fish_qctl_using_subcommand cancel" -l connect-timeout -d 'How long to wait for a connection to Redis' -r
+complete -c qctl -n "__fish_qctl_using_subcommand cancel" -l response-timeout -d 'How long to wait for Redis to answer a command' -r
+complete -c qctl -n "__fish_qctl_using_subcommand cancel" -l retry -d 'Run each job again at once (its attempt counted) rather than burying it'
+complete -c qctl -n "__fish_qctl_using_subcommand cancel" -l dead -d 'Move each job to the dead set (the default)'
+complete -c qctl -n "__fish_qctl_using_subcommand cancel" -s y -l yes -d 'Do it without asking'
+complete -c qctl -n "__fish_qctl_using_subcommand cancel" -l dry-run -d 'Show what would be done; change nothing'
+complete -c qctl -n "__fish_qctl_using_subcommand cancel" -l json -d 'Print results as JSON'
+complete -c qctl -n "__fish_qctl_using_subcommand cancel" -l tls-insecure -d 'Do not verify the server\'s TLS certificate (a warning says so)'
+complete -c qctl -n "__fish_qctl_using_subcommand cancel" -l cluster -d 'The URL names a node of a Redis Cluster: commands go to the node owning each queue\'s slot. Queue names need a hash tag, as in {mail}'
+complete -c qctl -n "__fish_qctl_using_subcommand cancel" -s q -l quiet -d 'Print only results: no progress, no summaries, no warnings'
+complete -c qctl -n "__fish_qctl_using_subcommand cancel" -s v -l verbose -d 'Print more detail about what is being done (repeat for more)'
+complete -c qctl -n "__fish_qctl_using_subcommand cancel" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
+complete -c qctl -n "__fish_qctl_using_subcommand cancel" -s V -l version -d 'Print version'
+complete -c qctl -n "__fish_qctl_using_subcommand cancel" -s h -l help -d 'Print help (see more with \'--help\')'
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l orphan-after -d 'Heartbeat age that counts as expired' -r
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -s u -l redis -d 'Redis URL: redis://[user@]host[:port][/db], rediss:// for TLS, redis+unix:///path or unix:///path for a socket. Falls back to $REDIS_URL, then redis://127.0.0.1:6379' -r
 complete -c qctl -n "__fish_qctl_using_subcommand orphans" -l user -d 'ACL user name (overrides a user in the URL). The password comes from $QCTL_REDIS_PASSWORD or --password-file, never from the command line' -r
@@ -905,6 +990,7 @@ complete -c qctl -n "__fish_qctl_using_subcommand help" -s v -l verbose -d 'Prin
 complete -c qctl -n "__fish_qctl_using_subcommand help" -l no-color -d 'Never use colour (also: the NO_COLOR environment variable)'
 complete -c qctl -n "__fish_qctl_using_subcommand help" -s V -l version -d 'Print version'
 complete -c qctl -n "__fish_qctl_using_subcommand help" -s h -l help -d 'Print help (see more with \'--help\')'
+complete -c qctl -n "__fish_qctl_using_subcommand consume" -l weights -d 'With several queues: share the starts by weight (6,3,1) rather than strictly in order' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l queue -d 'The queue\'s name, for names that start with \'-\' (`--queue=-jobs`)' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -s c -l concurrency -d 'How many handlers run at once [default: CPUs]' -r
 complete -c qctl -n "__fish_qctl_using_subcommand consume" -l buffer -d 'How many reserved jobs may wait locally for a free handler [default: about 20 ms of work, measured as jobs run: --concurrency at least, 1000 at most]' -r

@@ -398,20 +398,21 @@ pub enum Command {
     /// has run (qctl consumers record these; for Go CurlyQ consumers they show as -).
     Inflight(InflightArgs),
 
-    /// List a queue's consumers: where, heartbeat, jobs in flight.
+    /// List a queue's consumers; quiet, stop or resize one.
     ///
     /// Who runs each (qctl and its version, or a Go CurlyQ consumer), its host and pid, its
-    /// heartbeat's age, its jobs in flight, and whether it is alive or expired.
-    Consumers {
-        /// The queue's name.
-        #[arg(value_parser = parse_queue)]
-        queue: String,
-        /// Heartbeat age that counts as expired.
-        ///
-        /// A consumer whose heartbeat is older than this counts as expired.
-        #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_positive_duration)]
-        orphan_after: Duration,
-    },
+    /// heartbeat's age, its jobs in flight, and whether it is alive, quiet or expired. The
+    /// subcommands give a running qctl consumer an order, from any host.
+    Consumers(ConsumersArgs),
+
+    /// Cancel running jobs: stop their handlers, settle the jobs.
+    ///
+    /// Asks the qctl consumer that holds each job to stop its handler (its whole process
+    /// group: SIGTERM, then SIGKILL after the consumer's --kill-after) and to settle the
+    /// job: dead by default, with "cancelled by USER@HOST" as its failure; --retry runs it
+    /// again. Waits for each settle and says what became of every id. A job held by a Go
+    /// CurlyQ consumer cannot be cancelled: qctl says so.
+    Cancel(CancelArgs),
 
     /// Return the in-flight jobs of expired consumers to the queue.
     Orphans {
@@ -561,7 +562,6 @@ impl Command {
             | Command::Metrics(_)
             | Command::Top(_)
             | Command::Web(_)
-            | Command::Consumers { .. }
             | Command::Inflight(_)
             | Command::Find(_)
             | Command::Tail(_)
@@ -573,6 +573,14 @@ impl Command {
             | Command::Man { .. } => true,
             Command::Doctor(args) => !args.fix || args.confirm.dry_run,
             Command::Orphans { confirm, .. } => confirm.dry_run,
+            Command::Consumers(args) => match &args.command {
+                None => true,
+                Some(ConsumersCommand::Quiet(steer) | ConsumersCommand::Stop(steer)) => {
+                    steer.confirm.dry_run
+                }
+                Some(ConsumersCommand::Resize { steer, .. }) => steer.confirm.dry_run,
+            },
+            Command::Cancel(args) => args.confirm.dry_run,
             Command::Dead(cmd) => match cmd {
                 DeadCommand::List(_)
                 | DeadCommand::Show(_)
@@ -853,18 +861,26 @@ pub struct LimitArgs {
 
 #[derive(Debug, Args)]
 pub struct ConsumeArgs {
-    /// The queue's name (or --queue NAME).
+    /// The queue's name (or --queue NAME); several: the first first.
     ///
-    /// Or give it with --queue, e.g. when it starts with '-'.
-    #[arg(required_unless_present = "queue_name", value_parser = parse_queue)]
-    pub queue: Option<String>,
+    /// Or give it with --queue, e.g. when it starts with '-'. Several queues are taken from
+    /// in the order given: a job of an earlier queue always starts before one of a later
+    /// queue while the earlier one has work, unless --weights shares the starts.
+    #[arg(value_name = "QUEUE", required_unless_present = "queue_name", value_parser = parse_queue)]
+    pub queue: Vec<String>,
+
+    /// With several queues: share the starts by weight (6,3,1) rather than strictly in order.
+    ///
+    /// One whole weight per queue, in their order: while several have work, each gets its
+    /// share of the starts, so a busy first queue never starves the others.
+    #[arg(long, value_name = "W,W...", value_delimiter = ',', value_parser = clap::value_parser!(u32).range(1..))]
+    pub weights: Option<Vec<u32>>,
 
     /// The queue's name, for names that start with '-' (`--queue=-jobs`).
     #[arg(
         long = "queue",
         hide_short_help = true,
         value_name = "NAME",
-        conflicts_with = "queue",
         allow_hyphen_values = true,
         value_parser = parse_queue
     )]
@@ -1395,6 +1411,81 @@ pub struct ChangesArgs {
     /// change; what it did not keep is said on stderr.
     #[arg(long, value_name = "ENTRY")]
     pub ids: Option<String>,
+}
+
+#[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+pub struct ConsumersArgs {
+    #[command(subcommand)]
+    pub command: Option<ConsumersCommand>,
+    /// The queue's name.
+    #[arg(value_parser = parse_queue, required = true)]
+    pub queue: Option<String>,
+    /// Heartbeat age that counts as expired.
+    ///
+    /// A consumer whose heartbeat is older than this counts as expired.
+    #[arg(long, value_name = "DUR", default_value = "2m", value_parser = parse_positive_duration)]
+    pub orphan_after: Duration,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ConsumersCommand {
+    /// Quiet a consumer: no new jobs; running ones finish; it stays.
+    ///
+    /// It takes no new job, returns those it reserved and has not started, finishes the
+    /// running ones and stays registered (`qctl consumers` shows it quiet): before a deploy.
+    Quiet(SteerArgs),
+    /// Stop a consumer cleanly, as SIGTERM does, from any host.
+    ///
+    /// Running jobs finish within its --shutdown-grace, the rest go back, and it exits 0.
+    Stop(SteerArgs),
+    /// Change how many jobs a consumer runs at once, while it runs.
+    ///
+    /// Lowering it lets running jobs finish: no new one starts until fewer run than asked.
+    /// A --pipe consumer's handlers are not resized.
+    Resize {
+        #[command(flatten)]
+        steer: SteerArgs,
+        /// How many jobs it runs at once from now on.
+        #[arg(short = 'c', long, value_name = "N", required = true, value_parser = clap::value_parser!(u32).range(1..))]
+        concurrency: u32,
+    },
+}
+
+#[derive(Debug, Args)]
+pub struct SteerArgs {
+    /// The consumer (what qctl consumers prints); with --all, a queue.
+    ///
+    /// The start of its id: what `qctl consumers` prints, or any prefix that names one
+    /// consumer. With --all: the queue whose qctl consumers all get the order.
+    #[arg(value_name = "ID|QUEUE")]
+    pub target: String,
+    /// Every qctl consumer of the queue given.
+    #[arg(long)]
+    pub all: bool,
+    /// Look for the consumer in this queue only (else every queue is searched).
+    #[arg(long, value_name = "QUEUE", value_parser = parse_queue, conflicts_with = "all")]
+    pub queue: Option<String>,
+    #[command(flatten)]
+    pub confirm: ConfirmArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct CancelArgs {
+    /// The queue's name.
+    #[arg(value_parser = parse_queue)]
+    pub queue: String,
+    /// The ids of the running jobs to cancel.
+    #[arg(value_name = "ID", required = true)]
+    pub ids: Vec<String>,
+    /// Run each job again at once (its attempt counted) rather than burying it.
+    #[arg(long, conflicts_with = "dead")]
+    pub retry: bool,
+    /// Move each job to the dead set (the default).
+    #[arg(long)]
+    pub dead: bool,
+    #[command(flatten)]
+    pub confirm: ConfirmArgs,
 }
 
 #[derive(Debug, Args)]

@@ -627,16 +627,17 @@ impl Handler for ProcessHandler {
     fn run<'a>(
         &'a self,
         job: JobInput<'a>,
-        cancel: &'a CancellationToken,
+        _cancel: &'a CancellationToken,
         kill_now: &'a CancellationToken,
     ) -> RunFuture<'a> {
+        // The job's own token fires with the consumer's too.
         Box::pin(async move {
             run(
                 &self.spec,
                 &self.program,
                 &job,
                 &self.sink,
-                cancel,
+                job.cancel,
                 kill_now,
             )
             .await

@@ -6,7 +6,9 @@
 //! [`Tuner`]), and lines of at most [`CALL_BYTES`] together (one longer line alone), so big
 //! jobs do not pile up in a handler's pipe; answers are matched by id. A handler that dies, answers garbage or an unknown id, or exceeds
 //! `--timeout` on a job fails its outstanding jobs and is restarted with backoff; each
-//! restart is reported as a warning.
+//! restart is reported as a warning. A job cancelled alone (`qctl cancel`) is answered as
+//! cancelled at once and its handler told with `{"cancel":ID}`; a handler that does not answer
+//! it within `--kill-after` is restarted, the other jobs it held going back unchanged.
 
 use std::collections::{BTreeMap, HashMap};
 use std::ffi::OsString;
@@ -101,6 +103,50 @@ pub struct PipeHandler {
     tokens: Arc<Tokens>,
     closing: CancellationToken,
     workers: Mutex<Vec<tokio::task::JoinHandle<()>>>,
+    cancels: Cancels,
+}
+
+/// The jobs cancelled alone (`qctl cancel`) while a handler holds them: their ids, and a
+/// counter every worker watches, so the one holding a job hears of it at once.
+#[derive(Clone)]
+struct Cancels {
+    ids: Arc<Mutex<std::collections::HashSet<String>>>,
+    rung: Arc<tokio::sync::watch::Sender<u64>>,
+}
+
+impl Cancels {
+    fn new() -> Cancels {
+        Cancels {
+            ids: Arc::default(),
+            rung: Arc::new(tokio::sync::watch::channel(0).0),
+        }
+    }
+
+    fn add(&self, id: &str) {
+        self.ids
+            .lock()
+            .expect("cancels lock")
+            .insert(id.to_string());
+        self.rung.send_modify(|n| *n += 1);
+    }
+
+    /// Takes the ids of `pending` that were cancelled.
+    fn take_of<V>(&self, pending: &HashMap<String, V>) -> Vec<String> {
+        let mut ids = self.ids.lock().expect("cancels lock");
+        let mine: Vec<String> = ids
+            .iter()
+            .filter(|id| pending.contains_key(*id))
+            .cloned()
+            .collect();
+        for id in &mine {
+            ids.remove(id);
+        }
+        mine
+    }
+
+    fn forget(&self, id: &str) {
+        self.ids.lock().expect("cancels lock").remove(id);
+    }
 }
 
 impl PipeHandler {
@@ -114,12 +160,20 @@ impl PipeHandler {
             tokens: Arc::default(),
             closing: CancellationToken::new(),
             workers: Mutex::new(Vec::new()),
+            cancels: Cancels::new(),
         }
     }
 
     /// Starts the handlers; `QCTL_QUEUE` and `QCTL_CONSUMER_ID` are in their environment.
     /// Restarts are reported on `events` as warnings.
-    pub fn start(&self, queue: &str, consumer_id: &str, events: mpsc::UnboundedSender<Event>) {
+    /// With several queues `queue` is None: each job's line says its queue, and
+    /// `QCTL_QUEUE` is not set.
+    pub fn start(
+        &self,
+        queue: Option<&str>,
+        consumer_id: &str,
+        events: mpsc::UnboundedSender<Event>,
+    ) {
         let mut workers = self.workers.lock().expect("workers lock");
         for number in 1..=self.spec.handlers {
             let worker = Worker {
@@ -130,7 +184,8 @@ impl PipeHandler {
                 jobs: self.jobs.clone(),
                 tokens: self.tokens.clone(),
                 closing: self.closing.clone(),
-                queue: queue.to_string(),
+                cancels: self.cancels.clone(),
+                queue: queue.map(str::to_string),
                 consumer_id: consumer_id.to_string(),
             };
             workers.push(tokio::spawn(worker.run()));
@@ -176,15 +231,22 @@ impl Handler for PipeHandler {
             if self.queue.send(request).is_err() {
                 return failed(started, "the pipe handlers have stopped".into());
             }
+            // The job's own token fires with the consumer's `cancel` too.
             tokio::select! {
                 report = &mut answer => return report.unwrap_or_else(|_| gone(started)),
-                _ = cancel.cancelled() => {}
+                _ = job.cancel.cancelled() => {}
             }
             // Cancelled before any handler took it: it never reached one.
             if !taken.swap(true, Ordering::AcqRel) {
                 return RunReport::new(Outcome::Cancelled, started.elapsed());
             }
-            answer.await.unwrap_or_else(|_| gone(started))
+            if !cancel.is_cancelled() {
+                // This job alone: the handler holding it is told, and it is answered at once.
+                self.cancels.add(job.id);
+            }
+            let report = answer.await.unwrap_or_else(|_| gone(started));
+            self.cancels.forget(job.id);
+            report
         })
     }
 }
@@ -346,6 +408,8 @@ enum End {
     Bad(String),
     TimedOut(String),
     Cancelled,
+    /// It did not answer a cancelled job within `--kill-after` of being told.
+    Unanswered(String),
     Closing,
 }
 
@@ -359,6 +423,9 @@ impl End {
             ),
             End::Bad(why) => format!("stopped: {why}"),
             End::TimedOut(id) => format!("stopped: job {id} timed out"),
+            End::Unanswered(id) => format!(
+                "stopped: it did not answer cancelled job {id} within --kill-after of being told"
+            ),
             End::Cancelled | End::Closing => "stopped".to_string(),
         }
     }
@@ -484,7 +551,8 @@ struct Worker {
     jobs: Arc<tokio::sync::Mutex<mpsc::UnboundedReceiver<Request>>>,
     tokens: Arc<Tokens>,
     closing: CancellationToken,
-    queue: String,
+    cancels: Cancels,
+    queue: Option<String>,
     consumer_id: String,
 }
 
@@ -523,6 +591,8 @@ impl Worker {
             match end {
                 End::Closing => return,
                 End::Cancelled => failures = 0,
+                // Said, and started again after the shortest wait.
+                End::Unanswered(_) => failures = 1,
                 _ if answered => failures = 1,
                 _ => failures += 1,
             }
@@ -579,7 +649,10 @@ impl Worker {
 
     fn spawn(&self) -> std::io::Result<Child> {
         let mut cmd = handler_command(&self.spec.path, &self.spec.program, &self.consumer_id);
-        cmd.args(&self.spec.args).env("QCTL_QUEUE", &self.queue);
+        cmd.args(&self.spec.args);
+        if let Some(queue) = &self.queue {
+            cmd.env("QCTL_QUEUE", queue);
+        }
         cmd.spawn()
     }
 
@@ -615,6 +688,10 @@ impl Worker {
         let mut seq = 0u64;
         let mut answered = false;
         let mut warning = warning;
+        // Jobs cancelled alone, already answered to the consumer: the handler was told
+        // (`{"cancel": ID}`) and has until then to answer them; its answers are passed over.
+        let mut told: HashMap<String, tokio::time::Instant> = HashMap::new();
+        let mut rung = self.cancels.rung.subscribe();
         let tail_now = || tail.lock().expect("tail lock").clone();
 
         let end = loop {
@@ -628,10 +705,29 @@ impl Worker {
                 true => order.first_key_value().map(|(_, at)| *at + tuner.slow),
                 false => None,
             };
+            let unanswered = told
+                .iter()
+                .min_by_key(|(_, at)| **at)
+                .map(|(id, at)| (id.clone(), *at));
             tokio::select! {
                 biased;
                 _ = cancelled(&halt), if !pending.is_empty() => break End::Cancelled,
                 status = child.wait() => break End::Exited(status.ok()),
+                _ = rung.changed() => {
+                    for id in self.cancels.take_of(&pending) {
+                        let Some(p) = pending.remove(&id) else { continue };
+                        outstanding -= p.bytes;
+                        order.remove(&p.seq);
+                        let _ = p.reply.send(RunReport::new(Outcome::Cancelled, p.written.elapsed()));
+                        let line = serde_json::json!({ "cancel": id }).to_string() + "\n";
+                        let _ = writer.try_send(line.into_bytes());
+                        told.insert(id, tokio::time::Instant::now() + self.spec.kill_after);
+                    }
+                }
+                _ = sleep_until(unanswered.as_ref().map(|(_, at)| *at)), if unanswered.is_some() => {
+                    let (id, _) = unanswered.expect("checked in the guard");
+                    break End::Unanswered(id);
+                }
                 line = lines.recv() => {
                     let Some(line) = line else {
                         // Its stdout closed: it is exiting, or will be made to.
@@ -650,6 +746,11 @@ impl Worker {
                                 break;
                             }
                         };
+                        if told.remove(&reply.id).is_some() {
+                            // The answer to a job cancelled meanwhile: it was settled already.
+                            next = lines.try_recv().ok();
+                            continue;
+                        }
                         let Some(p) = pending.remove(&reply.id) else {
                             bad = Some(format!("unknown id in reply line {line_no}: {}", quote(&line)));
                             break;
@@ -764,9 +865,14 @@ impl Worker {
             Some(s) => (s.code(), std::os::unix::process::ExitStatusExt::signal(&s)),
             None => (None, None),
         };
+        // A handler stopped or gone while it had been told of a cancelled job: the others it
+        // held go back unchanged (a cancel touches nothing else the consumer holds).
+        let after_cancel = matches!(end, End::Unanswered(_)) || !told.is_empty();
         for (id, p) in pending.drain() {
             let (outcome, reason) = match &end {
                 End::Cancelled | End::Closing => (Outcome::Cancelled, None),
+                End::Unanswered(_) => (Outcome::Cancelled, None),
+                _ if after_cancel => (Outcome::Cancelled, None),
                 End::TimedOut(late) if *late == id => (failure(exit_code, signal, true), None),
                 End::TimedOut(late) => (
                     failure(exit_code, signal, false),
@@ -939,12 +1045,14 @@ mod tests {
 
     #[test]
     fn data_goes_as_text_when_it_is_utf8_else_as_base64() {
+        let never = CancellationToken::new();
         let job = |data: &'static [u8]| JobInput {
             queue: "q",
             id: "j",
             attempt: 2,
             consumer_id: "c",
             data,
+            cancel: &never,
         };
         let text: serde_json::Value =
             serde_json::from_slice(&request_line(&job(b"h\xc3\xa9"))).unwrap();

@@ -851,3 +851,160 @@ fn timeout_fails_the_job(mode: Mode) {
     assert_eq!(f.reason, "timeout");
     assert!(f.timed_out);
 }
+
+/// `n` jobs `PREFIX0..` on `queue`, enqueued in one call.
+fn fill(server: &RedisServer, queue: &str, prefix: &str, n: usize) {
+    let lines: String = (0..n)
+        .map(|i| format!("{{\"id\":\"{prefix}{i}\",\"data\":\"x\"}}\n"))
+        .collect();
+    qctl(server)
+        .args(["enqueue", queue, "--jsonl"])
+        .write_stdin(lines)
+        .assert()
+        .success();
+}
+
+/// Several queues in strict order: while both are full, every job of the first starts before
+/// any of the second; the handler is told its job's queue; the closing lines and `--json`
+/// count per queue and in all.
+#[test]
+fn several_queues_are_taken_strictly_in_the_order_given() {
+    let server = RedisServer::start();
+    fill(&server, "high", "h", 40);
+    fill(&server, "low", "l", 40);
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("starts");
+    let out = qctl(&server)
+        .args([
+            "--json", "consume", "high", "low", "--drain", "-c", "1", "--",
+        ])
+        .args(["sh", "-c", r#"echo "$QCTL_QUEUE $QCTL_JOB_ID" >> "$0""#])
+        .arg(&log)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("high: ran 40, succeeded 40"), "{stderr}");
+    assert!(stderr.contains("low: ran 40, succeeded 40"), "{stderr}");
+    assert!(
+        stderr.contains("all queues: ran 80, succeeded 80"),
+        "{stderr}"
+    );
+    let order: Vec<String> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(str::to_string)
+        .collect();
+    let mut summaries = Vec::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let v: serde_json::Value = serde_json::from_str(line).expect("JSON lines");
+        match v["event"].as_str() {
+            Some("summary") => summaries.push((v["queue"].clone(), v["ran"].clone())),
+            Some("total") => assert_eq!(v["ran"], 80),
+            _ => {}
+        }
+    }
+    assert_eq!(
+        summaries,
+        [
+            (serde_json::json!("high"), serde_json::json!(40)),
+            (serde_json::json!("low"), serde_json::json!(40))
+        ]
+    );
+    assert_eq!(order.len(), 80, "{order:?}");
+    let first_low = order.iter().position(|l| l.starts_with("low ")).unwrap();
+    let last_high = order.iter().rposition(|l| l.starts_with("high ")).unwrap();
+    assert!(last_high < first_low, "{order:?}");
+    // Each queue kept its own keys: nothing left anywhere.
+    for q in ["high", "low"] {
+        let n: u64 = server.cmd(&[b"HLEN", format!("{q}:data").as_bytes()]);
+        assert_eq!(n, 0);
+    }
+}
+
+/// `--weights 3,1` shares the starts 3:1 while both queues have work (here 20,000 jobs each,
+/// through `--pipe`, whose job line names the queue), and the lighter queue is not starved.
+#[test]
+fn weights_share_the_starts_between_queues_while_both_have_work() {
+    let server = RedisServer::start();
+    fill(&server, "a", "a", 20_000);
+    fill(&server, "b", "b", 20_000);
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("starts");
+    let script = dir.path().join("h.py");
+    std::fs::write(
+        &script,
+        "import json, sys\n\
+         log = open(sys.argv[1], 'a')\n\
+         for line in sys.stdin:\n\
+         \x20   job = json.loads(line)\n\
+         \x20   log.write(job['queue'] + '\\n')\n\
+         \x20   sys.stdout.write(json.dumps({'id': job['id'], 'ok': True}) + '\\n')\n\
+         \x20   sys.stdout.flush()\n",
+    )
+    .unwrap();
+    let out = qctl(&server)
+        .args([
+            "consume",
+            "a",
+            "b",
+            "--weights",
+            "3,1",
+            "--drain",
+            "-c",
+            "2",
+            "--pipe",
+        ])
+        .args([
+            "--",
+            "python3",
+            script.to_str().unwrap(),
+            log.to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let starts = std::fs::read_to_string(&log).unwrap();
+    let starts: Vec<&str> = starts.lines().collect();
+    assert_eq!(starts.len(), 40_000);
+    // While both have work: the first 24,000 starts (a has 20,000, at 3 in 4 of the starts
+    // it lasts 26,667).
+    let a = starts[..24_000].iter().filter(|q| **q == "a").count() as f64;
+    let share = a / 24_000.0;
+    assert!(
+        (share - 0.75).abs() < 0.03,
+        "a had {share:.3} of the starts"
+    );
+}
+
+#[test]
+fn weights_must_be_one_per_queue_and_max_jobs_takes_one_queue() {
+    let server = RedisServer::start();
+    let out = qctl(&server)
+        .args(["consume", "a", "b", "--weights", "3", "--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--weights gives 1 weights for 2 queues"));
+    let out = qctl(&server)
+        .args(["consume", "a", "b", "--max-jobs", "3", "--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--max-jobs takes one queue"));
+    let out = qctl(&server)
+        .args(["consume", "a", "a", "--", "true"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -3369,7 +3369,10 @@ fn a_change_needs_the_pages_origin_session_and_token_and_read_only_refuses_every
     assert_eq!(capabilities["read_only"], false, "{capabilities}");
     assert_eq!(
         capabilities["changes"],
-        json!(["pause", "resume", "requeue", "delete", "run-now", "orphans"])
+        json!([
+            "pause", "resume", "requeue", "delete", "run-now", "orphans", "cancel", "quiet",
+            "stop", "resize"
+        ])
     );
     let (cookie, token) = session_and_token(&web, "/queues/mail");
     let origin = format!("Origin: http://127.0.0.1:{}", web.port);
@@ -4454,4 +4457,129 @@ fn the_jobs_of_an_expired_consumer_are_recovered_from_the_page_and_a_live_ones_a
     assert_eq!(status, 403);
     let left: Vec<String> = server.cmd(&[b"SMEMBERS", live.as_bytes()]);
     assert_eq!(left, ["l1"]);
+}
+
+/// The queue page's consumers and in-flight tabs give orders as `qctl cancel` and `qctl
+/// consumers` do: a running job cancelled (its handler's group gone, the job dead with who
+/// cancelled it from where), the consumer resized and quieted, each after its preview, each
+/// recorded as a change from the web; without the token nothing happens, and read-only shows
+/// no such form.
+#[test]
+fn running_jobs_are_cancelled_and_consumers_steered_from_the_page() {
+    let server = RedisServer::start();
+    for id in ["w1", "w2"] {
+        enqueue(&server, &["mail", "--id", id, id]);
+    }
+    let mut cmd = support::qctl_process(&server);
+    cmd.args([
+        "consume",
+        "mail",
+        "-c",
+        "2",
+        "--poll-interval",
+        "200ms",
+        "--kill-after",
+        "1s",
+        "--shutdown-grace",
+        "1s",
+        "--",
+        "sleep",
+        "3600",
+    ]);
+    let mut consumer = support::Background::spawn(cmd);
+    let held = || {
+        let members: Vec<String> = server.cmd(&[b"ZRANGE", b"mail:consumers", b"0", b"-1"]);
+        members
+            .iter()
+            .map(|k| server.smembers(k).len())
+            .sum::<usize>()
+    };
+    assert!(support::wait_until(Duration::from_secs(20), || held() == 2));
+    let members: Vec<String> = server.cmd(&[b"ZRANGE", b"mail:consumers", b"0", b"-1"]);
+    let uuid = members[0].rsplit(':').next().unwrap().to_string();
+    let web = Web::start(&server, &[]);
+    let (cookie, token) = session_and_token(&web, "/queues/mail");
+    let page = web.get("/queues/mail");
+    assert!(
+        page.body
+            .contains(&format!("/queues/mail/consumers/{uuid}/preview")),
+        "{}",
+        page.body
+    );
+    let list = web.get("/queues/mail/inflight");
+    assert!(list.body.contains("Cancel selected"), "{}", list.body);
+    let headers = [
+        format!("Origin: http://127.0.0.1:{}", web.port),
+        format!("Cookie: {cookie}"),
+    ];
+    // Cancel w1: the preview changes nothing, the apply without the token neither.
+    let body = format!("token={token}&id=w1&settle=dead");
+    let (status, reply) = post(&web, "/queues/mail/cancel/preview", &headers, &body);
+    assert_eq!(status, 200, "{reply}");
+    assert!(reply.contains("cancel 1 running job"), "{reply}");
+    assert!(reply.contains("qctl cancel mail w1"), "{reply}");
+    let (status, _) = post(&web, "/queues/mail/cancel/apply", &headers, "id=w1");
+    assert_eq!(status, 403);
+    assert_eq!(held(), 2);
+    let (status, reply) = post(&web, "/queues/mail/cancel/apply", &headers, &body);
+    assert_eq!(status, 200, "{reply}");
+    assert!(
+        reply.contains("w1: cancelled: moved to mail:dead"),
+        "{reply}"
+    );
+    let dead: Vec<String> = server.cmd(&[b"ZRANGE", b"mail:dead", b"0", b"-1"]);
+    assert_eq!(dead, ["w1"]);
+    let failure = server.hget_bytes("mail:failures", "w1").unwrap();
+    let failure = String::from_utf8_lossy(&failure);
+    assert!(
+        failure.contains("cancelled by anonymous@127.0.0.1 (web)"),
+        "{failure}"
+    );
+    assert_eq!(held(), 1);
+    // Resize, then quiet.
+    let path = format!("/queues/mail/consumers/{uuid}");
+    let body = format!("token={token}&order=resize&concurrency=1");
+    let (status, reply) = post(&web, &format!("{path}/preview"), &headers, &body);
+    assert_eq!(status, 200, "{reply}");
+    assert!(reply.contains("run 1 at once from now on"), "{reply}");
+    let (status, reply) = post(&web, &format!("{path}/apply"), &headers, &body);
+    assert_eq!(status, 200, "{reply}");
+    assert!(reply.contains("concurrency 2 -&gt; 1"), "{reply}");
+    let body = format!("token={token}&order=quiet");
+    let (status, reply) = post(&web, &format!("{path}/apply"), &headers, &body);
+    assert_eq!(status, 200, "{reply}");
+    assert!(reply.contains("done: quiet"), "{reply}");
+    let listed = run(qctl(&server).args(["--json", "changes", "mail"]));
+    let entries: Vec<Value> = serde_json::from_slice(&listed.out).expect("JSON");
+    let actions: Vec<&str> = entries
+        .iter()
+        .filter_map(|e| e["action"].as_str())
+        .collect();
+    assert!(
+        ["cancel", "consumers resize", "consumers quiet"]
+            .iter()
+            .all(|a| actions.contains(a)),
+        "{entries:?}"
+    );
+    assert!(entries.iter().all(|e| e["source"] == "web"), "{entries:?}");
+    // Read-only: no order form at all.
+    let ro = Web::start(&server, &["--read-only"]);
+    assert!(!ro.get("/queues/mail").body.contains("/preview"));
+    assert!(!ro
+        .get("/queues/mail/inflight")
+        .body
+        .contains("Cancel selected"));
+    let cookie = cookie_of(&ro, "/queues/mail");
+    let (status, _) = post(
+        &ro,
+        "/queues/mail/cancel/apply",
+        &[
+            format!("Origin: http://127.0.0.1:{}", ro.port),
+            format!("Cookie: {cookie}"),
+        ],
+        "token=00&id=w2",
+    );
+    assert_eq!(status, 403);
+    assert_eq!(held(), 1);
+    let _ = consumer.stop(Duration::from_secs(20));
 }

@@ -14,7 +14,8 @@ use tokio::sync::mpsc;
 use super::Context;
 use crate::cli::ConsumeArgs;
 use crate::engine::consumer::{
-    Config, Consumer, DrainEnd, Event, Handle, Handler, Identity, Left, RunLimit, Summary,
+    Config, Consumer, DrainEnd, Event, Gate, GateOrder, Gated, Handle, Handler, Identity, Left,
+    Member, RunLimit, Summary,
 };
 use crate::engine::jobs::describe_time;
 use crate::engine::{Error, ExitCode};
@@ -28,6 +29,7 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
     // consumer cleanly rather than killing it.
     let stop = signals::install()?;
     let (mut cfg, spec, program) = config(&args)?;
+    let queues = queues(&args)?;
     // Routine events are shown with --json and -v only.
     cfg.routine_events = ctx.out.json || ctx.out.verbose > 0;
     let handlers = cfg.concurrency;
@@ -47,14 +49,16 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
     } else {
         cfg
     };
-    let queue = cfg.queue.clone();
     if cfg.orphan_after < Duration::from_secs(120) {
         ctx.out.warn(format_args!(
             "--orphan-after {}s is below 2m: live Go CurlyQ consumers (heartbeat every 60s) could be robbed of their jobs",
             cfg.orphan_after.as_secs()
         ));
     }
-    let keys = ctx.keys(&queue)?;
+    let mut keys = Vec::with_capacity(queues.len());
+    for queue in &queues {
+        keys.push(ctx.keys(queue)?);
+    }
     let server = ctx.server()?;
     // A queue with no key yet: say so, with the names it may have meant, and go on.
     let then = if args.drain {
@@ -67,14 +71,17 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
     let known = stop
         .unless_signalled(async {
             let mut redis = server.connect().await?;
-            super::warn_unknown_queue(&ctx, &mut redis, &keys, then).await
+            for k in &keys {
+                super::warn_unknown_queue(&ctx, &mut redis, k, then).await?;
+            }
+            Ok::<(), anyhow::Error>(())
         })
         .await;
     let Some(known) = known else {
         return Ok(stopped_before_start(&mut ctx, &stop, &args));
     };
     known?;
-    let (tx, mut events) = mpsc::unbounded_channel();
+    let (tx, mut events) = mpsc::unbounded_channel::<(usize, Event)>();
     let sink = LineSink::new(ctx.out.json, handler_line);
     let mut pipe = None;
     let handler: Arc<dyn Handler> = if args.pipe {
@@ -84,7 +91,7 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
                 args: spec.args,
                 path: program,
                 handlers,
-                limit,
+                limit: limit.clone(),
                 timeout: spec.timeout,
                 kill_after: spec.kill_after,
             },
@@ -99,36 +106,125 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
             sink: sink.clone(),
         })
     };
+    // Several queues share the handlers' places through a gate, in their order or by weight.
+    let gate = (queues.len() > 1).then(|| {
+        let order = match &args.weights {
+            Some(weights) => GateOrder::Weighted(weights.clone()),
+            None => GateOrder::Strict,
+        };
+        let (capacity, held_back): GateLimits = match args.pipe {
+            true => {
+                let held = limit.clone();
+                (
+                    Box::new(move || limit.total()),
+                    Box::new(move || held.hold_back()),
+                )
+            }
+            false => (Box::new(move || handlers), Box::new(|| {})),
+        };
+        Gate::new(queues.len(), order, capacity, held_back)
+    });
     // A signal may stop the preparation, which writes nothing, but not the registration
     // once sent: its reply says whether the entry was made, and a stop that came meanwhile
     // then ends the run at once, leaving NAME:consumers as every stop does.
-    let prepared = stop
-        .unless_signalled(Consumer::prepare(server, cfg, handler, tx.clone()))
-        .await;
-    let Some(consumer) = prepared else {
-        return Ok(stopped_before_start(&mut ctx, &stop, &args));
+    let mut consumers = Vec::with_capacity(queues.len());
+    for (i, queue) in queues.iter().enumerate() {
+        let member = gate.as_ref().map(|gate| Member {
+            gate: gate.clone(),
+            queue: i,
+        });
+        let handler: Arc<dyn Handler> = match &gate {
+            Some(gate) => Arc::new(Gated {
+                inner: handler.clone(),
+                gate: gate.clone(),
+                queue: i,
+            }),
+            None => handler.clone(),
+        };
+        // With several queues, jobs wait for a place at the gate rather than for one of this
+        // queue's own: twice as many may be past its own limit, so that each queue has jobs
+        // waiting there whenever it has work, for the gate to choose from.
+        let concurrency = match (&member, args.pipe) {
+            (Some(_), false) => cfg.concurrency * 2,
+            _ => cfg.concurrency,
+        };
+        let cfg = Config {
+            queue: queue.clone(),
+            member,
+            concurrency,
+            ..cfg.clone()
+        };
+        let (own_tx, mut own) = mpsc::unbounded_channel();
+        let tagged = tx.clone();
+        tokio::spawn(async move {
+            while let Some(event) = own.recv().await {
+                if tagged.send((i, event)).is_err() {
+                    break;
+                }
+            }
+        });
+        let prepared = stop
+            .unless_signalled(Consumer::prepare(server.clone(), cfg, handler, own_tx))
+            .await;
+        // Those prepared before wrote nothing: dropping them leaves nothing in Redis.
+        let Some(consumer) = prepared else {
+            return Ok(stopped_before_start(&mut ctx, &stop, &args));
+        };
+        consumers.push(consumer?);
+    }
+    // The pipe handlers' warnings go with the first queue's events.
+    let pipe_events = {
+        let (ptx, mut prx) = mpsc::unbounded_channel::<Event>();
+        let tagged = tx.clone();
+        tokio::spawn(async move {
+            while let Some(event) = prx.recv().await {
+                if tagged.send((0, event)).is_err() {
+                    break;
+                }
+            }
+        });
+        ptx
     };
-    let consumer = consumer?;
-    let handle = consumer.handle();
-    if let Err(e) = consumer.register().await {
-        handle.give_back_and_leave().await;
-        return Err(e.into());
+    drop(tx);
+    let handles: Vec<Handle> = consumers.iter().map(Consumer::handle).collect();
+    for consumer in &consumers {
+        if let Err(e) = consumer.register().await {
+            for h in &handles {
+                h.give_back_and_leave().await;
+            }
+            return Err(e.into());
+        }
     }
     if let Some(p) = &pipe {
-        p.start(&queue, &handle.id, tx);
+        // With several queues, each job's line says its queue.
+        let queue = match queues.as_slice() {
+            [one] => Some(one.as_str()),
+            _ => None,
+        };
+        p.start(queue, &handles[0].id, pipe_events);
     }
-    ctx.out.verbose(format_args!(
-        "consumer {} on queue {:?} ({})",
-        handle.id, queue, handle.inflight
-    ));
+    for (handle, queue) in handles.iter().zip(&queues) {
+        ctx.out.verbose(format_args!(
+            "consumer {} on queue {:?} ({})",
+            handle.id, queue, handle.inflight
+        ));
+    }
 
     let mut sigusr1 = signal(SignalKind::user_defined1())?;
-    let running = tokio::spawn(consumer.run());
-    // Whatever happens below (a panic included), the consumer is stopped and its task
-    // awaited, so that it returns what it holds and leaves NAME:consumers.
+    let running: Vec<_> = consumers
+        .into_iter()
+        .map(|c| tokio::spawn(c.run()))
+        .collect();
+    // Whatever happens below (a panic included), the consumers are stopped and their tasks
+    // awaited, so that each returns what it holds and leaves NAME:consumers.
+    let names: Vec<&str> = match queues.len() {
+        1 => Vec::new(),
+        _ => queues.iter().map(String::as_str).collect(),
+    };
     let watched = AssertUnwindSafe(watch(
         &mut ctx,
-        &handle,
+        &handles,
+        &names,
         &stop,
         &mut events,
         &mut sigusr1,
@@ -136,12 +232,14 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
     ))
     .catch_unwind()
     .await;
-    let (summary, failure, output_error) = match watched {
+    let (summaries, failure, output_error) = match watched {
         Ok(ended) => ended,
         Err(panic) => {
-            handle.stop.cancel();
-            handle.kill.cancel();
-            handle.give_back_and_leave().await;
+            for handle in &handles {
+                handle.stop.cancel();
+                handle.kill.cancel();
+                handle.give_back_and_leave().await;
+            }
             std::panic::resume_unwind(panic);
         }
     };
@@ -151,39 +249,97 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
     }
     // Handler output still queued is written before the closing summary.
     sink.flush().await;
-    while let Ok(event) = events.try_recv() {
-        let _ = render(&mut ctx, &event);
+    while let Ok((i, event)) = events.try_recv() {
+        let _ = render(&mut ctx, names.get(i).copied(), &event);
     }
     let bounded = args.drain || args.max_jobs.is_some();
     // What is left is read for a bounded run (its closing line says it), unless the run
     // failed: Redis may then not answer.
-    let left = if bounded && failure.is_none() {
-        let limit = handle_limit(&ctx);
-        match tokio::time::timeout(limit, handle.left()).await {
-            Ok(Ok(left)) => Some(left),
-            _ => None,
-        }
-    } else {
-        None
-    };
-    let code = exit_code(&args, &handle, &summary, stop.cause(), left.as_ref());
-    let closing = Closing {
-        summary: &summary,
-        cause: stop.cause(),
-        left: left.as_ref(),
-        code,
-        failed: failure.is_some(),
-    };
-    print_summary(&mut ctx, &handle, &args, &closing);
+    let mut lefts = Vec::with_capacity(handles.len());
+    for handle in &handles {
+        lefts.push(if bounded && failure.is_none() {
+            let limit = handle_limit(&ctx);
+            match tokio::time::timeout(limit, handle.left()).await {
+                Ok(Ok(left)) => Some(left),
+                _ => None,
+            }
+        } else {
+            None
+        });
+    }
+    let codes: Vec<ExitCode> = handles
+        .iter()
+        .zip(&summaries)
+        .zip(&lefts)
+        .map(|((h, s), l)| exit_code(&args, h, s, stop.cause(), l.as_ref()))
+        .collect();
+    // The first queue's code that is not success, else success.
+    let code = codes
+        .iter()
+        .copied()
+        .find(|c| *c != ExitCode::Success)
+        .unwrap_or(ExitCode::Success);
+    for (i, ((handle, summary), left)) in handles.iter().zip(&summaries).zip(&lefts).enumerate() {
+        let closing = Closing {
+            summary,
+            cause: stop.cause(),
+            left: left.as_ref(),
+            code: codes[i],
+            failed: failure.is_some(),
+        };
+        print_summary(&mut ctx, handle, names.get(i).copied(), &args, &closing);
+    }
+    if names.len() > 1 {
+        print_total(&mut ctx, &summaries, code);
+    }
     if let Some(err) = failure {
-        return Err(
-            anyhow::Error::from(err).context(format!("consumer of queue {queue:?} stopped"))
-        );
+        let what = match queues.as_slice() {
+            [one] => format!("consumer of queue {one:?} stopped"),
+            many => format!("consumer of queues {} stopped", many.join(", ")),
+        };
+        return Err(anyhow::Error::from(err).context(what));
     }
     if let Some(err) = output_error {
         return Err(anyhow::Error::from(err).context("cannot write the consumer's output"));
     }
     Ok(code)
+}
+
+/// How many jobs the gate of several queues lets run at once, and what it tells when one
+/// waits for a place.
+type GateLimits = (
+    Box<dyn Fn() -> usize + Send + Sync>,
+    Box<dyn Fn() + Send + Sync>,
+);
+
+/// The queues to consume, in their order; with `--weights`, one weight each.
+fn queues(args: &ConsumeArgs) -> anyhow::Result<Vec<String>> {
+    let mut queues: Vec<String> = args.queue.clone();
+    if let Some(name) = &args.queue_name {
+        queues.push(name.clone());
+    }
+    for (i, q) in queues.iter().enumerate() {
+        if queues[..i].contains(q) {
+            return Err(Error::Usage(format!("queue {q:?} is given twice")).into());
+        }
+    }
+    if queues.len() > 1 && args.max_jobs.is_some() {
+        return Err(Error::Usage(
+            "--max-jobs takes one queue: with several, each would count its own".into(),
+        )
+        .into());
+    }
+    if let Some(weights) = &args.weights {
+        if weights.len() != queues.len() {
+            return Err(Error::Usage(format!(
+                "--weights gives {} weights for {}: one per queue, in their order",
+                weights.len(),
+                plural(queues.len() as u64, "queue")
+            ))
+            .into());
+        }
+    }
+    Ok(queues)
 }
 
 /// How long the closing reads may take.
@@ -209,49 +365,75 @@ fn stopped_before_start(ctx: &mut Context, stop: &signals::Stop, args: &ConsumeA
 }
 
 type Ended = (
-    Summary,
+    Vec<Summary>,
     Option<crate::engine::Error>,
     Option<std::io::Error>,
 );
 
-/// Shows the consumer's events and passes stop requests on until its task ends: the first
-/// request stops it, a second one stops its running handlers.
+/// Shows the consumers' events and passes stop requests on until their tasks end: the first
+/// request stops them, a second one stops their running handlers. One consumer ending with an
+/// error stops the others. `names` are the queues' names when there are several (events
+/// then say their queue).
 async fn watch(
     ctx: &mut Context,
-    handle: &Handle,
+    handles: &[Handle],
+    names: &[&str],
     stop: &signals::Stop,
-    events: &mut mpsc::UnboundedReceiver<Event>,
+    events: &mut mpsc::UnboundedReceiver<(usize, Event)>,
     sigusr1: &mut tokio::signal::unix::Signal,
-    mut running: tokio::task::JoinHandle<(Summary, Option<crate::engine::Error>)>,
+    running: Vec<tokio::task::JoinHandle<(Summary, Option<crate::engine::Error>)>>,
 ) -> Ended {
+    use futures_util::StreamExt as _;
     let mut output_error = None;
     let mut asked = false;
     let mut forced = false;
+    let mut summaries: Vec<Option<Summary>> = handles.iter().map(|_| None).collect();
+    let mut failure = None;
+    let mut pending: futures_util::stream::FuturesUnordered<_> = running
+        .into_iter()
+        .enumerate()
+        .map(|(i, task)| async move { (i, task.await) })
+        .collect();
+    let stop_all = |kill: bool| {
+        for handle in handles {
+            handle.stop.cancel();
+            if kill {
+                handle.kill.cancel();
+            }
+        }
+    };
     loop {
         tokio::select! {
-            done = &mut running => {
-                return match done {
-                    Ok((summary, failure)) => (summary, failure, output_error),
-                    Err(join) => {
-                        // The consumer's task panicked before it could clean up.
-                        handle.give_back_and_leave().await;
-                        match join.try_into_panic() {
-                            Ok(panic) => std::panic::resume_unwind(panic),
-                            Err(_) => (handle.summary(), None, output_error),
+            done = pending.next() => {
+                let Some((i, done)) = done else { break };
+                match done {
+                    Ok((summary, failed)) => {
+                        summaries[i] = Some(summary);
+                        if let Some(e) = failed {
+                            failure.get_or_insert(e);
+                            stop_all(false);
                         }
                     }
-                };
+                    Err(join) => {
+                        // The consumer's task panicked before it could clean up.
+                        handles[i].give_back_and_leave().await;
+                        match join.try_into_panic() {
+                            Ok(panic) => std::panic::resume_unwind(panic),
+                            Err(_) => summaries[i] = Some(handles[i].summary()),
+                        }
+                    }
+                }
             }
-            Some(event) = events.recv() => {
+            Some((i, event)) = events.recv() => {
                 if matches!(event, Event::Started { .. }) {
                     crate::engine::test_panic("consume");
                 }
-                if let Err(e) = render(ctx, &event) {
+                if let Err(e) = render(ctx, names.get(i).copied(), &event) {
                     // A closed pipe is a stop request (signals::Cause::OutputClosed); any
                     // other write error stops the consumer too, and is its exit's error.
                     if e.kind() != std::io::ErrorKind::BrokenPipe && output_error.is_none() {
                         output_error = Some(e);
-                        handle.stop.cancel();
+                        stop_all(false);
                     }
                 }
             }
@@ -260,34 +442,44 @@ async fn watch(
                 let why = stop.cause().map_or("a stop request", signals::Cause::name);
                 ctx.out.note(format_args!(
                     "stopping ({why}): running jobs get {}s to end; signal again to end them now",
-                    handle_grace(handle)
+                    handle_grace(&handles[0])
                 ));
-                handle.stop.cancel();
+                stop_all(false);
             }
             _ = stop.forced.cancelled(), if !forced => {
                 forced = true;
                 ctx.out.note("stopping running jobs; their jobs go back to the queue");
-                handle.stop.cancel();
-                handle.kill.cancel();
+                stop_all(true);
             }
             _ = sigusr1.recv() => {
-                let snap = handle.status.snapshot();
                 let mut text = String::from("status:");
-                for (name, state) in &snap.loops {
-                    text.push_str(&format!("\n  {name:<10} {}", serde_json::to_string(state).unwrap_or_default()));
+                for (i, handle) in handles.iter().enumerate() {
+                    let snap = handle.status.snapshot();
+                    if let Some(name) = names.get(i) {
+                        text.push_str(&format!("\n queue {:?}:", printable(name)));
+                    }
+                    for (name, state) in &snap.loops {
+                        text.push_str(&format!("\n  {name:<10} {}", serde_json::to_string(state).unwrap_or_default()));
+                    }
+                    for (id, attempt, secs) in &snap.running {
+                        text.push_str(&format!("\n  running {} (run {}) for {secs:.1}s", printable(id), attempt + 1));
+                    }
+                    let s = handle.summary();
+                    text.push_str(&format!(
+                        "\n  so far: ran {}, succeeded {}, retried {}, dead {}, damaged {}, returned {}",
+                        s.ran, s.succeeded, s.retried, s.killed, s.damaged, s.returned
+                    ));
                 }
-                for (id, attempt, secs) in &snap.running {
-                    text.push_str(&format!("\n  running {} (run {}) for {secs:.1}s", printable(id), attempt + 1));
-                }
-                let s = handle.summary();
-                text.push_str(&format!(
-                    "\n  so far: ran {}, succeeded {}, retried {}, dead {}, damaged {}, returned {}",
-                    s.ran, s.succeeded, s.retried, s.killed, s.damaged, s.returned
-                ));
                 crate::output::stderr_line(&text);
             }
         }
     }
+    let summaries = summaries
+        .into_iter()
+        .zip(handles)
+        .map(|(s, h)| s.unwrap_or_else(|| h.summary()))
+        .collect();
+    (summaries, failure, output_error)
 }
 
 /// The shutdown grace in seconds, for messages.
@@ -373,7 +565,8 @@ fn config(args: &ConsumeArgs) -> anyhow::Result<(Config, HandlerSpec, PathBuf)> 
     }
     let queue = args
         .queue
-        .clone()
+        .first()
+        .cloned()
         .or_else(|| args.queue_name.clone())
         .unwrap_or_default();
     let spec = HandlerSpec {
@@ -397,12 +590,14 @@ fn config(args: &ConsumeArgs) -> anyhow::Result<(Config, HandlerSpec, PathBuf)> 
         scheduler_interval: Duration::from_secs(5)
             .min(args.poll_interval.max(Duration::from_secs(1))),
         shutdown_grace: args.shutdown_grace,
+        kill_after: args.kill_after,
         drain: args.drain,
         wait_scheduled: args.wait_scheduled,
         max_jobs: args.max_jobs,
         rate: args.rate.as_ref().map(|r| (r.per_second(), args.burst)),
         routine_events: true,
         run_limit: None,
+        member: None,
         identity: Identity {
             command: args
                 .command
@@ -415,7 +610,8 @@ fn config(args: &ConsumeArgs) -> anyhow::Result<(Config, HandlerSpec, PathBuf)> 
     Ok((cfg, spec, resolved))
 }
 
-fn render(ctx: &mut Context, event: &Event) -> std::io::Result<()> {
+/// Shows one event; `queue` names its queue when the consumer takes several.
+fn render(ctx: &mut Context, queue: Option<&str>, event: &Event) -> std::io::Result<()> {
     if ctx.out.json {
         // A warning goes to stderr for people and, as every event, to stdout for programs.
         if let Event::Warning { message } = event {
@@ -423,13 +619,17 @@ fn render(ctx: &mut Context, event: &Event) -> std::io::Result<()> {
         }
         let mut value = serde_json::to_value(event).map_err(std::io::Error::from)?;
         value["time"] = serde_json::json!(crate::engine::now());
+        if let Some(queue) = queue {
+            value["queue"] = queue.into();
+        }
         ctx.out.json_line(&value)?;
         return ctx.out.flush();
     }
     // Ids, reasons and consumers come from jobs and Redis: shown escaped (`printable`).
     let p = printable;
+    let q = queue.map_or(String::new(), |name| format!("{}: ", p(name)));
     match event {
-        Event::Warning { message } => ctx.out.warn(p(message)),
+        Event::Warning { message } => ctx.out.warn(format_args!("{q}{}", p(message))),
         Event::Failed {
             id,
             attempt,
@@ -437,47 +637,51 @@ fn render(ctx: &mut Context, event: &Event) -> std::io::Result<()> {
             duration_ms,
             ..
         } => ctx.out.note(format_args!(
-            "job {} failed ({}) on run {} after {duration_ms} ms",
+            "{q}job {} failed ({}) on run {} after {duration_ms} ms",
             p(id),
             p(reason),
             attempt + 1
         )),
         Event::Retried { id, retry_at, .. } => ctx.out.note(format_args!(
-            "job {} will be retried at {}",
+            "{q}job {} will be retried at {}",
             p(id),
             describe_time(*retry_at)
         )),
         Event::Killed { id, attempt } => ctx.out.note(format_args!(
-            "job {} moved to the dead set after {}",
+            "{q}job {} moved to the dead set after {}",
             p(id),
             plural(*attempt as u64, "failure")
         )),
         Event::Damaged { id, reason } => ctx.out.warn(format_args!(
-            "job {} has a damaged record ({}); moved to the dead set",
+            "{q}job {} has a damaged record ({}); moved to the dead set",
             p(id),
             p(reason)
         )),
         Event::Recovered { consumer, jobs } => ctx.out.note(format_args!(
-            "recovered {} of expired consumer {}",
+            "{q}recovered {} of expired consumer {}",
             plural(*jobs, "job"),
             p(consumer)
         )),
-        Event::Lost { id, reason } => ctx.out.warn(format_args!("job {}: {}", p(id), p(reason))),
+        Event::Lost { id, reason } => ctx
+            .out
+            .warn(format_args!("{q}job {}: {}", p(id), p(reason))),
         Event::Returned { id, .. } => ctx
             .out
-            .verbose(format_args!("job {} returned to the queue", p(id))),
-        Event::Started { id, attempt } => {
-            ctx.out
-                .verbose(format_args!("job {} started (run {})", p(id), attempt + 1))
-        }
+            .verbose(format_args!("{q}job {} returned to the queue", p(id))),
+        Event::Started { id, attempt } => ctx.out.verbose(format_args!(
+            "{q}job {} started (run {})",
+            p(id),
+            attempt + 1
+        )),
         Event::Succeeded {
             id, duration_ms, ..
-        } => ctx
-            .out
-            .verbose(format_args!("job {} succeeded in {duration_ms} ms", p(id))),
+        } => ctx.out.verbose(format_args!(
+            "{q}job {} succeeded in {duration_ms} ms",
+            p(id)
+        )),
         Event::Depth { handler, depth } => ctx
             .out
-            .verbose(format_args!("handler {handler}: depth {depth}")),
+            .verbose(format_args!("{q}handler {handler}: depth {depth}")),
         Event::Reserved { .. } => {}
     }
     Ok(())
@@ -495,7 +699,13 @@ struct Closing<'a> {
 
 /// The closing lines: the counts, and for a bounded run how it ended and what it left. With
 /// --json also a `summary` event on stdout. Write errors are not the run's: ignored.
-fn print_summary(ctx: &mut Context, handle: &Handle, args: &ConsumeArgs, closing: &Closing) {
+fn print_summary(
+    ctx: &mut Context,
+    handle: &Handle,
+    queue: Option<&str>,
+    args: &ConsumeArgs,
+    closing: &Closing,
+) {
     let Closing {
         summary: s,
         cause,
@@ -514,20 +724,59 @@ fn print_summary(ctx: &mut Context, handle: &Handle, args: &ConsumeArgs, closing
             });
             value["exit_code"] = (code as u8).into();
             value["time"] = serde_json::json!(crate::engine::now());
+            if let Some(queue) = queue {
+                value["queue"] = queue.into();
+            }
+            if let Some(by) = handle.stopped_by() {
+                value["stopped_by_order_of"] = by.into();
+            }
             let _ = ctx.out.json_line(&value).and_then(|_| ctx.out.flush());
         }
     }
+    let q = queue.map_or(String::new(), |name| format!("{}: ", printable(name)));
     ctx.out.note(format_args!(
-        "ran {}, succeeded {}, retried {}, dead {}, damaged {}, returned {}",
+        "{q}ran {}, succeeded {}, retried {}, dead {}, damaged {}, returned {}",
         s.ran, s.succeeded, s.retried, s.killed, s.damaged, s.returned
     ));
+    if let Some(by) = handle.stopped_by() {
+        ctx.out.note(format_args!(
+            "{q}stopped by {} (qctl consumers stop)",
+            printable(&by)
+        ));
+    }
     if args.drain || args.max_jobs.is_some() {
         let what = match left {
             Some(l) => describe_left(l, args.drain && !args.wait_scheduled),
             None => "what is left could not be read".into(),
         };
-        ctx.out.note(format_args!("{how}; {what}"));
+        ctx.out.note(format_args!("{q}{how}; {what}"));
     }
+}
+
+/// The closing line of a consumer of several queues: the counts over all of them, and with
+/// `--json` a `total` event.
+fn print_total(ctx: &mut Context, summaries: &[Summary], code: ExitCode) {
+    let mut t = Summary::default();
+    for s in summaries {
+        t.ran += s.ran;
+        t.succeeded += s.succeeded;
+        t.retried += s.retried;
+        t.killed += s.killed;
+        t.damaged += s.damaged;
+        t.returned += s.returned;
+    }
+    if ctx.out.json {
+        if let Ok(mut value) = serde_json::to_value(&t) {
+            value["event"] = "total".into();
+            value["exit_code"] = (code as u8).into();
+            value["time"] = serde_json::json!(crate::engine::now());
+            let _ = ctx.out.json_line(&value).and_then(|_| ctx.out.flush());
+        }
+    }
+    ctx.out.note(format_args!(
+        "all queues: ran {}, succeeded {}, retried {}, dead {}, damaged {}, returned {}",
+        t.ran, t.succeeded, t.retried, t.killed, t.damaged, t.returned
+    ));
 }
 
 /// How a run ended: a stable word for `--json` (`drained`, `paused`, `max_jobs`, `stopped`,

@@ -185,7 +185,7 @@ pub fn examples(path: &str) -> Vec<String> {
         "consume" => &[
             "qctl consume mail -c 4 -- ./send-mail.sh",
             "qctl consume mail --drain --max-retries 2 -- ./send-mail.sh",
-            "qctl consume images --pipe -c 2 -- python3 resize.py",
+            "qctl consume high default low --weights 6,3,1 -- ./run.sh",
         ],
         "wait" => &[
             "qctl wait mail --timeout 10m",
@@ -284,7 +284,24 @@ pub fn examples(path: &str) -> Vec<String> {
             "qctl tail mail --since 1h --no-follow",
         ],
         "inflight" => &["qctl inflight mail", "qctl inflight mail --jsonl"],
-        "consumers" => &["qctl consumers mail", "qctl consumers mail --json"],
+        "consumers" => &[
+            "qctl consumers mail",
+            "qctl consumers quiet 11b772bd",
+            "qctl consumers resize 11b772bd -c 1",
+        ],
+        "consumers quiet" => &[
+            "qctl consumers quiet 11b772bd",
+            "qctl consumers quiet --all mail --yes",
+        ],
+        "consumers stop" => &[
+            "qctl consumers stop 11b772bd",
+            "qctl consumers stop --all mail --yes",
+        ],
+        "consumers resize" => &[
+            "qctl consumers resize 11b772bd -c 1",
+            "qctl consumers resize 11b772bd -c 8 --queue mail",
+        ],
+        "cancel" => &["qctl cancel mail ID", "qctl cancel mail ID --retry --yes"],
         "orphans" => &["qctl orphans mail --dry-run", "qctl orphans mail --yes"],
         "pause" => &["qctl pause mail", "qctl resume mail"],
         "resume" => &["qctl resume mail", "qctl pause mail"],

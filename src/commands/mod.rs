@@ -1,6 +1,7 @@
 //! One file per subcommand: read the flags, call the engine, render the result.
 
 mod active;
+mod cancel;
 mod changes;
 mod check;
 mod completions;
@@ -26,6 +27,7 @@ mod pause;
 mod purge;
 mod scheduled;
 mod stats;
+mod steer;
 mod tail;
 mod top;
 mod wait;
@@ -310,10 +312,14 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
             Command::Inflight(args) => inflight::run(ctx, args).await,
             Command::Find(args) => find::run(ctx, args).await,
             Command::Tail(args) => tail::run(ctx, args).await,
-            Command::Consumers {
-                queue,
-                orphan_after,
-            } => consumers::run(ctx, &queue, orphan_after).await,
+            Command::Consumers(args) => match args.command {
+                None => {
+                    let queue = args.queue.unwrap_or_default();
+                    consumers::run(ctx, &queue, args.orphan_after).await
+                }
+                Some(command) => steer::run(ctx, command).await,
+            },
+            Command::Cancel(args) => cancel::run(ctx, args).await,
             Command::Orphans {
                 queue,
                 orphan_after,

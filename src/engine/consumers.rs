@@ -88,7 +88,11 @@ pub fn rights(keys: &QueueKeys, uuid: &str) -> Rights {
         .command("ZSCORE", Some(&keys.scheduled))
         .command("ZCARD", Some(&keys.scheduled))
         .command("ZRANGE", Some(&keys.scheduled))
-        .command("BRPOPLPUSH", Some(&keys.signal));
+        .command("BRPOPLPUSH", Some(&keys.signal))
+        // Orders, and answers to them (`consumer::orders`).
+        .command("BLPOP", Some(&keys.consumer_orders(uuid)))
+        .command("RPUSH", Some(&keys.consumer_answers(uuid, uuid)))
+        .command("PEXPIRE", Some(&keys.consumer_answers(uuid, uuid)));
     rights
 }
 
@@ -586,10 +590,15 @@ pub struct Description {
     /// Jobs it ran, and runs that failed, up to its last update (once a second).
     pub ran: Option<u64>,
     pub failed: Option<u64>,
+    /// Whether it listens for orders (see [`super::orders`]): qctl consumers since orders
+    /// were added.
+    pub orders: Option<bool>,
+    /// Set once it was quieted (`qctl consumers quiet`): it takes no new job.
+    pub quiet: Option<bool>,
 }
 
 /// The fields of [`Description`], in its order.
-const DESCRIPTION: [&str; 12] = [
+const DESCRIPTION: [&str; 14] = [
     "host",
     "pid",
     "version",
@@ -602,6 +611,8 @@ const DESCRIPTION: [&str; 12] = [
     "depth",
     "depth_auto",
     "pid_ns",
+    "orders",
+    "quiet",
 ];
 
 /// Whether a consumer's process runs, as this host can tell it.
@@ -673,6 +684,9 @@ impl ConsumerInfo {
             (Some(p), _, _, _) => format!("invalid: {p}"),
             (None, Some(_), _, _) => self.ahead_problem(now),
             (None, None, true, Some(Process::Gone)) => format!("gone (pid {pid} not running)"),
+            (None, None, true, _) if described.and_then(|d| d.quiet) == Some(true) => {
+                "quiet".into()
+            }
             (None, None, true, _) => "alive".into(),
             (None, None, false, Some(Process::Gone)) => {
                 format!("expired (pid {pid} not running)")
@@ -825,6 +839,8 @@ pub async fn describe(
             depth: get(9).and_then(|v| serde_json::from_str(&v).ok()),
             depth_auto: get(10).and_then(|v| v.parse().ok()),
             pid_ns: get(11),
+            orders: get(12).and_then(|v| v.parse().ok()),
+            quiet: get(13).and_then(|v| v.parse().ok()),
         };
         out.push((d != Description::default()).then_some(d));
     }
@@ -905,6 +921,8 @@ impl Seen {
                     "clock_ahead_secs": c.clock_ahead(now),
                     "in_flight": c.in_flight,
                     "alive": c.heartbeat > cutoff && *process != Some(Process::Gone),
+                    "quiet": d.quiet == Some(true),
+                    "takes_orders": d.orders == Some(true),
                     "process": process,
                     "problem": c.problem.clone().or_else(|| c.clock_ahead(now).map(|_| c.ahead_problem(now))),
                 })

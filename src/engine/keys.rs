@@ -139,6 +139,18 @@ impl QueueKeys {
         format!("{}{CONSUMER}{uuid}:running", self.name)
     }
 
+    /// The list (qctl's own) of orders to the consumer with this UUID (cancel a job, quiet,
+    /// stop, resize: see [`super::orders`]); it expires with the last order's deadline.
+    pub fn consumer_orders(&self, uuid: &str) -> String {
+        format!("{}{CONSUMER}{uuid}:orders", self.name)
+    }
+
+    /// The list (qctl's own) where the consumer with this UUID answers the order `order`
+    /// (a UUID); it expires a minute after the last answer.
+    pub fn consumer_answers(&self, uuid: &str, order: &str) -> String {
+        format!("{}{CONSUMER}{uuid}:answers:{order}", self.name)
+    }
+
     /// The hash (qctl's own) of what qctl consumers did in the minute starting at `minute`
     /// (unix seconds): see [`super::history`].
     pub fn history(&self, minute: i64) -> String {
@@ -225,13 +237,24 @@ impl QueueKeys {
             .filter(|uuid| is_canonical_uuid(uuid))
     }
 
-    /// Whether `key` is the description of a qctl consumer of this queue, or its list of
-    /// running jobs.
+    /// Whether `key` is the description of a qctl consumer of this queue, its list of
+    /// running jobs, its orders or its answers to one.
     pub fn is_consumer_key(&self, key: &str) -> bool {
-        key.strip_prefix(self.name.as_str())
+        let Some(rest) = key
+            .strip_prefix(self.name.as_str())
             .and_then(|rest| rest.strip_prefix(CONSUMER))
-            .map(|rest| rest.strip_suffix(":running").unwrap_or(rest))
-            .is_some_and(is_canonical_uuid)
+        else {
+            return false;
+        };
+        let uuid = match rest.split_once(":answers:") {
+            Some((uuid, order)) if is_canonical_uuid(order) => uuid,
+            Some(_) => return false,
+            None => rest
+                .strip_suffix(":running")
+                .or_else(|| rest.strip_suffix(":orders"))
+                .unwrap_or(rest),
+        };
+        is_canonical_uuid(uuid)
     }
 
     /// Whether `key` is a minute of this queue's history: `NAME:history:<unix seconds>`.

@@ -22,6 +22,7 @@ pub mod keys;
 pub mod limits;
 pub mod listing;
 pub mod r#move;
+pub mod orders;
 pub mod parse;
 pub mod queues;
 pub mod redis_url;

@@ -184,7 +184,7 @@ pub fn ask(state: State, form: &[(String, String)]) -> Result<Asked, Refusal> {
 }
 
 /// A percent-encoded id as it was.
-fn decoded(value: &str) -> String {
+pub fn decoded(value: &str) -> String {
     url::form_urlencoded::parse(format!("i={}", value.replace('+', "%2B")).as_bytes())
         .next()
         .map(|(_, v)| v.into_owned())

@@ -67,7 +67,10 @@ pub struct Session {
 }
 
 /// The changes the page makes, as `/api/capabilities` lists them.
-pub const CHANGES: [&str; 6] = ["pause", "resume", "requeue", "delete", "run-now", "orphans"];
+pub const CHANGES: [&str; 10] = [
+    "pause", "resume", "requeue", "delete", "run-now", "orphans", "cancel", "quiet", "stop",
+    "resize",
+];
 
 impl Changes {
     pub fn new(read_only: bool, https: bool) -> Result<Changes, Error> {

@@ -30,6 +30,12 @@ impl Link {
     }
 
     /// The shared connection, opened if there is none.
+    /// How to connect: for the calls that need a connection of their own (an order's
+    /// answers, waited for with BLPOP).
+    pub fn spec(&self) -> &ServerSpec {
+        &self.spec
+    }
+
     pub async fn redis(&self) -> Result<Redis, Error> {
         let mut held = self.redis.lock().await;
         if let Some(redis) = &*held {

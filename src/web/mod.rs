@@ -126,6 +126,22 @@ pub fn router(app: Arc<App>, guard: Arc<Guard>) -> Router {
         .route("/queues/{queue}/orphans/apply", post(pages::orphans::apply))
         .route("/queues/{queue}/resume", post(change::resume))
         .route(
+            "/queues/{queue}/cancel/preview",
+            post(pages::steer::cancel_preview),
+        )
+        .route(
+            "/queues/{queue}/cancel/apply",
+            post(pages::steer::cancel_apply),
+        )
+        .route(
+            "/queues/{queue}/consumers/{uuid}/preview",
+            post(pages::steer::consumer_preview),
+        )
+        .route(
+            "/queues/{queue}/consumers/{uuid}/apply",
+            post(pages::steer::consumer_apply),
+        )
+        .route(
             "/queues/{queue}/{state}/preview",
             post(pages::bulk::preview),
         )

@@ -15,6 +15,10 @@ pub struct JobInput<'a> {
     pub attempt: i64,
     pub consumer_id: &'a str,
     pub data: &'a [u8],
+    /// Fires when this job alone is cancelled (an order: `qctl cancel`), and with the
+    /// consumer's `cancel`: the handler then stops it as on `cancel` and ends with
+    /// [`Outcome::Cancelled`].
+    pub cancel: &'a CancellationToken,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -67,10 +67,19 @@ pub async fn describe(shared: &Shared) -> Result<(), Error> {
         .arg("mode")
         .arg(&id.mode)
         .arg("concurrency")
-        .arg(shared.cfg.handlers)
+        .arg(shared.handlers())
         .arg("started")
         .arg(started)
+        .arg("orders")
+        .arg("true")
         .ignore();
+    if shared.quiet.load(Ordering::Relaxed) {
+        pipe.cmd("HSET")
+            .arg(&info)
+            .arg("quiet")
+            .arg("true")
+            .ignore();
+    }
     if let Some(ns) = consumers::pid_namespace() {
         pipe.cmd("HSET").arg(&info).arg("pid_ns").arg(ns).ignore();
     }
@@ -91,6 +100,33 @@ pub async fn describe(shared: &Shared) -> Result<(), Error> {
     written.failed = failed;
     written.depth = depth;
     Ok(())
+}
+
+/// Notes in the description that an order quieted the consumer.
+pub async fn mark_quiet(shared: &Shared) -> Result<(), Error> {
+    let info = shared.keys.consumer_info(&shared.id);
+    let mut redis = shared.redis.clone();
+    redis
+        .query(
+            redis::cmd("HSET").arg(&info).arg("quiet").arg("true"),
+            format!("HSET {info}"),
+        )
+        .await
+}
+
+/// Writes the concurrency an order set into the description.
+pub async fn mark_concurrency(shared: &Shared) -> Result<(), Error> {
+    let info = shared.keys.consumer_info(&shared.id);
+    let mut redis = shared.redis.clone();
+    redis
+        .query(
+            redis::cmd("HSET")
+                .arg(&info)
+                .arg("concurrency")
+                .arg(shared.handlers()),
+            format!("HSET {info}"),
+        )
+        .await
 }
 
 /// The handlers' shares of the run limit now (their depths with `--pipe`).

@@ -4,10 +4,12 @@
 
 mod custodian;
 mod drain;
+mod gate;
 mod handler;
 mod heartbeat;
 mod identity;
 mod limit;
+mod orders;
 mod poller;
 mod processor;
 mod scheduler;
@@ -22,6 +24,7 @@ use serde::Serialize;
 use tokio::sync::{mpsc, Notify, Semaphore};
 use tokio_util::sync::CancellationToken;
 
+pub use gate::{Gate, Gated, Member, Order as GateOrder};
 pub use handler::{Handler, JobInput, Outcome, RunFuture, RunReport};
 pub use identity::Identity;
 pub use limit::RunLimit;
@@ -73,6 +76,9 @@ pub struct Config {
     pub poll_interval: Duration,
     pub scheduler_interval: Duration,
     pub shutdown_grace: Duration,
+    /// The handlers' grace between SIGTERM and SIGKILL (`--kill-after`): how long a
+    /// cancelled job's handler may take to end.
+    pub kill_after: Duration,
     /// Exit when every job it could run has reached an end: nothing ready, nothing held
     /// here or at other consumers, no retry of a job that failed here pending.
     pub drain: bool,
@@ -91,6 +97,9 @@ pub struct Config {
     /// When the handlers choose how many jobs they run at once (`--pipe`): their limit, one
     /// share per handler, at most `concurrency` in all. None: `concurrency`.
     pub run_limit: Option<Arc<RunLimit>>,
+    /// With several queues: this queue's place at the gate its handlers share (its poller
+    /// tells the gate whether it finds jobs).
+    pub member: Option<Member>,
 }
 
 /// Something that happened to a job or the consumer, for the caller to show.
@@ -305,6 +314,26 @@ pub(crate) struct Shared {
     /// reserved and none waits here, counted against the cap, while another consumer could
     /// run it.
     pub limited: std::sync::atomic::AtomicBool,
+    /// Set by an order to quiet (`qctl consumers quiet`): reserve nothing more, finish what
+    /// runs, stay registered.
+    pub quiet: std::sync::atomic::AtomicBool,
+    /// Rung when the consumer is quieted or resized.
+    pub quieted: Notify,
+    /// How many jobs run at once now: `concurrency`, until an order resizes it.
+    pub concurrency_now: AtomicUsize,
+    /// Local slots added by resizing above the concurrency it started with.
+    pub extra_capacity: AtomicUsize,
+    /// The jobs held here that an order cancelled, or whose handlers run: id -> the token
+    /// that stops that job's handler alone, and the order that cancelled it.
+    pub cancels: std::sync::Mutex<std::collections::HashMap<String, JobCancel>>,
+    /// Who stopped it by an order, if one did.
+    pub stopped_by: std::sync::Mutex<Option<String>>,
+}
+
+/// A job's own stop: its token (a child of [`Shared::halt`]) and the order that fired it.
+pub(crate) struct JobCancel {
+    pub token: CancellationToken,
+    pub order: Option<crate::engine::orders::Order>,
 }
 
 /// The jobs held here: their ids with the sizes of their records, and those sizes' sum; and
@@ -387,6 +416,14 @@ impl Shared {
         let _ = self.events.send(event);
     }
 
+    /// Tells the gate of several queues, if there is one, whether this queue's last look found
+    /// jobs.
+    pub fn gate_found<'a>(&self, ids: impl IntoIterator<Item = &'a str>) {
+        if let Some(member) = &self.cfg.member {
+            member.gate.found(member.queue, ids);
+        }
+    }
+
     /// Emits an event of a job going well, when the caller wants those.
     pub fn emit_routine(&self, event: impl FnOnce() -> Event) {
         if self.cfg.routine_events {
@@ -396,10 +433,112 @@ impl Shared {
 
     /// How many jobs may run at once now: `concurrency`, or the handlers' own limit.
     pub fn concurrency(&self) -> usize {
-        match &self.cfg.run_limit {
-            Some(limit) => limit.total().min(self.cfg.concurrency),
-            None => self.cfg.concurrency,
+        let now = self.concurrency_now.load(Ordering::Relaxed);
+        match (&self.cfg.run_limit, &self.cfg.member) {
+            // Several queues share the handlers: their jobs wait for a place at the gate, and
+            // twice what the handlers hold may be on the way there (see `consumer::gate`).
+            (Some(limit), Some(_)) => (limit.total() * 2).min(now),
+            (Some(limit), None) => limit.total().min(now),
+            (None, _) => now,
         }
+    }
+
+    /// The handlers it has, as its description says: `--concurrency`, or what an order
+    /// resized it to (a `--pipe` consumer's long-lived handlers are not resized).
+    pub fn handlers(&self) -> usize {
+        match (&self.cfg.run_limit, &self.cfg.member) {
+            (None, None) => self.concurrency_now.load(Ordering::Relaxed),
+            _ => self.cfg.handlers,
+        }
+    }
+
+    /// Changes how many jobs run at once, as an order asks; the number before. Lowering it
+    /// lets running jobs finish (no new one starts until fewer run than asked); raising it
+    /// adds handler slots.
+    pub fn resize(&self, concurrency: usize) -> Result<usize, String> {
+        if self.cfg.run_limit.is_some() {
+            return Err(
+                "a --pipe consumer's handlers are long-lived processes started with it: \
+                        its concurrency is not changed while it runs; restart it with another \
+                        --concurrency"
+                    .into(),
+            );
+        }
+        if self.cfg.member.is_some() {
+            return Err(
+                "this consumer takes several queues, whose handlers share their places: \
+                        its concurrency is not changed while it runs; restart it with another \
+                        --concurrency"
+                    .into(),
+            );
+        }
+        if concurrency == 0 {
+            return Err("concurrency 0 would run nothing: quiet the consumer instead".into());
+        }
+        let before = self.concurrency_now.swap(concurrency, Ordering::SeqCst);
+        // Room here for the jobs of handlers above the concurrency it started with.
+        let extra = concurrency.saturating_sub(self.cfg.concurrency);
+        let had = self.extra_capacity.load(Ordering::SeqCst);
+        if extra > had {
+            self.slots.add_permits(extra - had);
+            self.extra_capacity.store(extra, Ordering::SeqCst);
+        }
+        self.quieted.notify_waiters();
+        self.freed.notify_waiters();
+        self.finished.notify_waiters();
+        Ok(before)
+    }
+
+    /// Notes who stopped the consumer by an order.
+    pub fn stopped_by(&self, by: &str) {
+        self.stopped_by
+            .lock()
+            .expect("stopped_by lock")
+            .get_or_insert_with(|| by.to_string());
+    }
+
+    /// The token that stops the handler of job `id` alone (it also fires with
+    /// [`Shared::halt`]): the one an order may already have fired, else a new one.
+    pub fn job_token(&self, id: &str) -> CancellationToken {
+        let mut cancels = self.cancels.lock().expect("cancels lock");
+        cancels
+            .entry(id.to_string())
+            .or_insert_with(|| JobCancel {
+                token: self.halt.child_token(),
+                order: None,
+            })
+            .token
+            .clone()
+    }
+
+    /// The order that cancelled job `id`, if one did; forgets the job's token.
+    pub fn job_ended(&self, id: &str) -> Option<crate::engine::orders::Order> {
+        self.cancels
+            .lock()
+            .expect("cancels lock")
+            .remove(id)
+            .and_then(|c| c.order)
+    }
+
+    /// Cancels job `id` as `order` asks: its handler is stopped (or, not started yet, never
+    /// starts) and the processor settles it as asked and answers. Err: why it cannot be.
+    pub fn cancel_job(&self, id: &str, order: &crate::engine::orders::Order) -> Result<(), String> {
+        if !self.is_holding(id) {
+            return Err("not held by this consumer".into());
+        }
+        if !self.unended().contains(id) {
+            return Err("its handler had already ended: it is settled as it ended".into());
+        }
+        let mut cancels = self.cancels.lock().expect("cancels lock");
+        let entry = cancels.entry(id.to_string()).or_insert_with(|| JobCancel {
+            token: self.halt.child_token(),
+            order: None,
+        });
+        if entry.order.is_none() {
+            entry.order = Some(order.clone());
+        }
+        entry.token.cancel();
+        Ok(())
     }
 
     /// How many jobs may be held here now: running, and buffered for the handlers.
@@ -417,7 +556,7 @@ impl Shared {
 
     /// The most jobs ever held here (the local slots).
     pub fn max_capacity(&self) -> usize {
-        max_capacity(&self.cfg)
+        max_capacity(&self.cfg) + self.extra_capacity.load(Ordering::SeqCst)
     }
 
     /// Jobs reserved and not yet settled, here.
@@ -571,6 +710,7 @@ impl Shared {
         jobs: impl IntoIterator<Item = (S, tokio::sync::OwnedSemaphorePermit)>,
     ) {
         let mut slots = Vec::new();
+        let mut ids = Vec::new();
         {
             let mut holding = self.holding.lock().expect("holding lock");
             for (id, slot) in jobs {
@@ -578,10 +718,18 @@ impl Shared {
                     holding.bytes -= size;
                 }
                 holding.ended.remove(id.as_ref());
+                if self.cfg.member.is_some() {
+                    ids.push(id.as_ref().to_string());
+                }
                 slots.push(slot);
             }
         }
         drop(slots);
+        if let Some(member) = &self.cfg.member {
+            member
+                .gate
+                .gone(member.queue, ids.iter().map(String::as_str));
+        }
         self.finished.notify_waiters();
     }
 
@@ -675,6 +823,20 @@ impl Handle {
     /// How long running handlers may finish after a stop request.
     pub fn shutdown_grace(&self) -> Duration {
         self.shared.cfg.shutdown_grace
+    }
+
+    /// Who stopped it by an order (`qctl consumers stop`), if one did.
+    pub fn stopped_by(&self) -> Option<String> {
+        self.shared
+            .stopped_by
+            .lock()
+            .expect("stopped_by lock")
+            .clone()
+    }
+
+    /// Whether an order quieted it.
+    pub fn quiet(&self) -> bool {
+        self.shared.quiet.load(Ordering::SeqCst)
     }
 
     /// Whether `--max-jobs` jobs were reserved.
@@ -831,6 +993,12 @@ impl Consumer {
                 std::sync::Mutex::new(super::limits::Bucket::new(per_second, burst))
             }),
             limited: std::sync::atomic::AtomicBool::new(cfg.rate.is_some()),
+            quiet: std::sync::atomic::AtomicBool::new(false),
+            quieted: Notify::new(),
+            concurrency_now: AtomicUsize::new(cfg.concurrency),
+            extra_capacity: AtomicUsize::new(0),
+            cancels: Default::default(),
+            stopped_by: Default::default(),
             cfg,
         });
         Ok(Consumer { shared })
@@ -869,7 +1037,10 @@ impl Consumer {
             background.clone(),
             identity::run,
         ));
+        loops.spawn(orders::listen(shared.clone(), background.clone()));
         let mut failure = work(&shared, &background, &mut loops).await;
+        // Queues after this one at a shared gate no longer wait for it.
+        shared.gate_found([]);
         background.cancel();
         // The loops stop at their next step. Once the consumer is killed or has lost its
         // lease, one waiting on a Redis that does not answer is not waited for past

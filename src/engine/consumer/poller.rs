@@ -50,11 +50,20 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
         if remaining == Some(0) {
             break;
         }
+        if shared.quiet.load(std::sync::atomic::Ordering::SeqCst) {
+            // Quieted: nothing more is reserved; the consumer stays until it is stopped.
+            shared.status.set(NAME, LoopState::Quiet);
+            shared.gate_found([]);
+            shared.stop.cancelled().await;
+            break;
+        }
         shared.status.set(NAME, LoopState::Running);
         // Wait for one free slot, then take every free one.
+        let quieted = shared.quieted.notified();
         let first = tokio::select! {
             p = shared.slots.clone().acquire_owned() => p.expect("slots are never closed"),
             _ = shared.stop.cancelled() => break,
+            _ = quieted => continue,
         };
         // Hold no more than the capacity of the moment (the automatic buffer follows the
         // jobs' run time). While jobs still wait locally, reserve only once a quarter of it
@@ -151,6 +160,7 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
                     .reserved
                     .fetch_add(jobs.len() as u64, std::sync::atomic::Ordering::Relaxed);
                 let empty = jobs.is_empty();
+                shared.gate_found(jobs.iter().map(|j| j.id.as_str()));
                 if !empty {
                     crate::engine::test_panic("poller");
                 }
@@ -260,6 +270,7 @@ pub async fn run(shared: Arc<Shared>, tx: mpsc::Sender<Work>) -> Result<(), Erro
         }
     }
     shared.status.set(NAME, LoopState::Stopped);
+    shared.gate_found([]);
     Ok(())
 }
 
@@ -418,6 +429,7 @@ async fn wait_for_signal(shared: &Shared, waiter: &mut Option<Redis>) -> Result<
         .arg(&shared.keys.signal)
         .arg(timeout.as_secs_f64().max(0.01));
     let op = format!("BRPOPLPUSH {}", shared.keys.signal);
+    let quieted = shared.quieted.notified();
     tokio::select! {
         r = conn.query::<redis::Value>(&cmd, op) => {
             if let Err(e) = r {
@@ -431,6 +443,8 @@ async fn wait_for_signal(shared: &Shared, waiter: &mut Option<Redis>) -> Result<
             }
         }
         _ = shared.stop.cancelled() => {}
+        // The call's reply would come later on this connection: it is not used again.
+        _ = quieted => *waiter = None,
     }
     Ok(())
 }

@@ -25,6 +25,7 @@ use crate::engine::inflight::{self, Reserved};
 use crate::engine::job::Job;
 use crate::engine::jobs::{locate, Location};
 use crate::engine::listing::{split, CALL_BYTES};
+use crate::engine::orders::{Answer, Order, Outcome as AnswerOutcome, Settle, What};
 use crate::engine::scripts::{self, Changed};
 
 const NAME: &str = "processor";
@@ -184,20 +185,22 @@ pub async fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Work>) -> Result<()
     let acking = tokio::spawn(acker(shared.clone(), acks_rx));
     let concurrency = shared.cfg.concurrency.max(1);
     let running = Arc::new(Semaphore::new(concurrency));
+    // The handler slots there are (more once an order resizes the consumer above its
+    // concurrency).
+    let mut total = concurrency;
     // A start waits here only while its slot finishes the job before: one per slot at most.
     let (starts, next) = mpsc::channel::<Start>(concurrency);
     let next = Arc::new(Mutex::new(next));
     let settling = TaskTracker::new();
     let mut slots = JoinSet::new();
+    let slot = || Slot {
+        shared: shared.clone(),
+        acks: Acks(acks_tx.clone()),
+        settling: settling.clone(),
+    };
     for _ in 0..concurrency {
-        let slot = Slot {
-            shared: shared.clone(),
-            acks: Acks(acks_tx.clone()),
-            settling: settling.clone(),
-        };
-        slots.spawn(slot.run(next.clone()));
+        slots.spawn(slot().run(next.clone()));
     }
-    drop(acks_tx);
     let mut unstarted: Vec<Work> = Vec::new();
     loop {
         tokio::select! {
@@ -206,10 +209,26 @@ pub async fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Work>) -> Result<()
             Some(ended) = slots.join_next(), if !slots.is_empty() => passed_on(&shared, ended),
             work = rx.recv() => {
                 let Some(work) = work else { break };
+                let wanted = shared.concurrency_now.load(Ordering::SeqCst);
+                if wanted > total {
+                    running.add_permits(wanted - total);
+                    for _ in total..wanted {
+                        slots.spawn(slot().run(next.clone()));
+                    }
+                    total = wanted;
+                }
+                if shared.quiet.load(Ordering::SeqCst) {
+                    give_back(&shared, vec![work]).await;
+                    continue;
+                }
                 let place = tokio::select! {
                     biased;
                     _ = shared.stop.cancelled() => { unstarted.push(work); break }
-                    p = start_slot(&shared, &running) => p,
+                    _ = quieted(&shared) => {
+                        give_back(&shared, vec![work]).await;
+                        continue;
+                    }
+                    p = start_slot(&shared, &running, total) => p,
                 };
                 shared.queued.fetch_sub(1, Ordering::Relaxed);
                 if starts.send((work, place)).await.is_err() {
@@ -220,6 +239,7 @@ pub async fn run(shared: Arc<Shared>, mut rx: mpsc::Receiver<Work>) -> Result<()
     }
     // The slots end once they have run what they were given.
     drop(starts);
+    drop(acks_tx);
     shared.status.set(NAME, LoopState::Stopping);
     // Reserved but not started: back to the queue unchanged.
     rx.close();
@@ -306,26 +326,79 @@ fn passed_on(shared: &Shared, ended: Result<(), tokio::task::JoinError>) {
     }
 }
 
-/// A running slot, once a job may start: fewer run than `concurrency`, and than the
-/// handlers' own limit of the moment when they have one.
-async fn start_slot(shared: &Shared, running: &Arc<Semaphore>) -> OwnedSemaphorePermit {
-    if let Some(limit) = &shared.cfg.run_limit {
+/// A running slot, once a job may start: fewer run than `concurrency` (of the moment, when
+/// an order changed it), and than the handlers' own limit of the moment when they have one.
+/// `total` is the slots there are.
+async fn start_slot(
+    shared: &Shared,
+    running: &Arc<Semaphore>,
+    total: usize,
+) -> OwnedSemaphorePermit {
+    if shared.cfg.run_limit.is_some() || shared.concurrency() < total {
         loop {
-            // Both are watched before the look, so a change right after it is not missed.
+            // Each is watched before the look, so a change right after it is not missed.
             let freed = shared.freed.notified();
-            let changed = limit.changed();
-            let in_use = shared.cfg.concurrency - running.available_permits();
+            let resized = shared.quieted.notified();
+            let changed = async {
+                match &shared.cfg.run_limit {
+                    Some(limit) => limit.changed().await,
+                    None => std::future::pending().await,
+                }
+            };
+            let in_use = total - running.available_permits();
             if in_use < shared.concurrency() {
                 break;
             }
-            limit.hold_back();
+            if let Some(limit) = &shared.cfg.run_limit {
+                limit.hold_back();
+            }
             tokio::select! {
                 _ = freed => {}
                 _ = changed => {}
+                _ = resized => {}
             }
         }
     }
     running.clone().acquire_owned().await.expect("never closed")
+}
+
+/// Resolves once the consumer is quieted.
+async fn quieted(shared: &Shared) {
+    loop {
+        let rung = shared.quieted.notified();
+        if shared.quiet.load(Ordering::SeqCst) {
+            return;
+        }
+        rung.await;
+    }
+}
+
+/// Returns jobs reserved here and not started to `NAME:active` unchanged (the consumer was
+/// quieted), and lets go of them; what cannot be returned stays reserved, to go back as the
+/// consumer leaves or by orphan recovery.
+async fn give_back(shared: &Shared, works: Vec<Work>) {
+    let ids: Vec<&str> = works.iter().map(|(r, _)| r.id.as_str()).collect();
+    shared.queued.fetch_sub(works.len(), Ordering::Relaxed);
+    let mut redis = shared.redis.clone();
+    match inflight::requeue(&mut redis, &shared.keys, &shared.inflight, &ids).await {
+        Ok(n) => {
+            shared.counters.returned.fetch_add(n, Ordering::Relaxed);
+            for (r, _) in &works {
+                let attempt = r.job.as_ref().map(|j| j.attempt).unwrap_or(0);
+                shared.emit(Event::Returned {
+                    id: r.id.clone(),
+                    attempt,
+                });
+            }
+            shared.let_go(works.into_iter().map(|(r, held)| (r.id, held)));
+        }
+        Err(e) => shared.emit(Event::Warning {
+            message: format!(
+                "could not return {} reserved but not started: {e}; they stay reserved, to go back as the consumer leaves or by orphan recovery",
+                crate::engine::text::plural(ids.len() as u64, "job")
+            ),
+        }),
+    }
 }
 
 /// One handler slot: runs the jobs it is given, one after another, until no more come.
@@ -350,7 +423,9 @@ impl Slot {
     /// The handler is done: another job may start.
     fn free(&self, place: OwnedSemaphorePermit) {
         drop(place);
-        if self.shared.cfg.run_limit.is_some() {
+        if self.shared.cfg.run_limit.is_some()
+            || self.shared.concurrency_now.load(Ordering::Relaxed) != self.shared.cfg.concurrency
+        {
             self.shared.freed.notify_waiters();
         }
     }
@@ -419,18 +494,28 @@ async fn process(
     // Shutdown past its grace, or a lost lease, stops the handler (`shared.halt`). After a
     // lost lease its SIGTERM grace is cut short (`shared.kill_now`), so it is gone before
     // others may recover the job.
+    // An order may cancel this job alone (`qctl cancel`): its own token, which the
+    // consumer's halt fires too. One cancelled before it started does not start.
+    let job_cancel = shared.job_token(&id);
     let input = JobInput {
         queue: &shared.keys.name,
         id: &id,
         attempt: job.attempt,
         consumer_id: &shared.id,
         data: job.data_bytes(),
+        cancel: &job_cancel,
     };
-    let mut report = shared
-        .handler
-        .run(input, &shared.halt, &shared.kill_now)
-        .await;
+    let mut report = match job_cancel.is_cancelled() {
+        true => super::handler::RunReport::new(Outcome::Cancelled, Duration::ZERO),
+        false => {
+            shared
+                .handler
+                .run(input, &shared.halt, &shared.kill_now)
+                .await
+        }
+    };
     shared.handler_ended(&id);
+    let ordered = shared.job_ended(&id);
     // The slot is held while this is found out: no next job starts in the moment before the
     // stop is seen.
     if let Outcome::Failed {
@@ -452,6 +537,30 @@ async fn process(
     shared.status.finished(&id);
     let duration_ms = report.duration.as_millis() as u64;
 
+    if let (Outcome::Cancelled, Some(order)) = (&report.outcome, &ordered) {
+        if !shared.lease_lost.is_cancelled() {
+            cancelled_by_order(slot, &job, held, order.clone(), &report, duration_ms);
+            return;
+        }
+    }
+    if let Some(order) = ordered {
+        // The handler ended before the order stopped it: the job is settled as it ended.
+        let how = match &report.outcome {
+            Outcome::Succeeded => "it succeeded",
+            Outcome::Failed { .. } => "it failed",
+            Outcome::Cancelled => "the consumer lost its lease, so it is left for recovery",
+        };
+        let answer = Answer {
+            result: AnswerOutcome::NotHeld,
+            job: Some(id.clone()),
+            detail: format!("its handler ended before the cancel reached it: {how}"),
+            grace_ms: None,
+        };
+        let owned = shared.clone();
+        tokio::spawn(async move {
+            let _ = super::orders::reply(&owned, &order, &[answer]).await;
+        });
+    }
     match report.outcome {
         Outcome::Cancelled => {
             if shared.lease_lost.is_cancelled() {
@@ -533,6 +642,129 @@ async fn process(
             });
         }
     }
+}
+
+/// Settles a job an order cancelled, as the order asks (dead, or retried at once), its
+/// failure recorded as the cancel, then answers the order.
+fn cancelled_by_order(
+    slot: &Slot,
+    job: &Job,
+    held: OwnedSemaphorePermit,
+    order: Order,
+    report: &super::handler::RunReport,
+    duration_ms: u64,
+) {
+    let shared = &slot.shared;
+    let id = job.id.clone();
+    let now = shared.now();
+    let settle_as = match &order.what {
+        What::Cancel { settle, .. } => *settle,
+        _ => Settle::Dead,
+    };
+    let reason = format!("cancelled by {}", order.by);
+    let failure = Failure {
+        reason: reason.clone(),
+        stderr: String::from_utf8_lossy(&report.stderr_tail).into_owned(),
+        duration_ms,
+        attempt: job.attempt,
+        time: now,
+        consumer: shared.inflight.clone(),
+        ..Failure::default()
+    };
+    shared.counters.ran.fetch_add(1, Ordering::Relaxed);
+    shared.emit(Event::Failed {
+        id: id.clone(),
+        attempt: job.attempt,
+        duration_ms,
+        reason,
+        exit_code: None,
+        signal: None,
+    });
+    let owned = shared.clone();
+    let job = job.clone();
+    slot.settle_aside(id.clone(), held, async move {
+        let shared = &owned;
+        let what = format!("job {id:?}");
+        let done = match settle_as {
+            Settle::Dead => {
+                settle(shared, &what, |mut r| {
+                    let (job, failure) = (&job, &failure);
+                    async move {
+                        inflight::kill(
+                            &mut r,
+                            &shared.keys,
+                            &shared.inflight,
+                            &job.id,
+                            Some(job),
+                            now,
+                            failure,
+                        )
+                        .await
+                    }
+                })
+                .await
+            }
+            Settle::Retry => {
+                settle(shared, &what, |mut r| {
+                    let (job, failure) = (&job, &failure);
+                    async move {
+                        inflight::retry(&mut r, &shared.keys, &shared.inflight, job, now, failure)
+                            .await
+                    }
+                })
+                .await
+            }
+        };
+        let (result, detail) = match done {
+            Some(true) => {
+                match settle_as {
+                    Settle::Dead => {
+                        shared.counters.killed.fetch_add(1, Ordering::Relaxed);
+                        shared.emit(Event::Killed {
+                            id: id.clone(),
+                            attempt: job.attempt + 1,
+                        });
+                    }
+                    Settle::Retry => {
+                        shared.counters.retried.fetch_add(1, Ordering::Relaxed);
+                        shared.emit(Event::Retried {
+                            id: id.clone(),
+                            attempt: job.attempt + 1,
+                            retry_at: now,
+                        });
+                    }
+                }
+                let detail = match settle_as {
+                    Settle::Dead => format!("moved to {}", shared.keys.dead),
+                    Settle::Retry => format!(
+                        "in {} to run again now (run {} next)",
+                        shared.keys.scheduled,
+                        job.attempt + 2
+                    ),
+                };
+                (AnswerOutcome::Cancelled, detail)
+            }
+            Some(false) => {
+                let why = not_reserved(shared, &id).await;
+                shared.emit(Event::Lost {
+                    id: id.clone(),
+                    reason: why.clone(),
+                });
+                (AnswerOutcome::NotHeld, why)
+            }
+            None => (
+                AnswerOutcome::Failed,
+                "its handler was stopped, but the job could not be settled (see the consumer's warnings); it stays reserved for recovery".to_string(),
+            ),
+        };
+        let answer = Answer {
+            result,
+            job: Some(id.clone()),
+            detail,
+            grace_ms: None,
+        };
+        let _ = super::orders::reply(shared, &order, &[answer]).await;
+    });
 }
 
 /// How long a handler that died of SIGHUP, SIGINT or SIGTERM waits for the consumer's own

@@ -11,8 +11,13 @@ use serde::Serialize;
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum LoopState {
     Running,
-    BackingOff { error: String, retry_in_ms: u64 },
+    BackingOff {
+        error: String,
+        retry_in_ms: u64,
+    },
     Paused,
+    /// Quieted by an order: it takes no new job.
+    Quiet,
     Stopping,
     Stopped,
 }

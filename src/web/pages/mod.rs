@@ -16,6 +16,7 @@ pub mod job;
 pub mod orphans;
 pub mod overview;
 pub mod queue;
+pub mod steer;
 
 use std::time::Instant;
 

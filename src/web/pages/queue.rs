@@ -209,7 +209,7 @@ pub async fn summary(
         section #consumers {
             h2 { "Consumers" }
             @match &summary.consumers {
-                Ok(c) => { (consumers(&app, &queue, &keys, c)) }
+                Ok(c) => { (consumers(&app, &queue, &keys, c, &session)) }
                 Err(e) => { p.warning { (Shown(&e.to_string())) } }
             }
             @if expired > 0 {
@@ -287,7 +287,13 @@ fn pausing(
 }
 
 /// The consumers of the summary, as `qctl consumers` shows them, each with what it runs.
-fn consumers(app: &App, queue: &str, keys: &QueueKeys, c: &queue::Consumers) -> Markup {
+fn consumers(
+    app: &App,
+    queue: &str,
+    keys: &QueueKeys,
+    c: &queue::Consumers,
+    session: &Session,
+) -> Markup {
     let seen = &c.seen;
     let now = seen.now;
     let cutoff = now - app.orphan_after.as_secs_f64();
@@ -320,6 +326,20 @@ fn consumers(app: &App, queue: &str, keys: &QueueKeys, c: &queue::Consumers) -> 
                                         }
                                     }
                                     (runs_now(queue, running.get(c.key.as_str()), d.is_some(), now))
+                                    @if !app.changes.read_only && crate::engine::orders::Reach::of(d.as_ref()) == crate::engine::orders::Reach::Listens {
+                                        @if let Some(uuid) = keys.consumer_uuid(&c.key) {
+                                            form.change.steer method="post" action=(super::steer::consumer_path(queue, uuid, "preview")) {
+                                                input type="hidden" name="token" value=(app.changes.token(session));
+                                                button type="submit" name="order" value="quiet" { "Quiet" }
+                                                " "
+                                                button type="submit" name="order" value="stop" { "Stop" }
+                                                " "
+                                                label { "concurrency " input type="number" name="concurrency" min="1" value=(d.as_ref().and_then(|d| d.concurrency).unwrap_or(1)); }
+                                                " "
+                                                button type="submit" name="order" value="resize" { "Resize" }
+                                            }
+                                        }
+                                    }
                                 }
                             }
                         }
@@ -556,8 +576,10 @@ fn list_body(
     changes: &Changing,
 ) -> Markup {
     let path = list_path(queue, state);
-    let selectable =
-        changes.offered() && !bulk::actions(state).is_empty() && !shown.rows.is_empty();
+    let cancels = state == Listed::InFlight;
+    let selectable = changes.offered()
+        && (!bulk::actions(state).is_empty() || cancels)
+        && !shown.rows.is_empty();
     let mut matching: Vec<(&str, &str)> = vec![("all", "1")];
     for name in bulk::FILTER_FIELDS {
         let value = asked.value(name);
@@ -588,8 +610,17 @@ fn list_body(
         (changes.note_markup())
         @if selectable {
             div.changes {
-                (changes.form(queue, state, &[], " selected", Some("selected")))
-                (changes.form(queue, state, &matching, every, None))
+                @if cancels {
+                    form.change method="post" action=(super::steer::cancel_path(queue, "preview")) id="selected" {
+                        input type="hidden" name="token" value=(changes.app.changes.token(changes.session));
+                        button type="submit" name="settle" value="dead" { "Cancel selected" }
+                        " "
+                        button type="submit" name="settle" value="retry" { "Cancel selected, run again" }
+                    }
+                } @else {
+                    (changes.form(queue, state, &[], " selected", Some("selected")))
+                    (changes.form(queue, state, &matching, every, None))
+                }
             }
         }
         @if !shown.rows.is_empty() {
