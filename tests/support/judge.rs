@@ -138,6 +138,21 @@ impl End {
         end
     }
 
+    /// Keeps only the ids `keep` accepts: for a run judged on part of its jobs.
+    pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
+        for ids in [
+            &mut self.acked,
+            &mut self.dead,
+            &mut self.ready,
+            &mut self.scheduled,
+        ] {
+            ids.retain(|id| keep(id));
+        }
+        for ids in self.in_flight.values_mut() {
+            ids.retain(|id| keep(id));
+        }
+    }
+
     fn place(&self, id: &str) -> Place {
         if self.ready.contains(id)
             || self.scheduled.contains(id)
@@ -448,13 +463,13 @@ impl Verdict {
             shown.join(" ")
         };
         for class in Class::ALL {
-            let _ = writeln!(
-                out,
+            let row = format!(
                 "{:<10} {:>5}  {}",
                 class.word(),
                 self.count(class),
                 few(self.ids(class))
             );
+            let _ = writeln!(out, "{}", row.trim_end());
         }
         for (word, ids) in [
             ("waiting", &self.waiting),
