@@ -615,6 +615,16 @@ fn f5e_a_reservation_whose_reply_was_lost_is_returned_while_the_consumer_lives()
     let ids = enqueue_numbered(&server, QUEUE, "lost", 1);
     let _: () = server.cmd(&[b"LREM", b"q:active", b"0", ids[0].as_bytes()]);
     let _: () = server.cmd(&[b"SADD", inflight.as_bytes(), ids[0].as_bytes()]);
+    // The resets hit the consumer while its in-flight set holds the stranded job.
+    let mut history = History::new();
+    history.enqueued(&ids, Enqueue::Acknowledged).fault(
+        "the resets",
+        SystemTime::now(),
+        Hit::Consumer {
+            pid: a.pid(),
+            held: Some(ids.clone()),
+        },
+    );
     let started = Instant::now();
     // The next failed call makes the consumer unsure of its reservations: it gives back what
     // it does not hold.
@@ -640,9 +650,15 @@ fn f5e_a_reservation_whose_reply_was_lost_is_returned_while_the_consumer_lives()
         a.stderr()
     );
     assert_settled(&server, &ids);
+    let verdict = history
+        .ran(ledger.entries())
+        .judge(&End::read(&server, QUEUE));
+    verdict.check("F5e");
+    assert_eq!(verdict.ids(Class::Recovered), ids, "{}", verdict.table());
     figure(&format!(
-        "F5e lost reservation reply: the stranded job was returned {} after the connection failed, while its consumer lived, then ran once; lost=0 dup=0",
-        secs(returned_in)
+        "F5e lost reservation reply: the stranded job was returned {} after the connection failed, while its consumer lived, then ran once; {}",
+        secs(returned_in),
+        verdict.line()
     ));
 }
 

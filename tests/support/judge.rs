@@ -138,6 +138,15 @@ impl End {
         end
     }
 
+    /// Adds where the jobs are in another queue: for a run over two queues (a move).
+    pub fn merge(&mut self, other: End) {
+        self.acked.extend(other.acked);
+        self.dead.extend(other.dead);
+        self.ready.extend(other.ready);
+        self.scheduled.extend(other.scheduled);
+        self.in_flight.extend(other.in_flight);
+    }
+
     /// Keeps only the ids `keep` accepts: for a run judged on part of its jobs.
     pub fn retain(&mut self, keep: impl Fn(&str) -> bool) {
         for ids in [
