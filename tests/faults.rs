@@ -9,7 +9,7 @@ use std::time::{Duration, Instant, SystemTime};
 use nix::sys::signal::Signal;
 use qctl::engine::Job;
 use support::handlers::Mode;
-use support::judge::{End, Enqueue, History, Hit};
+use support::judge::{Class, End, Enqueue, History, Hit};
 use support::ledger::{consumer, enqueue_numbered, repeated, Ledger};
 use support::{
     consumer_keys, figure, pending, qctl, running, spawn_consumer_at, wait_until, Background,
@@ -818,6 +818,98 @@ fn f13_a_consumer_whose_redis_freezes_for_good_exits_within_its_lease_not_its_re
     figure(&format!(
         "F13 redis-server SIGSTOPped for good under a consumer acking 0.2 s jobs (-c 4, --response-timeout 30s): exit 3 {:.1} s after the freeze; {}, every job whole once Redis woke",
         took.as_secs_f64(),
+        verdict.line()
+    ));
+}
+
+/// F14: a producer SIGKILLed in the middle of `qctl enqueue --jsonl` while a consumer runs
+/// what it enqueued, and another producer's enqueue completes meanwhile. The ids the killed
+/// one printed were acknowledged (it prints to a pipe in blocks: often none); every other id
+/// it was given is indeterminate: Redis may or may not have taken it. Judged: each
+/// acknowledged job (the other producer's) ran once, each indeterminate one that arrived ran
+/// once (recovered), none ran twice, nothing is lost and nothing unexpected appears.
+#[test]
+fn f14_a_producer_killed_mid_enqueue_leaves_no_job_half_made() {
+    use std::io::{BufRead, Write};
+    let server = RedisServer::start();
+    let ledger = Ledger::new();
+    let mut c = consumer(&server, Mode::PerJob, &["-c", "4"], &ledger, Duration::ZERO);
+    let mut cmd = support::qctl_process(&server);
+    cmd.args(["enqueue", "q", "--jsonl"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null());
+    let mut producer = cmd.spawn().expect("start qctl enqueue");
+    let pid = producer.id() as i32;
+    // The ids it printed, as they come.
+    let stdout = producer.stdout.take().expect("piped");
+    let printed = std::thread::spawn(move || {
+        std::io::BufReader::new(stdout)
+            .lines()
+            .map_while(Result::ok)
+            .collect::<Vec<String>>()
+    });
+    // Its input: 10 jobs at a time, until it is gone (or 20,000 were written).
+    let mut stdin = producer.stdin.take().expect("piped");
+    let writer = std::thread::spawn(move || {
+        let mut written = Vec::new();
+        for batch in 0..2000 {
+            let ids: Vec<String> = (0..10).map(|i| format!("p{:05}", batch * 10 + i)).collect();
+            let lines: String = ids
+                .iter()
+                .map(|id| format!("{{\"id\":\"{id}\",\"data\":\"\"}}\n"))
+                .collect();
+            if stdin.write_all(lines.as_bytes()).is_err() {
+                break;
+            }
+            written.extend(ids);
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        written
+    });
+    let acknowledged = enqueue_numbered(&server, "q", "a", 100);
+    assert!(
+        wait_until(Duration::from_secs(60), || ledger.runs().len() >= 100),
+        "the consumer ran nothing: {}",
+        c.stderr()
+    );
+    let killed_at = SystemTime::now();
+    support::signal(&producer, Signal::SIGKILL);
+    producer.wait().expect("the producer dies");
+    let written = writer.join().expect("the writer");
+    let printed = printed.join().expect("the reader");
+    assert!(
+        printed.len() < written.len(),
+        "the producer had enqueued all it was given before it was killed"
+    );
+    assert!(
+        wait_until(Duration::from_secs(60), || pending(&server) == 0),
+        "jobs left: {}",
+        c.stderr()
+    );
+    let status = c.stop(Duration::from_secs(15)).expect("the consumer stops");
+    assert_eq!(status.code(), Some(0), "{}", c.stderr());
+    let unsure: Vec<&String> = written.iter().filter(|id| !printed.contains(id)).collect();
+    let mut history = History::new();
+    history
+        .enqueued(&acknowledged, Enqueue::Acknowledged)
+        .enqueued(&printed, Enqueue::Acknowledged)
+        .enqueued(&unsure, Enqueue::Indeterminate)
+        .fault("the SIGKILL", killed_at, Hit::Producer { pid })
+        .ran(ledger.entries());
+    let verdict = history.judge(&End::read(&server, "q"));
+    verdict.check("F14");
+    assert!(verdict.waiting.is_empty(), "{}", verdict.table());
+    assert_eq!(
+        verdict.count(Class::Duplicated),
+        0,
+        "a job ran twice: {}",
+        verdict.table()
+    );
+    figure(&format!(
+        "F14 qctl enqueue --jsonl SIGKILLed after {} jobs printed of {} given, another's 100 jobs enqueued meanwhile, a consumer running them: {}",
+        printed.len(),
+        written.len(),
         verdict.line()
     ));
 }

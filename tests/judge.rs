@@ -250,6 +250,7 @@ fn a_duplicate_no_fault_explains_fails_the_run() {
             "a Redis restart that lost no write",
             vec![(5, Hit::Redis { lost_writes: false })],
         ),
+        ("a producer killed", vec![(5, Hit::Producer { pid: 1 })]),
     ] {
         let v = lone(&faults);
         assert_eq!(ids(v.ids(Class::Duplicated)), ["a"], "{why}");

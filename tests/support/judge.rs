@@ -51,6 +51,9 @@ pub enum Hit {
     Consumer { pid: i32, held: Option<Vec<String>> },
     /// The network between these consumers (pids) and Redis: reset, blackholed, slowed.
     Network { consumers: Vec<i32> },
+    /// A producer (its pid), killed or cut off while it enqueued: it leaves enqueues
+    /// indeterminate, and explains no job run twice.
+    Producer { pid: i32 },
     /// The Redis server, or the master of the queue's slot: restarted, frozen, failed over,
     /// its slot migrated. `lost_writes`: it may have come back without writes it had
     /// acknowledged (no persistence, a replica promoted before it had them).
@@ -387,6 +390,7 @@ impl History {
                                 }
                                 Hit::Network { consumers } => consumers.contains(&before.consumer),
                                 Hit::Redis { lost_writes } => *lost_writes,
+                                Hit::Producer { .. } => false,
                             }
                     })
                     .map(|f| f.name.clone())
