@@ -4,10 +4,11 @@
 
 mod support;
 
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use support::cluster::Cluster;
-use support::ledger::{numbered, tally, Ledger};
+use support::judge::{End, Enqueue, History, Hit};
+use support::ledger::{numbered, Ledger};
 use support::{figure, qctl_process_at, qctl_url, wait_until, Background, FAST};
 
 /// qctl against `url` in cluster mode.
@@ -354,6 +355,13 @@ fn a_slot_migration_under_a_running_consumer_loses_no_job() {
     let started = Instant::now();
     let (ids, mut consumer) = draining(&url, q, 2000, &ledger, &[], Duration::ZERO, 300);
     let at = ledger.runs().len();
+    // A migration moves keys whole, with what they hold: no write is lost.
+    let mut history = History::new();
+    history.enqueued(&ids, Enqueue::Acknowledged).fault(
+        "the first migration",
+        SystemTime::now(),
+        Hit::Redis { lost_writes: false },
+    );
     let moved = cluster.migrate_slot(slot, from, to);
     let migrated_at = started.elapsed();
     // And on again to the third master while the consumer runs on.
@@ -364,17 +372,22 @@ fn a_slot_migration_under_a_running_consumer_loses_no_job() {
     );
     let at2 = ledger.runs().len();
     let third = (from + 2) % 3;
+    history.fault(
+        "the second migration",
+        SystemTime::now(),
+        Hit::Redis { lost_writes: false },
+    );
     cluster.migrate_slot(slot, to, third);
     let to = third;
     let status = consumer
         .wait_timeout(Duration::from_secs(120))
         .expect("the drain ends");
     assert_eq!(status.code(), Some(0), "{}", consumer.stderr());
-    let runs = ledger.runs();
-    let t = tally(&ids, &runs);
-    assert_eq!(t.lost, 0, "{}", consumer.stderr());
     // Everything lives on the new owner now, and nothing is left to do.
     let owner = &cluster.nodes[to];
+    let verdict = history.ran(ledger.entries()).judge(&End::read(owner, q));
+    verdict.check("C1");
+    assert!(verdict.waiting.is_empty(), "{}", verdict.table());
     let active: i64 = redis::cmd("LLEN")
         .arg(format!("{q}:active"))
         .query(&mut owner.conn())
@@ -385,10 +398,9 @@ fn a_slot_migration_under_a_running_consumer_loses_no_job() {
         .unwrap();
     assert_eq!((active, data), (0, 0));
     figure(&format!(
-        "C1 slot {slot} of {q} migrated ({moved} keys) at {at}/2000 runs, {:.1}s in, and again at {at2}/2000: lost={} dup={}; drain took {:.1}s",
+        "C1 slot {slot} of {q} migrated ({moved} keys) at {at}/2000 runs, {:.1}s in, and again at {at2}/2000: {}; drain took {:.1}s",
         migrated_at.as_secs_f64(),
-        t.lost,
-        t.dup,
+        verdict.line(),
         started.elapsed().as_secs_f64()
     ));
 }
@@ -415,6 +427,13 @@ fn a_failover_under_a_running_consumer_loses_no_job() {
     // What the master acknowledged has reached its replica.
     cluster.replicated(from);
     let at = ledger.runs().len();
+    // What the master acknowledged after that may not have reached the replica.
+    let mut history = History::new();
+    history.enqueued(&ids, Enqueue::Acknowledged).fault(
+        "the failover",
+        SystemTime::now(),
+        Hit::Redis { lost_writes: true },
+    );
     let killed = Instant::now();
     cluster.nodes[from].stop();
     let replica = cluster.masters + from;
@@ -428,14 +447,15 @@ fn a_failover_under_a_running_consumer_loses_no_job() {
         .wait_timeout(Duration::from_secs(120))
         .expect("the drain ends");
     assert_eq!(status.code(), Some(0), "{}", consumer.stderr());
-    let runs = ledger.runs();
-    let t = tally(&ids, &runs);
-    assert_eq!(t.lost, 0, "{}", consumer.stderr());
+    let verdict = history
+        .ran(ledger.entries())
+        .judge(&End::read(&cluster.nodes[replica], q));
+    verdict.check("C2");
+    assert!(verdict.waiting.is_empty(), "{}", verdict.table());
     figure(&format!(
-        "C2 master of {q} SIGKILLed at {at}/1000 runs, replica promoted after {:.1}s: lost={} dup={}; drain ended {:.1}s after the kill",
+        "C2 master of {q} SIGKILLed at {at}/1000 runs, replica promoted after {:.1}s: {}; drain ended {:.1}s after the kill",
         promoted.as_secs_f64(),
-        t.lost,
-        t.dup,
+        verdict.line(),
         killed.elapsed().as_secs_f64()
     ));
 }
@@ -455,6 +475,13 @@ fn a_failover_while_a_call_waits_on_a_frozen_master_is_retried() {
     let (ids, mut consumer) = draining(&url, q, 1000, &ledger, &extra, Duration::ZERO, 200);
     cluster.replicated(from);
     let at = ledger.runs().len();
+    // What the master acknowledged after that may not have reached the replica.
+    let mut history = History::new();
+    history.enqueued(&ids, Enqueue::Acknowledged).fault(
+        "the takeover",
+        SystemTime::now(),
+        Hit::Redis { lost_writes: true },
+    );
     let frozen = Instant::now();
     cluster.nodes[from].pause();
     let replica = cluster.masters + from;
@@ -484,12 +511,14 @@ fn a_failover_while_a_call_waits_on_a_frozen_master_is_retried() {
     assert!(!err.contains(&successor), "{err}");
     let frozen_at = format!(":{} (cluster master", cluster.nodes[from].port());
     assert!(err.contains(&frozen_at), "{err}");
-    let t = tally(&ids, &ledger.runs());
-    assert_eq!(t.lost, 0, "{}", consumer.stderr());
+    let verdict = history
+        .ran(ledger.entries())
+        .judge(&End::read(&cluster.nodes[replica], q));
+    verdict.check("C5");
+    assert!(verdict.waiting.is_empty(), "{}", verdict.table());
     figure(&format!(
-        "C5 master of {q} frozen at {at}/1000 runs, its replica took over: lost={} dup={}; drain ended {:.1}s after the freeze",
-        t.lost,
-        t.dup,
+        "C5 master of {q} frozen at {at}/1000 runs, its replica took over: {}; drain ended {:.1}s after the freeze",
+        verdict.line(),
         frozen.elapsed().as_secs_f64()
     ));
 }

@@ -7,8 +7,10 @@ mod support;
 
 use std::path::PathBuf;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
+use support::judge::{End, Enqueue, History};
+use support::ledger::Run;
 use support::{qctl, qctl_process, spawn_consumer_at, wait_until, Background, RedisServer, FAST};
 
 /// libfaketime's preload library (Debian: package `faketime`), when it is installed.
@@ -235,6 +237,23 @@ fn f11_a_host_clock_step_after_start_changes_nothing() {
         let want = if id.starts_with("fail") { 2 } else { 1 };
         assert_eq!(n, want, "{id} ran {n} times");
     }
+    // Judged: the failing jobs (one retry) dead, the others acked, none lost nor run more
+    // than it may. The clock steps are no fault the judge is told of: no step may explain a
+    // job run twice.
+    let mut history = History::new();
+    history.enqueued(&ids, Enqueue::Acknowledged);
+    for id in ids.iter().filter(|id| id.starts_with("fail")) {
+        history.may_repeat(id, 1);
+    }
+    history.ran(recorded.iter().map(|(id, epoch)| Run {
+        id: id.to_string(),
+        pid: 0,
+        started: SystemTime::UNIX_EPOCH + Duration::from_secs_f64(*epoch),
+        consumer: 0,
+    }));
+    let verdict = history.judge(&End::read(&server, "q"));
+    verdict.check("F11");
+    assert!(verdict.waiting.is_empty(), "{}", verdict.table());
     // The stepped consumer's handlers saw both steps: its clock did move.
     assert!(recorded.iter().any(|(_, t)| *t > ended + 100.0));
     assert!(recorded.iter().any(|(_, t)| *t < started - 100.0));
@@ -259,9 +278,11 @@ fn f11_a_host_clock_step_after_start_changes_nothing() {
     );
     support::figure(&format!(
         "F11 host clock stepped +180 s, then -180 s, under one of two consumers (libfaketime): \
-         recovered 0, exit 0 and 0, 400 jobs each ran once (40 failing ones twice); heartbeats \
+         {}, no consumer recovered, exit 0 and 0, 400 jobs each ran once (40 failing ones \
+         twice, then dead); heartbeats \
          at most {worst_beat:.1}s and {retries_seen} retry score samples at most {worst_retry:.1}s \
-         off the server's clock; stepped consumer {stepped_key}"
+         off the server's clock; stepped consumer {stepped_key}",
+        verdict.line()
     ));
 }
 

@@ -9,7 +9,8 @@ use std::time::{Duration, Instant, SystemTime};
 
 use nix::sys::signal::Signal;
 use support::handlers::Mode;
-use support::ledger::{enqueue_numbered, tally, Ledger};
+use support::judge::{Class, End, Enqueue, History, Hit};
+use support::ledger::{enqueue_numbered, Ledger};
 use support::proxy::FaultProxy;
 use support::{
     figure, group_running, pending, running, spawn_consumer_at, wait_until, Background, RedisServer,
@@ -205,6 +206,8 @@ fn f5a_connection_resets_mid_run_lose_no_job() {
         Duration::from_millis(20),
     );
 
+    let mut history = History::new();
+    history.enqueued(&ids, Enqueue::Acknowledged);
     let mut slowest = Duration::ZERO;
     let mut connections_before = 0;
     for (i, mark) in [40, 110, 180].into_iter().enumerate() {
@@ -217,6 +220,13 @@ fn f5a_connection_resets_mid_run_lose_no_job() {
         if i == 0 {
             connections_before = proxy.connections();
         }
+        history.fault(
+            &format!("reset {}", i + 1),
+            SystemTime::now(),
+            Hit::Network {
+                consumers: vec![a.pid()],
+            },
+        );
         proxy.reset_all();
         let reset_at = Instant::now();
         let before = pending(&server);
@@ -231,20 +241,19 @@ fn f5a_connection_resets_mid_run_lose_no_job() {
     let done = wait_until(Duration::from_secs(60), || pending(&server) == 0);
     assert!(done, "jobs left: {}\n{}", whereabouts(&server), a.stderr());
     let status = a.stop(Duration::from_secs(15)).expect("the consumer stops");
-    let runs = ledger.runs();
-    let t = tally(&ids, &runs);
+    let verdict = history
+        .ran(ledger.entries())
+        .judge(&End::read(&server, QUEUE));
     let retries = a.stderr().matches("retrying").count();
     figure(&format!(
-        "F5a connection reset x3 mid-run: lost={} dup={} recovered_in={} (slowest first ack after a reset) jobs=300 -c 4 connections={} warnings_retrying={} dup_ids={:?}",
-        t.lost,
-        t.dup,
+        "F5a connection reset x3 mid-run: {} recovered_in={} (slowest first ack after a reset) jobs=300 -c 4 connections={} warnings_retrying={}",
+        verdict.line(),
         secs(slowest),
         proxy.connections(),
         retries,
-        duplicates(&runs)
     ));
     assert_eq!(status.code(), Some(0), "{}", a.stderr());
-    assert_eq!(t.lost, 0);
+    verdict.check("F5a");
     assert!(
         proxy.connections() > connections_before,
         "the consumer never reconnected"
@@ -275,6 +284,14 @@ fn f5b_a_partition_shorter_than_the_lease_delays_but_loses_and_repeats_nothing()
         whereabouts(&server)
     );
     let cut_runs = ledger.runs().len();
+    let mut history = History::new();
+    history.enqueued(&ids, Enqueue::Acknowledged).fault(
+        "the partition",
+        SystemTime::now(),
+        Hit::Network {
+            consumers: vec![a.pid()],
+        },
+    );
     proxy.blackhole();
     // Whatever was already on its way to Redis lands within this moment.
     std::thread::sleep(Duration::from_millis(200));
@@ -303,23 +320,28 @@ fn f5b_a_partition_shorter_than_the_lease_delays_but_loses_and_repeats_nothing()
         .find(|s| *s >= 0.0);
     let status = a.stop(Duration::from_secs(15)).expect("the consumer stops");
     let runs = ledger.runs();
-    let t = tally(&ids, &runs);
+    let verdict = history
+        .ran(ledger.entries())
+        .judge(&End::read(&server, QUEUE));
     figure(&format!(
-        "F5b blackhole 5s: lost={} dup={} recovered_in={} (first ack after heal) first_start_after_heal={} jobs=40 -c 2 runs_during_partition={} dup_ids={:?}",
-        t.lost,
-        t.dup,
+        "F5b blackhole 5s: {} recovered_in={} (first ack after heal) first_start_after_heal={} jobs=40 -c 2 runs_during_partition={}",
+        verdict.line(),
         secs(first_ack),
         first_start.map_or("none".into(), |s| format!("{s:.2}s")),
         runs_in_partition,
-        duplicates(&runs)
     ));
     assert_eq!(
         healed_pending, cut_pending,
         "an ack reached Redis during the partition"
     );
     assert_eq!(status.code(), Some(0), "{}", a.stderr());
-    assert_eq!(t.lost, 0);
-    assert_eq!(t.dup, 0, "a job ran twice: {:?}", duplicates(&runs));
+    verdict.check("F5b");
+    assert_eq!(
+        verdict.count(Class::Duplicated),
+        0,
+        "a job ran twice: {:?}",
+        duplicates(&runs)
+    );
     assert_settled(&server, &ids);
 }
 
@@ -344,6 +366,14 @@ fn f5c_latency_slows_but_loses_nothing() {
         (ids, 100.0 / start.elapsed().as_secs_f64())
     };
     let (mut ids, plain) = rate("a");
+    let mut history = History::new();
+    history.fault(
+        "the latency",
+        SystemTime::now(),
+        Hit::Network {
+            consumers: vec![a.pid()],
+        },
+    );
     proxy.latency(Duration::from_millis(50));
     let (slow_ids, slow) = rate("b");
     proxy.pass();
@@ -351,16 +381,23 @@ fn f5c_latency_slows_but_loses_nothing() {
 
     let status = a.stop(Duration::from_secs(15)).expect("the consumer stops");
     let runs = ledger.runs();
-    let t = tally(&ids, &runs);
+    let verdict = history
+        .enqueued(&ids, Enqueue::Acknowledged)
+        .ran(ledger.entries())
+        .judge(&End::read(&server, QUEUE));
     figure(&format!(
-        "F5c latency 50ms each way: lost={} dup={} jobs/s without={plain:.0} with={slow:.0} (ratio {:.2}) jobs=2x100 -c 4",
-        t.lost,
-        t.dup,
+        "F5c latency 50ms each way: {} jobs/s without={plain:.0} with={slow:.0} (ratio {:.2}) jobs=2x100 -c 4",
+        verdict.line(),
         slow / plain
     ));
     assert_eq!(status.code(), Some(0), "{}", a.stderr());
-    assert_eq!(t.lost, 0);
-    assert_eq!(t.dup, 0, "a job ran twice: {:?}", duplicates(&runs));
+    verdict.check("F5c");
+    assert_eq!(
+        verdict.count(Class::Duplicated),
+        0,
+        "a job ran twice: {:?}",
+        duplicates(&runs)
+    );
     assert_settled(&server, &ids);
 }
 
@@ -427,9 +464,17 @@ fn f5d(mode: Mode) {
         );
     }
 
+    let cut_wall = SystemTime::now();
+    let mut history = History::new();
+    history.enqueued(&ids, Enqueue::Acknowledged).fault(
+        "the cut",
+        cut_wall,
+        Hit::Network {
+            consumers: vec![a.pid()],
+        },
+    );
     proxy.blackhole();
     let cut = Instant::now();
-    let cut_wall = SystemTime::now();
     let mut b = consumer(&server.url(), mode, &opts, &ledger, Duration::ZERO);
 
     // Watch until A's handlers died, B ran both copies and A exited, or time is up.
@@ -468,7 +513,9 @@ fn f5d(mode: Mode) {
     let done = wait_until(Duration::from_secs(10), || pending(&server) == 0);
     let b_status = b.stop(Duration::from_secs(15));
     let a_stderr = a.stderr();
-    let t = tally(&ids, &ledger.runs());
+    let verdict = history
+        .ran(ledger.entries())
+        .judge(&End::read(&server, QUEUE));
     let show = |v: &[Option<f64>]| {
         v.iter()
             .map(|s| s.map_or("never".to_string(), |s| format!("+{s:.2}s")))
@@ -480,9 +527,8 @@ fn f5d(mode: Mode) {
         Mode::Pipe => "F5d --pipe",
     };
     figure(&format!(
-        "{label} permanent blackhole: lost={} dup={} recovered_in={} (B started the copies) handlers_died=[{}] b_started=[{}] a_exit={} a_code={:?} heartbeat=1s orphan_after={ORPHAN_AFTER}s",
-        t.lost,
-        t.dup,
+        "{label} permanent blackhole: {} recovered_in={} (B started the copies) handlers_died=[{}] b_started=[{}] a_exit={} a_code={:?} heartbeat=1s orphan_after={ORPHAN_AFTER}s",
+        verdict.line(),
         copies
             .iter()
             .flatten()
@@ -534,10 +580,10 @@ fn f5d(mode: Mode) {
     assert!(a_stderr.contains("lease"), "A did not say why: {a_stderr}");
     assert!(done, "jobs left: {}", whereabouts(&server));
     assert_eq!(b_status.and_then(|s| s.code()), Some(0), "{}", b.stderr());
-    assert_eq!(t.lost, 0);
+    verdict.check(label);
     assert_eq!(
-        t.dup,
-        2,
+        verdict.ids(Class::Duplicated),
+        ids,
         "each job ran once in A (stopped) and once in B: {:?}",
         ledger.runs()
     );
@@ -569,6 +615,16 @@ fn f5e_a_reservation_whose_reply_was_lost_is_returned_while_the_consumer_lives()
     let ids = enqueue_numbered(&server, QUEUE, "lost", 1);
     let _: () = server.cmd(&[b"LREM", b"q:active", b"0", ids[0].as_bytes()]);
     let _: () = server.cmd(&[b"SADD", inflight.as_bytes(), ids[0].as_bytes()]);
+    // The resets hit the consumer while its in-flight set holds the stranded job.
+    let mut history = History::new();
+    history.enqueued(&ids, Enqueue::Acknowledged).fault(
+        "the resets",
+        SystemTime::now(),
+        Hit::Consumer {
+            pid: a.pid(),
+            held: Some(ids.clone()),
+        },
+    );
     let started = Instant::now();
     // The next failed call makes the consumer unsure of its reservations: it gives back what
     // it does not hold.
@@ -594,9 +650,15 @@ fn f5e_a_reservation_whose_reply_was_lost_is_returned_while_the_consumer_lives()
         a.stderr()
     );
     assert_settled(&server, &ids);
+    let verdict = history
+        .ran(ledger.entries())
+        .judge(&End::read(&server, QUEUE));
+    verdict.check("F5e");
+    assert_eq!(verdict.ids(Class::Recovered), ids, "{}", verdict.table());
     figure(&format!(
-        "F5e lost reservation reply: the stranded job was returned {} after the connection failed, while its consumer lived, then ran once; lost=0 dup=0",
-        secs(returned_in)
+        "F5e lost reservation reply: the stranded job was returned {} after the connection failed, while its consumer lived, then ran once; {}",
+        secs(returned_in),
+        verdict.line()
     ));
 }
 

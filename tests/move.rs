@@ -12,13 +12,15 @@ mod support;
 
 use std::collections::{BTreeMap, HashSet};
 use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use nix::sys::signal::Signal;
 use qctl::engine::failure::Failure;
 use qctl::engine::Job;
 use serde_json::Value;
 use support::cluster::Cluster;
+use support::judge::{End, Enqueue, History};
+use support::ledger::Run;
 use support::{
     figure, hold_in_flight, invariants, qctl, qctl_process_at, qctl_url, wait_until, Background,
     RedisServer, FAST, TLS_ENV,
@@ -940,20 +942,25 @@ fn a_move_under_consumers_on_both_sides_loses_nothing_and_runs_nothing_twice() {
     const PUSHED: u64 = 500;
     const ALL: u64 = SOURCE_JOBS + DEST_JOBS + PUSHED;
     let from_source = |n: &u64| *n <= SOURCE_JOBS || *n > SOURCE_JOBS + DEST_JOBS;
+    // Each job's id is its number, which is also its data: what the handler records.
+    let jsonl = |numbers: &[u64]| -> String {
+        numbers
+            .iter()
+            .map(|i| format!("{{\"id\":\"{i}\",\"data\":\"{i}\"}}\n"))
+            .collect()
+    };
     let a = RedisServer::start();
     let b = RedisServer::start();
-    let lines: String = (1..=SOURCE_JOBS).map(|i| format!("{i}\n")).collect();
     qctl(&a)
-        .args(["enqueue", "work", "--lines", "-q"])
-        .write_stdin(lines)
+        .args(["enqueue", "work", "--jsonl", "-q"])
+        .write_stdin(jsonl(&(1..=SOURCE_JOBS).collect::<Vec<_>>()))
         .assert()
         .success();
-    let lines: String = (SOURCE_JOBS + 1..=SOURCE_JOBS + DEST_JOBS)
-        .map(|i| format!("{i}\n"))
-        .collect();
     qctl(&b)
-        .args(["enqueue", "work", "--lines", "-q"])
-        .write_stdin(lines)
+        .args(["enqueue", "work", "--jsonl", "-q"])
+        .write_stdin(jsonl(
+            &(SOURCE_JOBS + 1..=SOURCE_JOBS + DEST_JOBS).collect::<Vec<_>>(),
+        ))
         .assert()
         .success();
 
@@ -991,11 +998,10 @@ fn a_move_under_consumers_on_both_sides_loses_nothing_and_runs_nothing_twice() {
     let producer = std::thread::spawn(move || {
         let first = SOURCE_JOBS + DEST_JOBS + 1;
         for batch in (first..first + PUSHED).collect::<Vec<_>>().chunks(50) {
-            let lines: String = batch.iter().map(|i| format!("{i}\n")).collect();
             qctl_url(&url)
                 .env_remove("QCTL_TO_REDIS_URL")
-                .args(["enqueue", "work", "--lines", "-q"])
-                .write_stdin(lines)
+                .args(["enqueue", "work", "--jsonl", "-q"])
+                .write_stdin(jsonl(batch))
                 .assert()
                 .success();
             std::thread::sleep(Duration::from_millis(20));
@@ -1073,11 +1079,29 @@ fn a_move_under_consumers_on_both_sides_loses_nothing_and_runs_nothing_twice() {
     assert_sound(&b, "work", "the destination after the move");
     assert_eq!(job_keys(&mut a.conn(), "work"), Vec::<String>::new());
     assert_no_journal(&[&a, &b], "after the move under consumers");
+    // Judged over both queues: the move is no fault, so no job may run twice.
+    let ids: Vec<String> = (1..=ALL).map(|n| n.to_string()).collect();
+    let mut history = History::new();
+    history.enqueued(&ids, Enqueue::Acknowledged);
+    for (runs, consumer) in [(&runs_a, &at_a), (&runs_b, &at_b)] {
+        history.ran(runs.iter().map(|n| Run {
+            id: n.to_string(),
+            pid: 0,
+            started: SystemTime::UNIX_EPOCH,
+            consumer: consumer.pid(),
+        }));
+    }
+    let mut end = End::read(&a, "work");
+    end.merge(End::read(&b, "work"));
+    let verdict = history.judge(&end);
+    verdict.check("M3");
+    assert!(verdict.waiting.is_empty(), "{}", verdict.table());
     figure(&format!(
-        "M3 move under consumers on both sides and a producer at the source: {moved} of {} jobs moved in {:.2} s while the source's consumer ran {}; lost=0 dup=0",
+        "M3 move under consumers on both sides and a producer at the source: {moved} of {} jobs moved in {:.2} s while the source's consumer ran {}; {}",
         SOURCE_JOBS + PUSHED,
         took.as_secs_f64(),
-        runs_a.len()
+        runs_a.len(),
+        verdict.line()
     ));
 }
 

@@ -8,6 +8,7 @@ use std::time::{Duration, Instant};
 use nix::sys::signal::Signal;
 use qctl::engine::failure::Failure;
 use support::handlers::{Handlers, Mode};
+use support::judge::{Class, End, Enqueue, History, Hit};
 use support::ledger::{consumer, enqueue_numbered, repeated, tally, Ledger};
 use support::{
     consumer_keys, enqueue, group_running, pending, qctl, signal, spawn_consumer, wait_until,
@@ -476,12 +477,22 @@ fn a_sigkilled_pipe_consumers_jobs_are_recovered_and_only_those_it_ran_run_twice
         other.stderr()
     );
 
+    let killed_at = std::time::SystemTime::now();
     victim.signal(Signal::SIGKILL);
     victim
         .wait_timeout(Duration::from_secs(5))
         .expect("the victim dies");
     let held = server.smembers(&victim_key);
     assert!(held.len() >= 4, "{held:?}");
+    let mut history = History::new();
+    history.enqueued(&ids, Enqueue::Acknowledged).fault(
+        "the SIGKILL",
+        killed_at,
+        Hit::Consumer {
+            pid: victim.pid(),
+            held: Some(held.clone()),
+        },
+    );
     let mut ran_in_victim: Vec<String> = ran.iter().map(|r| r.id.clone()).collect();
     ran_in_victim.sort();
     assert!(ran_in_victim.iter().all(|id| held.contains(id)));
@@ -508,6 +519,19 @@ fn a_sigkilled_pipe_consumers_jobs_are_recovered_and_only_those_it_ran_run_twice
     assert!(other.stderr().contains("recovered"), "{}", other.stderr());
     let runs = ledger.runs();
     assert_eq!(tally(&ids, &runs).lost, 0, "{runs:?}");
+    // Judged: the jobs it ran are duplicates the SIGKILL explains, those it held and had not
+    // started are recovered, the rest ok.
+    let verdict = history
+        .ran(ledger.entries())
+        .judge(&End::read(&server, "q"));
+    verdict.check("F1 with --pipe");
+    assert_eq!(verdict.ids(Class::Duplicated), ran_in_victim);
+    assert_eq!(
+        verdict.count(Class::Recovered),
+        held.len() - ran_in_victim.len(),
+        "{}",
+        verdict.table()
+    );
     assert_eq!(
         repeated(&runs),
         ran_in_victim,

@@ -7,10 +7,11 @@
 
 mod support;
 
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use support::cluster::Cluster;
-use support::ledger::{numbered, tally, Ledger};
+use support::judge::{Class, End, Enqueue, History, Hit};
+use support::ledger::{numbered, Ledger};
 use support::tls::{qctl_tls, tls_server, Pki};
 use support::tmux::Tmux;
 use support::{qctl_process_at, qctl_url, wait_until, Background, FAST, TLS_ENV};
@@ -327,6 +328,12 @@ fn a_tls_replica_takes_over_under_a_running_consumer_which_names_the_master_that
     cluster.replicated(from);
     let at = ledger.runs().len();
     let master = format!("127.0.0.1:{}", cluster.nodes[from].port());
+    let mut history = History::new();
+    history.enqueued(&ids, Enqueue::Acknowledged).fault(
+        "the failover",
+        SystemTime::now(),
+        Hit::Redis { lost_writes: false },
+    );
     let killed = Instant::now();
     cluster.nodes[from].stop();
     consumer.signal(nix::sys::signal::Signal::SIGCONT);
@@ -342,8 +349,12 @@ fn a_tls_replica_takes_over_under_a_running_consumer_which_names_the_master_that
         .expect("the drain ends");
     let stderr = consumer.stderr();
     assert_eq!(status.code(), Some(0), "{stderr}");
-    let t = tally(&ids, &ledger.runs());
-    assert_eq!((t.lost, t.dup), (0, 0), "{stderr}");
+    let verdict = history
+        .ran(ledger.entries())
+        .judge(&End::read(&cluster.nodes[replica], q));
+    verdict.check("C4");
+    assert!(verdict.waiting.is_empty(), "{}", verdict.table());
+    assert_eq!(verdict.count(Class::Duplicated), 0, "{stderr}");
     let failures: Vec<&str> = stderr
         .lines()
         .filter(|l| l.contains("cannot reach"))
@@ -358,10 +369,9 @@ fn a_tls_replica_takes_over_under_a_running_consumer_which_names_the_master_that
         );
     }
     support::figure(&format!(
-        "C4 TLS master of {q} SIGKILLed at {at}/600 runs, TLS replica promoted after {:.1}s: lost={} dup={}; drain ended {:.1}s after the kill",
+        "C4 TLS master of {q} SIGKILLed at {at}/600 runs, TLS replica promoted after {:.1}s: {}; drain ended {:.1}s after the kill",
         promoted.as_secs_f64(),
-        t.lost,
-        t.dup,
+        verdict.line(),
         killed.elapsed().as_secs_f64()
     ));
 }

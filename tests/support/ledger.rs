@@ -1,6 +1,6 @@
-//! Counting what ran, for "lost=0 dup=N" figures: a handler script (per job, or a `--pipe`
-//! one) that appends one line per run to a file, and the tally of those lines against the ids
-//! that were enqueued.
+//! Recording what ran: a handler script (per job, or a `--pipe` one) that appends one line per
+//! run to a file (id, handler pid, start time, consumer pid), for the history judge
+//! ([`super::judge`]) and the plain tally of those lines against the ids that were enqueued.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -17,7 +17,7 @@ const PIPE: &str = r#"import json, os, subprocess, sys, threading, time
 runs = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
 lock = threading.Lock()
 def run(job):
-    os.write(runs, ("%s %d %.9f\n" % (job["id"], os.getpid(), time.time())).encode())
+    os.write(runs, ("%s %d %.9f %d\n" % (job["id"], os.getpid(), time.time(), os.getppid())).encode())
     subprocess.run(["sleep", sys.argv[2]])
     with lock:
         sys.stdout.write(json.dumps({"id": job["id"], "ok": True}) + "\n")
@@ -42,6 +42,8 @@ pub struct Run {
     /// sleep, so this is the process qctl waits on; with `--pipe`, the long-lived handler.
     pub pid: i32,
     pub started: SystemTime,
+    /// The pid of the consumer that started the handler (its parent).
+    pub consumer: i32,
 }
 
 /// Ids enqueued and never run, and runs beyond one per enqueued id.
@@ -64,7 +66,7 @@ impl Ledger {
             "#!/bin/sh\n\
              started=$(date +%s.%N)\n\
              cat >/dev/null\n\
-             printf '%s %s %s\\n' \"$QCTL_JOB_ID\" \"$$\" \"$started\" >> '{quoted}'\n\
+             printf '%s %s %s %s\\n' \"$QCTL_JOB_ID\" \"$$\" \"$started\" \"$PPID\" >> '{quoted}'\n\
              exec sleep \"$1\"\n"
         );
         std::fs::write(&script, text).expect("write the handler script");
@@ -128,9 +130,13 @@ impl Ledger {
             .lines()
             .map(|line| {
                 let mut fields = line.split(' ');
-                let (Some(id), Some(pid), Some(started), None) =
-                    (fields.next(), fields.next(), fields.next(), fields.next())
-                else {
+                let (Some(id), Some(pid), Some(started), Some(consumer), None) = (
+                    fields.next(),
+                    fields.next(),
+                    fields.next(),
+                    fields.next(),
+                    fields.next(),
+                ) else {
                     panic!("a malformed ledger line {line:?}");
                 };
                 let secs: f64 = started.parse().expect("a start time");
@@ -138,6 +144,7 @@ impl Ledger {
                     id: id.to_string(),
                     pid: pid.parse().expect("a pid"),
                     started: SystemTime::UNIX_EPOCH + Duration::from_secs_f64(secs),
+                    consumer: consumer.parse().expect("a consumer pid"),
                 }
             })
             .collect()

@@ -5,6 +5,7 @@
 pub mod browser;
 pub mod cluster;
 pub mod handlers;
+pub mod judge;
 pub mod ledger;
 pub mod neighbours;
 pub mod proxy;
