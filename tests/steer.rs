@@ -560,3 +560,103 @@ fn on_a_cluster_a_job_is_cancelled_and_its_consumer_quieted_and_stopped() {
         Some(0)
     );
 }
+
+/// Ctrl-C while `cancel` waits for the answers ends the wait at once (exit 130), says the order
+/// was given, and the record of changes keeps it as interrupted.
+#[test]
+fn an_interrupt_ends_the_wait_for_answers_but_not_the_order() {
+    let server = RedisServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    enqueue(&server, "mail", "i", b"x");
+    let dir_arg = dir.path().to_str().unwrap();
+    let mut c = consumer(
+        &server,
+        &[
+            "mail",
+            "-c",
+            "1",
+            "--poll-interval",
+            "200ms",
+            "--",
+            "sh",
+            "-c",
+            LONG,
+            dir_arg,
+        ],
+    );
+    pgid(dir.path(), "i");
+    // Stopped, it answers nothing: the command waits.
+    c.signal(nix::sys::signal::Signal::SIGSTOP);
+    let mut cmd = qctl_process(&server);
+    cmd.args(["cancel", "mail", "i", "--yes"]);
+    let mut asking = Background::spawn(cmd);
+    std::thread::sleep(Duration::from_millis(1500));
+    asking.signal(nix::sys::signal::Signal::SIGINT);
+    let status = asking.wait_timeout(Duration::from_secs(3));
+    assert_eq!(
+        status.and_then(|s| s.code()),
+        Some(130),
+        "{}",
+        asking.stderr()
+    );
+    assert!(
+        asking.stderr().contains("stopped waiting for the answers"),
+        "{}",
+        asking.stderr()
+    );
+    let changes = qctl(&server)
+        .args(["changes", "mail", "--json"])
+        .output()
+        .unwrap();
+    let entries: serde_json::Value = serde_json::from_slice(&changes.stdout).unwrap();
+    assert_eq!(entries[0]["action"], "cancel", "{entries}");
+    assert_eq!(entries[0]["interrupted"], "SIGINT", "{entries}");
+    c.signal(nix::sys::signal::Signal::SIGCONT);
+    let _ = c.stop(Duration::from_secs(40));
+}
+
+/// `--all` gives the order to every qctl consumer of the queue and leaves a Go CurlyQ consumer
+/// (a member with no description) alone, saying why, with its job where it was.
+#[test]
+fn all_orders_every_qctl_consumer_and_leaves_a_go_consumer_alone() {
+    let server = RedisServer::start();
+    enqueue(&server, "mail", "go-held", b"g");
+    let go = "mail:inflight:0a0b0c0d-0000-4000-8000-000000000000";
+    let _: i64 = server.cmd(&[b"LREM", b"mail:active", b"0", b"go-held"]);
+    let _: i64 = server.cmd(&[b"SADD", go.as_bytes(), b"go-held"]);
+    let now = format!("{}", qctl::engine::now());
+    let _: i64 = server.cmd(&[b"ZADD", b"mail:consumers", now.as_bytes(), go.as_bytes()]);
+    let mut c = consumer(
+        &server,
+        &[
+            "mail",
+            "-c",
+            "1",
+            "--poll-interval",
+            "200ms",
+            "--",
+            "sleep",
+            "3600",
+        ],
+    );
+    assert!(wait_until(Duration::from_secs(20), || server
+        .zrange_withscores("mail:consumers")
+        .len()
+        == 2));
+    let out = qctl(&server)
+        .args(["consumers", "quiet", "--all", "mail", "--yes"])
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
+    assert!(stdout.contains("done: quiet"), "{stdout}");
+    assert!(
+        stderr.contains("consumer 0a0b0c0d") && stderr.contains("cannot be given orders"),
+        "{stderr}"
+    );
+    assert_eq!(server.smembers(go), ["go-held"]);
+    let _ = c.stop(Duration::from_secs(40));
+}

@@ -56,15 +56,34 @@ pub async fn run(mut ctx: Context, args: CancelArgs) -> anyhow::Result<ExitCode>
         Settle::Dead => format!("to {}", keys.dead),
         Settle::Retry => "to run again at once".to_string(),
     };
-    let question = format!(
-        "cancel {} (their handlers are stopped; each goes {goes}, failed as \"cancelled by {by}\")?",
-        plural(asked as u64, "running job")
-    );
+    if !args.confirm.yes {
+        ctx.out.note(format_args!(
+            "their handlers are stopped; each goes {goes}, its failure \"cancelled by {}\"",
+            printable(&by)
+        ));
+    }
+    let question = format!("cancel {}?", plural(asked as u64, "running job"));
     if let Some(end) = super::ask(&mut ctx, &question, args.confirm.yes, &stop).await? {
         return Ok(end);
     }
     super::may_record(&mut redis, &keys).await?;
-    let fates = orders::cancel(&spec, &redis, &keys, &plan, settle, &by).await;
+    // A stop request ends the wait, not the order: the consumers carry it out all the same.
+    let fates = tokio::select! {
+        fates = orders::cancel(&spec, &redis, &keys, &plan, settle, &by) => fates,
+        _ = stop.requested.cancelled() => {
+            let cause = stop.cause().unwrap_or(signals::Cause::Interrupt);
+            let mut change = orders::cancel_change(settle, &plan.fates);
+            change.unconfirmed = asked as u64;
+            change.interrupted = Some(cause.name().to_string());
+            super::record(&ctx, &mut redis, &keys, &change, Some(&stop)).await;
+            ctx.out.last_word(&format!(
+                "{}: stopped waiting for the answers; the orders were given and their consumers carry them out (`qctl find {} ID` says where a job is)",
+                crate::output::stopped_by(cause),
+                printable(&crate::output::shell_quote(&keys.name))
+            ));
+            return Ok(cause.exit_code());
+        }
+    };
     let change = orders::cancel_change(settle, &fates);
     super::record(&ctx, &mut redis, &keys, &change, Some(&stop)).await;
     for fate in &fates {

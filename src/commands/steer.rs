@@ -125,7 +125,23 @@ pub async fn run(mut ctx: Context, command: ConsumersCommand) -> anyhow::Result<
         let seen = seen_of(&t.keys.name);
         async move { orders::steer(spec, &mut redis, &t.keys, seen, &t.key, what, by).await }
     });
-    let heard = futures_util::future::join_all(orders).await;
+    // A stop request ends the wait, not the orders: the consumers carry them out all the same.
+    let heard = tokio::select! {
+        heard = futures_util::future::join_all(orders) => heard,
+        _ = stop.requested.cancelled() => {
+            let cause = stop.cause().unwrap_or(signals::Cause::Interrupt);
+            for (t, _) in &asked {
+                let mut change = what.change(&t.key);
+                change.interrupted = Some(cause.name().to_string());
+                super::record(&ctx, &mut redis, &t.keys, &change, Some(&stop)).await;
+            }
+            ctx.out.last_word(&format!(
+                "{}: stopped waiting for the answers; the orders were given and the consumers carry them out (`qctl consumers QUEUE` shows them)",
+                crate::output::stopped_by(cause)
+            ));
+            return Ok(cause.exit_code());
+        }
+    };
     let mut all_done = true;
     for ((t, _), (result, detail)) in asked.iter().zip(heard) {
         let name = short_name(&t.key, &t.keys);
