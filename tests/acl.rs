@@ -462,6 +462,42 @@ fn workload(server: &RedisServer, user: &str) {
         ],
         "{out}"
     );
+
+    // Steer a running consumer: cancel its job, quiet it (found by its id on every queue),
+    // stop it.
+    expect(run().args(["enqueue", "mail", "--id", "long", "l"]), 0);
+    let mut cmd = qctl_process(server);
+    cmd.args(["--user", user, "consume", "mail", "-c", "1"])
+        .args(["--poll-interval", "200ms", "--shutdown-grace", "1s"])
+        .args(["--", "sleep", "3600"])
+        .env("QCTL_REDIS_PASSWORD", PW);
+    let mut consumer = Background::spawn(cmd);
+    let running = wait_until(Duration::from_secs(20), || {
+        keys(server, "mail:inflight:*")
+            .iter()
+            .any(|k| server.smembers(k).contains(&"long".to_string()))
+    });
+    assert!(running, "the consumer did not start: {}", consumer.stderr());
+    let (out, _) = expect(run().args(["cancel", "mail", "long", "--yes"]), 0);
+    assert!(out.contains("long: cancelled"), "{out}");
+    let (out, _) = expect(run().args(["consumers", "mail", "--json"]), 0);
+    let key = json(&out)[0]["consumer"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    let id = key.rsplit(':').next().unwrap_or_default()[..8].to_string();
+    expect(run().args(["consumers", "quiet", &id, "--yes"]), 0);
+    expect(
+        run().args(["consumers", "stop", &id, "--queue", "mail", "--yes"]),
+        0,
+    );
+    let status = consumer.wait_timeout(Duration::from_secs(20));
+    assert_eq!(
+        status.and_then(|s| s.code()),
+        Some(0),
+        "{}",
+        consumer.stderr()
+    );
 }
 
 #[test]
