@@ -101,8 +101,9 @@ fn every_job_is_eventually_settled_while_a_consumer_lives() {
     );
 }
 
-/// The bounds from QCTL_MODEL_JOBS, QCTL_MODEL_CONSUMERS (alternately qctl and Go) and
-/// QCTL_MODEL_ATTEMPTS, with every group of actions; runs only when one of them is set.
+/// The checks above at the bounds of QCTL_MODEL_JOBS, QCTL_MODEL_CONSUMERS (alternately qctl
+/// and Go; the commands and the move with qctl consumers only) and QCTL_MODEL_ATTEMPTS; runs
+/// only when one of them is set.
 #[test]
 fn larger_bounds_from_the_environment() {
     let get = |name: &str| std::env::var(name).ok().and_then(|v| v.parse::<u8>().ok());
@@ -119,16 +120,26 @@ fn larger_bounds_from_the_environment() {
         consumers.unwrap_or(2),
         attempts.unwrap_or(2),
     );
-    let kinds: Vec<Kind> = (0..consumers)
+    let mixed: Vec<Kind> = (0..consumers)
         .map(|i| if i % 2 == 0 { Kind::Qctl } else { Kind::Go })
         .collect();
+    let qctl = vec![Kind::Qctl; consumers as usize];
     let what = format!("{jobs} jobs, {consumers} consumers, {attempts} attempts");
-    let mut m = Queues::new(jobs, kinds.clone(), attempts);
+    check_all(
+        &format!("consumers ({what})"),
+        Queues::new(jobs, mixed.clone(), attempts),
+    );
+    let mut m = Queues::new(jobs, qctl.clone(), attempts);
     m.producers = true;
     m.admin = true;
+    check_all(&format!("commands ({what}, qctl)"), m);
+    let mut m = Queues::new(jobs, qctl.clone(), attempts);
     m.moving = true;
-    check_all(&format!("everything ({what})"), m);
-    let mut m = Queues::new(jobs, kinds, attempts);
+    check_all(&format!("move ({what}, qctl)"), m);
+    let mut m = Queues::new(jobs, qctl, attempts);
+    m.damaged = true;
+    check_all(&format!("damaged record ({what}, qctl)"), m);
+    let mut m = Queues::new(jobs, mixed, attempts);
     m.liveness = true;
     check_all(&format!("liveness ({what})"), m);
 }

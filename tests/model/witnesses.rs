@@ -7,13 +7,13 @@ use stateright::{Checker, HasDiscoveries, Model};
 
 use super::queue::{Broken, Kind, Queues};
 
-/// The model with `broken`, from `base`; asserts that the checker finds a counterexample of
+/// The model with `broken`, checked on one thread (breadth first, so the counterexample is
+/// one of the shortest); asserts that the checker finds a counterexample of
 /// `property` and returns its actions.
 pub fn finds(mut model: Queues, broken: Broken, property: &'static str) -> Vec<String> {
     model.broken = Some(broken);
     let checker = model
         .checker()
-        .threads(2)
         .finish_when(HasDiscoveries::AnyOf([property].into_iter().collect()))
         .spawn_bfs()
         .join();
