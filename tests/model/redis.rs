@@ -842,7 +842,13 @@ fn replay(
         }
         after.broke = before.broke | transition(&before, a, &after);
         let differences = differences(&next, &after);
-        let invariants = invariants::broken_in(model, &after);
+        // What the model itself allows (a Go consumer whose heartbeat lapsed runs a job twice)
+        // is not held against the scripts.
+        let allowed = invariants::broken_in(model, &next);
+        let invariants: Vec<&'static str> = invariants::broken_in(model, &after)
+            .into_iter()
+            .filter(|i| !allowed.contains(i))
+            .collect();
         if !differences.is_empty() || !invariants.is_empty() {
             return Err(Failed {
                 steps: done,
