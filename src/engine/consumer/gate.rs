@@ -54,8 +54,9 @@ struct State {
     /// Per queue: its last reservation found nothing (or it is paused, held by its limits,
     /// or stopped).
     found_none: Vec<bool>,
-    /// Per queue, the jobs it reserved that have not reached the gate yet.
-    coming: Vec<HashSet<String>>,
+    /// Per queue, the jobs it reserved that have not reached the gate yet (their ids'
+    /// hashes: no copy of an id is kept per job).
+    coming: Vec<HashSet<u64>>,
     /// Per queue, its starts divided by its weight: who is behind its share.
     served: Vec<f64>,
 }
@@ -102,7 +103,7 @@ impl Gate {
         let (tx, rx) = oneshot::channel();
         {
             let mut state = self.state.lock().expect("gate lock");
-            state.coming[queue].remove(id);
+            state.coming[queue].remove(&hashed(id));
             state.waiting[queue].push_back(tx);
         }
         self.dispatch();
@@ -115,7 +116,7 @@ impl Gate {
         {
             let mut state = self.state.lock().expect("gate lock");
             let before = state.coming[queue].len();
-            state.coming[queue].extend(ids.into_iter().map(str::to_string));
+            state.coming[queue].extend(ids.into_iter().map(hashed));
             state.found_none[queue] = state.coming[queue].len() == before;
         }
         self.dispatch();
@@ -128,7 +129,7 @@ impl Gate {
             let mut state = self.state.lock().expect("gate lock");
             let had = !state.coming[queue].is_empty();
             for id in ids {
-                state.coming[queue].remove(id);
+                state.coming[queue].remove(&hashed(id));
             }
             had && state.coming[queue].is_empty()
         };
@@ -218,6 +219,12 @@ impl Gate {
             }
         }
     }
+}
+
+/// A job id's hash, as the gate notes the jobs on their way.
+fn hashed(id: &str) -> u64 {
+    use std::hash::{BuildHasher, BuildHasherDefault};
+    BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(id)
 }
 
 /// A handler whose jobs of queue `queue` each wait for a place at the gate first.

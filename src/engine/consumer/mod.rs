@@ -719,7 +719,7 @@ impl Shared {
                 }
                 holding.ended.remove(id.as_ref());
                 if self.cfg.member.is_some() {
-                    ids.push(id.as_ref().to_string());
+                    ids.push(id);
                 }
                 slots.push(slot);
             }
@@ -728,7 +728,7 @@ impl Shared {
         if let Some(member) = &self.cfg.member {
             member
                 .gate
-                .gone(member.queue, ids.iter().map(String::as_str));
+                .gone(member.queue, ids.iter().map(AsRef::as_ref));
         }
         self.finished.notify_waiters();
     }
