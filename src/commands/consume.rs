@@ -14,8 +14,8 @@ use tokio::sync::mpsc;
 use super::Context;
 use crate::cli::ConsumeArgs;
 use crate::engine::consumer::{
-    Config, Consumer, DrainEnd, Event, Gate, GateOrder, Gated, Handle, Handler, Identity, Left,
-    Member, RunLimit, Summary,
+    Config, Consumer, DrainEnd, Event, Gate, GateOrder, Handle, Handler, Identity, Left, Member,
+    RunLimit, Summary,
 };
 use crate::engine::jobs::describe_time;
 use crate::engine::{Error, ExitCode};
@@ -133,14 +133,7 @@ pub async fn run(mut ctx: Context, args: ConsumeArgs) -> anyhow::Result<ExitCode
             gate: gate.clone(),
             queue: i,
         });
-        let handler: Arc<dyn Handler> = match &gate {
-            Some(gate) => Arc::new(Gated {
-                inner: handler.clone(),
-                gate: gate.clone(),
-                queue: i,
-            }),
-            None => handler.clone(),
-        };
+        let handler = handler.clone();
         // With several queues, jobs wait for a place at the gate rather than for one of this
         // queue's own: twice as many may be past its own limit, so that each queue has jobs
         // waiting there whenever it has work, for the gate to choose from.

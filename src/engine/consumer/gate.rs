@@ -14,9 +14,6 @@ use std::collections::{HashSet, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use tokio::sync::oneshot;
-use tokio_util::sync::CancellationToken;
-
-use super::handler::{Handler, JobInput, Outcome, RunFuture, RunReport};
 
 /// How the gate chooses between queues.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -227,37 +224,8 @@ fn hashed(id: &str) -> u64 {
     BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default().hash_one(id)
 }
 
-/// A handler whose jobs of queue `queue` each wait for a place at the gate first.
-pub struct Gated {
-    pub inner: Arc<dyn Handler>,
-    pub gate: Arc<Gate>,
-    pub queue: usize,
-}
-
-impl Handler for Gated {
-    fn run<'a>(
-        &'a self,
-        job: JobInput<'a>,
-        cancel: &'a CancellationToken,
-        kill_now: &'a CancellationToken,
-    ) -> RunFuture<'a> {
-        Box::pin(async move {
-            let started = std::time::Instant::now();
-            // The job's own token fires with the consumer's too.
-            let pass = tokio::select! {
-                pass = self.gate.enter(self.queue, job.id) => pass,
-                _ = job.cancel.cancelled() => {
-                    return RunReport::new(Outcome::Cancelled, started.elapsed());
-                }
-            };
-            let report = self.inner.run(job, cancel, kill_now).await;
-            drop(pass);
-            report
-        })
-    }
-}
-
-/// A consumer's place among the queues of a gate: its poller tells the gate what it finds.
+/// A consumer's place among the queues of a gate: its poller tells the gate what it finds,
+/// and each of its jobs waits there for a place before its handler starts.
 #[derive(Clone)]
 pub struct Member {
     pub gate: Arc<Gate>,

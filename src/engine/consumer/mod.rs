@@ -24,7 +24,7 @@ use serde::Serialize;
 use tokio::sync::{mpsc, Notify, Semaphore};
 use tokio_util::sync::CancellationToken;
 
-pub use gate::{Gate, Gated, Member, Order as GateOrder};
+pub use gate::{Gate, Member, Order as GateOrder};
 pub use handler::{Handler, JobInput, Outcome, RunFuture, RunReport};
 pub use identity::Identity;
 pub use limit::RunLimit;

@@ -486,34 +486,42 @@ async fn process(
             return;
         }
     };
-    shared.emit_routine(|| Event::Started {
-        id: id.clone(),
-        attempt: job.attempt,
-    });
-    shared.status.started(&id, job.attempt);
-    // Shutdown past its grace, or a lost lease, stops the handler (`shared.halt`). After a
-    // lost lease its SIGTERM grace is cut short (`shared.kill_now`), so it is gone before
-    // others may recover the job.
     // An order may cancel this job alone (`qctl cancel`): its own token, which the
     // consumer's halt fires too. One cancelled before it started does not start.
     let job_cancel = shared.job_token(&id);
-    let input = JobInput {
-        queue: &shared.keys.name,
-        id: &id,
-        attempt: job.attempt,
-        consumer_id: &shared.id,
-        data: job.data_bytes(),
-        cancel: &job_cancel,
+    // With several queues, the job first waits for a place among the handlers they share.
+    let pass = match &shared.cfg.member {
+        Some(member) => tokio::select! {
+            pass = member.gate.enter(member.queue, &id) => Some(pass),
+            _ = job_cancel.cancelled() => None,
+        },
+        None => None,
     };
-    let mut report = match job_cancel.is_cancelled() {
-        true => super::handler::RunReport::new(Outcome::Cancelled, Duration::ZERO),
-        false => {
-            shared
-                .handler
-                .run(input, &shared.halt, &shared.kill_now)
-                .await
-        }
+    let mut report = if job_cancel.is_cancelled() {
+        super::handler::RunReport::new(Outcome::Cancelled, Duration::ZERO)
+    } else {
+        shared.emit_routine(|| Event::Started {
+            id: id.clone(),
+            attempt: job.attempt,
+        });
+        shared.status.started(&id, job.attempt);
+        // Shutdown past its grace, or a lost lease, stops the handler (`shared.halt`). After
+        // a lost lease its SIGTERM grace is cut short (`shared.kill_now`), so it is gone
+        // before others may recover the job.
+        let input = JobInput {
+            queue: &shared.keys.name,
+            id: &id,
+            attempt: job.attempt,
+            consumer_id: &shared.id,
+            data: job.data_bytes(),
+            cancel: &job_cancel,
+        };
+        shared
+            .handler
+            .run(input, &shared.halt, &shared.kill_now)
+            .await
     };
+    drop(pass);
     shared.handler_ended(&id);
     let ordered = shared.job_ended(&id);
     // The slot is held while this is found out: no next job starts in the moment before the
