@@ -1008,3 +1008,47 @@ fn weights_must_be_one_per_queue_and_max_jobs_takes_one_queue() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
 }
+
+/// A consumer of several queues leaves a Go CurlyQ consumer of one of them alone: its job and
+/// its entry stay as they were while every other job of both queues runs.
+#[test]
+fn several_queues_leave_a_go_consumer_of_one_of_them_alone() {
+    let server = RedisServer::start();
+    fill(&server, "high", "h", 5);
+    fill(&server, "low", "l", 5);
+    enqueue(&server, "low", "go-held", b"g");
+    let go = "low:inflight:0a0b0c0d-0000-4000-8000-000000000000";
+    let _: i64 = server.cmd(&[b"LREM", b"low:active", b"0", b"go-held"]);
+    let _: i64 = server.cmd(&[b"SADD", go.as_bytes(), b"go-held"]);
+    let now = format!("{}", qctl::engine::now());
+    let _: i64 = server.cmd(&[b"ZADD", b"low:consumers", now.as_bytes(), go.as_bytes()]);
+    let mut cmd = support::qctl_process(&server);
+    cmd.args([
+        "consume",
+        "high",
+        "low",
+        "-c",
+        "2",
+        "--poll-interval",
+        "200ms",
+    ])
+    .args(["--", "true"]);
+    let mut consumer = support::Background::spawn(cmd);
+    let left = |q: &str| -> u64 { server.cmd(&[b"HLEN", format!("{q}:data").as_bytes()]) };
+    assert!(
+        wait_until(Duration::from_secs(30), || left("high") == 0
+            && left("low") == 1),
+        "{}",
+        consumer.stderr()
+    );
+    let status = consumer.stop(Duration::from_secs(30));
+    assert_eq!(
+        status.and_then(|s| s.code()),
+        Some(0),
+        "{}",
+        consumer.stderr()
+    );
+    assert_eq!(server.smembers(go), ["go-held"]);
+    let members: Vec<String> = server.cmd(&[b"ZRANGE", b"low:consumers", b"0", b"-1"]);
+    assert_eq!(members, [go]);
+}
