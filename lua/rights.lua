@@ -19,7 +19,7 @@
 -- RPUSH, LPUSH: LTRIM), so the script ends as it began and no client sees it; DEL, PEXPIRE,
 -- XADD (NOMKSTREAM) and XTRIM run on the missing key. A key of another type makes a command fail
 -- before it writes: that still shows the right. Commands 6.2 does not run in scripts
--- (BRPOPLPUSH) are not checked there.
+-- (BRPOPLPUSH, BLPOP) are not checked there.
 local probe = ARGV[1]
 local missing = KEYS[#KEYS]
 
@@ -100,7 +100,7 @@ forms.HINCRBY = undone('HINCRBY', {probe, 0}, 'HDEL', {probe})
 forms.SADD = undone('SADD', {probe}, 'SREM', {probe})
 forms.RPUSH = undone('RPUSH', {probe}, 'LTRIM', {0, -2})
 forms.LPUSH = undone('LPUSH', {probe}, 'LTRIM', {1, -1})
-local unchecked = {BRPOPLPUSH = true}
+local unchecked = {BRPOPLPUSH = true, BLPOP = true}
 
 local pairs_checked = 0
 for i = 2, #ARGV - 1, 2 do
