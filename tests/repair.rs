@@ -515,9 +515,11 @@ fn consumers_and_orphans_judge_heartbeats_and_skip_invalid_members() {
             "pid",
             "problem",
             "process",
+            "quiet",
             "ran",
             "run_by",
             "started",
+            "takes_orders",
             "version"
         ]
     );

@@ -1140,6 +1140,29 @@ impl Redis {
         });
     }
 
+    /// Runs one command on a connection of its own that waits long (a BLPOP): as [`query`],
+    /// but a call left unanswered does not have its slot followed to a new master, which
+    /// only the connection that follows it would learn of (see [`Redis::follow_slot`]); the
+    /// caller connects again instead, and the new connection reads the slots as they are.
+    ///
+    /// [`query`]: Redis::query
+    pub async fn query_waiting<T: FromRedisValue>(
+        &mut self,
+        cmd: &redis::Cmd,
+        op: impl std::fmt::Display,
+    ) -> Result<T, Error> {
+        let failed = |redis: &Redis, op: &dyn std::fmt::Display, err: redis::RedisError| {
+            redis
+                .spec
+                .login_refused(Error::from_redis(&redis.server, op, err))
+        };
+        match cmd.query_async::<redis::Value>(&mut self.conn).await {
+            Ok(redis::Value::ServerError(e)) => Err(failed(self, &op, e.into())),
+            Ok(v) => redis::from_redis_value(v).map_err(|e| self.unreadable(op, e.into())),
+            Err(e) => Err(failed(self, &op, e)),
+        }
+    }
+
     /// Runs one command; `op` names it in errors.
     pub async fn query<T: FromRedisValue>(
         &mut self,

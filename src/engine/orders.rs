@@ -246,7 +246,7 @@ impl Answers {
         let secs = within.as_secs_f64().max(0.01);
         let reply: Option<(String, String)> = self
             .conn
-            .query(
+            .query_waiting(
                 redis::cmd("BLPOP").arg(&self.key).arg(secs),
                 format!("BLPOP {}", self.key),
             )

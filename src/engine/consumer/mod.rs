@@ -950,6 +950,15 @@ impl Consumer {
         super::consumers::rights(&keys, &id)
             .check(&mut redis)
             .await?;
+        // Redis 6.2 runs no blocking command in a script, so the check above could not try
+        // the BLPOP its orders come by: one that waits 10 ms on its new (empty) list does.
+        let orders = keys.consumer_orders(&id);
+        redis
+            .query::<redis::Value>(
+                redis::cmd("BLPOP").arg(&orders).arg(0.01),
+                format!("BLPOP {orders}"),
+            )
+            .await?;
         let capacity = max_capacity(&cfg);
         let shared = Arc::new(Shared {
             keys,

@@ -51,7 +51,7 @@ pub async fn listen(shared: Arc<Shared>, background: CancellationToken) -> Resul
         let mut cmd = redis::cmd("BLPOP");
         cmd.arg(&key).arg(BLOCK.as_secs());
         let reply = tokio::select! {
-            r = c.query::<Option<(String, Vec<u8>)>>(&cmd, format!("BLPOP {key}")) => r,
+            r = c.query_waiting::<Option<(String, Vec<u8>)>>(&cmd, format!("BLPOP {key}")) => r,
             _ = background.cancelled() => return Ok(()),
         };
         match reply {
