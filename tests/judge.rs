@@ -236,7 +236,7 @@ fn a_duplicate_no_fault_explains_fails_the_run() {
     for (why, faults) in [
         ("no fault at all", vec![]),
         ("a fault on another consumer", vec![(5, kill(2, None))]),
-        ("a fault before the first run", vec![(2, kill(1, None))]),
+        ("a fault well before the first run", vec![(1, kill(1, None))]),
         ("a fault after the repeat", vec![(9, kill(1, None))]),
         (
             "a fault on the consumer while it did not hold the job",
@@ -285,4 +285,31 @@ fn runs_a_test_made_fail_are_no_duplicates_but_one_more_is() {
     );
     let v = h.judge(&acked(&["f"]));
     assert!(v.failures().is_empty(), "{}", v.table());
+}
+
+/// A handler its consumer started in the instant before a SIGKILL may note its start just
+/// after it: that run is still the killed consumer's, and its repeat is explained; a run noted
+/// seconds after the kill was not started by that consumer before it, and is not.
+#[test]
+fn a_run_noted_just_after_the_kill_of_its_consumer_was_started_before_it() {
+    let judged = |first_ms: u64| {
+        let mut first = run("a", 1, 5);
+        first.started = at(5) + Duration::from_millis(first_ms);
+        let mut h = History::new();
+        h.enqueued(&["a"], Enqueue::Acknowledged)
+            .ran([first, run("a", 2, 9)])
+            .fault(
+                "SIGKILL of consumer 1",
+                at(5),
+                Hit::Consumer {
+                    pid: 1,
+                    held: Some(vec!["a".to_string()]),
+                },
+            );
+        h.judge(&acked(&["a"]))
+    };
+    let v = judged(200);
+    assert!(v.failures().is_empty(), "{}", v.table());
+    let v = judged(3000);
+    assert!(!v.failures().is_empty(), "{}", v.table());
 }

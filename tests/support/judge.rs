@@ -34,6 +34,9 @@ use std::time::SystemTime;
 use super::ledger::Run;
 use super::RedisServer;
 
+/// How long after a fault a handler that its consumer started just before it may note its
+/// start (the time its shell takes to run `date`, on a loaded machine).
+const START_SLACK: std::time::Duration = std::time::Duration::from_secs(1);
 /// How an enqueue ended, as the test saw it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Enqueue {
@@ -379,7 +382,15 @@ impl History {
                 self.faults
                     .iter()
                     .find(|f| {
-                        before.started <= f.at
+                        // A handler a consumer started in the instant before the fault may
+                        // note its start just after it (its shell is still starting): a
+                        // consumer the fault killed or stopped starts none later, so a run
+                        // on it within START_SLACK of the fault was started before it.
+                        let started_before = match &f.hit {
+                            Hit::Consumer { .. } => before.started <= f.at + START_SLACK,
+                            _ => before.started <= f.at,
+                        };
+                        started_before
                             && f.at <= after.started
                             && match &f.hit {
                                 Hit::Consumer { pid, held } => {
