@@ -236,7 +236,10 @@ fn a_duplicate_no_fault_explains_fails_the_run() {
     for (why, faults) in [
         ("no fault at all", vec![]),
         ("a fault on another consumer", vec![(5, kill(2, None))]),
-        ("a fault well before the first run", vec![(1, kill(1, None))]),
+        (
+            "a fault well before the first run",
+            vec![(1, kill(1, None))],
+        ),
         ("a fault after the repeat", vec![(9, kill(1, None))]),
         (
             "a fault on the consumer while it did not hold the job",
